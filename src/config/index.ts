@@ -1,0 +1,298 @@
+// All settings resolved in one place, into one plain object: flags, then
+// RAGLINE_* environment variables (and the standard OPENAI_* ones), then the
+// config file, then defaults. Every value remembers where it came from so
+// `ragline config show` can tell.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UserError } from '../util/errors.js';
+
+export type RewritePolicy = 'auto' | 'always' | 'never';
+export type ProviderChoice = 'auto' | 'offline' | 'openai';
+
+export interface Config {
+  /** Path of the SQLite database. */
+  db: string;
+  /** `auto`: the OpenAI-compatible provider when a key or base URL is set, else offline. */
+  provider: ProviderChoice;
+  /** Which embedder builds and searches the index; `auto` follows `provider`. */
+  embedProvider: ProviderChoice;
+  baseURL?: string;
+  apiKey?: string;
+  models: { chat: string; rewrite: string; embedding: string };
+  embedding: { dimensions?: number; batchSize: number; concurrency: number };
+  request: { timeoutMs: number; maxRetries: number };
+  chunk: { size: number; overlap: number };
+  ingest: { maxFileBytes: number };
+  retrieval: { k: number };
+  rewrite: { policy: RewritePolicy; timeoutMs: number };
+  history: {
+    /** Approximate tokens of earlier turns carried verbatim; older turns go into the running summary. */
+    tokenBudget: number;
+    /** Exchanges the rewrite sees. */
+    rewriteTurns: number;
+    /** Exchanges the answer prompt sees. */
+    answerTurns: number;
+    /** Turns older than this are pruned when chat starts, e.g. `30d`; unset keeps everything. */
+    retention?: string;
+  };
+  assistant: { scope?: string };
+}
+
+export type Source = 'flag' | 'default' | `env:${string}` | `file:${string}`;
+
+export interface ResolvedConfig {
+  config: Config;
+  /** Where each dotted key's value came from. */
+  sources: Record<string, Source>;
+  /** The config file that was read, if any. */
+  configFile?: string;
+}
+
+type Parser = (raw: string, where: string) => unknown;
+
+interface Setting {
+  key: string;
+  env: string[];
+  parse: Parser;
+  fallback?: (partial: Record<string, unknown>) => unknown;
+}
+
+const text: Parser = (raw) => raw;
+const positiveInt: Parser = (raw, where) => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new UserError(`${where} must be a positive whole number, got "${raw}".`, { exitCode: 2 });
+  return value;
+};
+const nonNegativeInt: Parser = (raw, where) => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new UserError(`${where} must be a whole number of 0 or more, got "${raw}".`, { exitCode: 2 });
+  return value;
+};
+const oneOf =
+  (...choices: string[]): Parser =>
+  (raw, where) => {
+    const value = raw.trim().toLowerCase();
+    if (!choices.includes(value)) throw new UserError(`${where} must be one of ${choices.join(', ')}, got "${raw}".`, { exitCode: 2 });
+    return value;
+  };
+const url: Parser = (raw, where) => {
+  try {
+    const parsed = new URL(raw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new UserError(`${where} must be an http(s) URL such as http://localhost:11434/v1, got "${raw}".`, { exitCode: 2 });
+  }
+  return raw.replace(/\/+$/, '');
+};
+const duration: Parser = (raw, where) => {
+  if (parseDuration(raw) === undefined) {
+    throw new UserError(`${where} must be a duration such as 12h, 30d or 8w, got "${raw}".`, { exitCode: 2 });
+  }
+  return raw.trim();
+};
+
+/** Parses `90m`, `12h`, `30d`, `8w` into milliseconds. */
+export function parseDuration(raw: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)\s*$/i.exec(raw);
+  if (!match) return undefined;
+  const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 'm'];
+  return Number(match[1]) * unit;
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = blankToUndefined(env.XDG_DATA_HOME);
+  return path.join(xdg ?? path.join(os.homedir(), '.local', 'share'), 'ragline');
+}
+
+export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = blankToUndefined(env.XDG_CONFIG_HOME);
+  return path.join(xdg ?? path.join(os.homedir(), '.config'), 'ragline', 'config.json');
+}
+
+const SETTINGS: Setting[] = [
+  { key: 'db', env: ['RAGLINE_DB'], parse: text },
+  { key: 'provider', env: ['RAGLINE_PROVIDER'], parse: oneOf('auto', 'offline', 'openai') },
+  { key: 'embedProvider', env: ['RAGLINE_EMBED_PROVIDER'], parse: oneOf('auto', 'offline', 'openai') },
+  { key: 'baseURL', env: ['RAGLINE_BASE_URL', 'OPENAI_BASE_URL'], parse: url },
+  { key: 'apiKey', env: ['RAGLINE_API_KEY', 'OPENAI_API_KEY'], parse: text },
+  { key: 'models.chat', env: ['RAGLINE_CHAT_MODEL'], parse: text },
+  { key: 'models.rewrite', env: ['RAGLINE_REWRITE_MODEL'], parse: text, fallback: (c) => c['models.chat'] },
+  { key: 'models.embedding', env: ['RAGLINE_EMBED_MODEL'], parse: text },
+  { key: 'embedding.dimensions', env: ['RAGLINE_EMBED_DIMENSIONS'], parse: positiveInt },
+  { key: 'embedding.batchSize', env: ['RAGLINE_EMBED_BATCH'], parse: positiveInt },
+  { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: positiveInt },
+  { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: positiveInt },
+  { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: nonNegativeInt },
+  { key: 'chunk.size', env: ['RAGLINE_CHUNK_SIZE'], parse: positiveInt },
+  { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: nonNegativeInt },
+  { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: positiveInt },
+  { key: 'retrieval.k', env: ['RAGLINE_K'], parse: positiveInt },
+  { key: 'rewrite.policy', env: ['RAGLINE_REWRITE'], parse: oneOf('auto', 'always', 'never') },
+  { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: positiveInt },
+  { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: positiveInt },
+  { key: 'history.rewriteTurns', env: ['RAGLINE_REWRITE_TURNS'], parse: positiveInt },
+  { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: nonNegativeInt },
+  { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: duration },
+  { key: 'assistant.scope', env: ['RAGLINE_SCOPE'], parse: text },
+];
+
+/** Defaults; the chunk and retrieval values were chosen by measuring on bench/mtrag (see BENCHMARKS.md). */
+export const DEFAULTS: Record<string, unknown> = {
+  provider: 'auto',
+  embedProvider: 'auto',
+  'models.chat': 'gpt-4o-mini',
+  'models.embedding': 'text-embedding-3-small',
+  'embedding.batchSize': 64,
+  'embedding.concurrency': 2,
+  'request.timeoutMs': 60_000,
+  'request.maxRetries': 4,
+  'chunk.size': 2000,
+  'chunk.overlap': 200,
+  'ingest.maxFileBytes': 20 * 1024 * 1024,
+  'retrieval.k': 5,
+  'rewrite.policy': 'auto',
+  'rewrite.timeoutMs': 15_000,
+  'history.tokenBudget': 2000,
+  'history.rewriteTurns': 3,
+  'history.answerTurns': 3,
+};
+
+export const SETTING_KEYS = SETTINGS.map((s) => s.key);
+
+export interface ResolveInput {
+  /** Flag values by dotted key; undefined means the flag was not given. */
+  flags?: Record<string, string | number | undefined>;
+  env?: NodeJS.ProcessEnv;
+  /** `--config <file>`; when given, the file must exist. */
+  configFile?: string;
+}
+
+function blankToUndefined(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function readConfigFile(file: string, required: boolean): Record<string, unknown> | undefined {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !required) return undefined;
+    throw new UserError(`Cannot read the config file ${file}: ${(err as Error).message}`, { exitCode: 2 });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw new UserError(`The config file ${file} is not valid JSON: ${(err as Error).message}`, {
+      hint: 'Fix it, or see the README for an example.',
+      exitCode: 2,
+    });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UserError(`The config file ${file} must hold a JSON object.`, { exitCode: 2 });
+  }
+  return flatten(parsed as Record<string, unknown>);
+}
+
+function flatten(object: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    const dotted = prefix + key;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) Object.assign(out, flatten(value as Record<string, unknown>, dotted + '.'));
+    else out[dotted] = value;
+  }
+  return out;
+}
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[parts.at(-1)!] = value;
+}
+
+/** Resolves flags > environment > config file > defaults into one Config. */
+export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
+  const env = input.env ?? process.env;
+  const explicitFile = input.configFile ?? blankToUndefined(env.RAGLINE_CONFIG);
+  const configFile = explicitFile ?? defaultConfigFile(env);
+  const fileValues = readConfigFile(configFile, explicitFile !== undefined);
+  if (fileValues) {
+    const unknown = Object.keys(fileValues).filter((key) => !SETTING_KEYS.includes(key));
+    if (unknown.length > 0) {
+      throw new UserError(`Unknown setting${unknown.length > 1 ? 's' : ''} in ${configFile}: ${unknown.join(', ')}.`, {
+        hint: `Known settings: ${SETTING_KEYS.join(', ')}.`,
+        exitCode: 2,
+      });
+    }
+  }
+
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, Source> = {};
+  for (const setting of SETTINGS) {
+    const flag = input.flags?.[setting.key];
+    if (flag !== undefined && String(flag).trim() !== '') {
+      values[setting.key] = setting.parse(String(flag), `--${setting.key}`);
+      sources[setting.key] = 'flag';
+      continue;
+    }
+    const envName = setting.env.find((name) => blankToUndefined(env[name]) !== undefined);
+    if (envName) {
+      values[setting.key] = setting.parse(env[envName]!, envName);
+      sources[setting.key] = `env:${envName}`;
+      continue;
+    }
+    const fromFile = fileValues?.[setting.key];
+    if (fromFile !== undefined && fromFile !== null && String(fromFile).trim() !== '') {
+      values[setting.key] = setting.parse(String(fromFile), `${setting.key} in ${configFile}`);
+      sources[setting.key] = `file:${configFile}`;
+      continue;
+    }
+    const derived = setting.fallback?.(values);
+    if (derived !== undefined) {
+      // e.g. the rewrite model follows the chat model, wherever that came from
+      values[setting.key] = derived;
+      sources[setting.key] = sources['models.chat'] ?? 'default';
+    } else if (DEFAULTS[setting.key] !== undefined) {
+      values[setting.key] = DEFAULTS[setting.key];
+      sources[setting.key] = 'default';
+    }
+  }
+  if (values.db === undefined) {
+    values.db = path.join(defaultDataDir(env), 'ragline.db');
+    sources.db = 'default';
+  }
+
+  const config = {} as Record<string, unknown>;
+  for (const [key, value] of Object.entries(values)) setPath(config, key, value);
+  const resolved = config as unknown as Config;
+  if (resolved.chunk.overlap >= resolved.chunk.size) {
+    throw new UserError(`chunk.overlap (${resolved.chunk.overlap}) must be smaller than chunk.size (${resolved.chunk.size}).`, { exitCode: 2 });
+  }
+  return { config: resolved, sources, configFile: fileValues ? configFile : undefined };
+}
+
+/** Whether the chat and rewrite go to an OpenAI-compatible server. */
+export function usesRemoteChat(config: Config): boolean {
+  if (config.provider === 'openai') return true;
+  if (config.provider === 'offline') return false;
+  return config.apiKey !== undefined || config.baseURL !== undefined;
+}
+
+/** Whether embeddings come from an OpenAI-compatible server. */
+export function usesRemoteEmbeddings(config: Config): boolean {
+  if (config.embedProvider === 'openai') return true;
+  if (config.embedProvider === 'offline') return false;
+  return usesRemoteChat(config);
+}
+
+/** The config with the API key replaced, safe to print or store. */
+export function redacted(config: Config): Config {
+  return { ...config, apiKey: config.apiKey === undefined ? undefined : redactKey(config.apiKey) };
+}
+
+export function redactKey(key: string): string {
+  return key === '' ? '' : '*** (set, redacted)';
+}

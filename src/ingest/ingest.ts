@@ -1,0 +1,294 @@
+// `ragline ingest`: walk -> load -> chunk -> embed in batches -> write, one
+// transaction per file. Unchanged files (same size and mtime, or same content
+// hash) are not read again; any chunk whose text is already stored reuses its
+// vector; files that disappeared are removed at the end, after new ones were
+// written, so a rename reuses the vectors of the old name.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type { Db } from '../store/db.js';
+import { DocumentWriter, clearIndex, listDocuments, type NewChunk } from '../store/documents.js';
+import { acquireIngestLock, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
+import { createVectorTable, hasVectorTable } from '../store/vectors.js';
+import type { Embedder } from '../providers/types.js';
+import { UserError } from '../util/errors.js';
+import { chunkDocument, type ChunkerSettings } from './chunk.js';
+import { indexText } from './index-text.js';
+import { loadDocument, looksBinary } from './load.js';
+import { walk, type FoundFile, type SkipReason } from './walk.js';
+
+export interface IngestOptions {
+  /** Absolute path of the folder to ingest. */
+  root: string;
+  db: Db;
+  embedder: Embedder;
+  chunker: ChunkerSettings;
+  include?: string[];
+  exclude?: string[];
+  maxFileBytes: number;
+  /** Drop the whole index first (needed after changing the embedder or chunker). */
+  reindex?: boolean;
+  /** Hash every file even when its size and mtime are unchanged. */
+  checksum?: boolean;
+  /** Stops between files; what was written stays written. */
+  signal?: AbortSignal;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+export interface IngestProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  chunksWritten: number;
+  elapsedMs: number;
+}
+
+export interface IngestSummary {
+  root: string;
+  files: {
+    added: number;
+    changed: number;
+    unchanged: number;
+    removed: number;
+    skipped: Partial<Record<SkipReason, number>>;
+  };
+  /** Files that were not valid UTF-8 and were decoded with replacement characters. */
+  invalidUtf8: number;
+  chunks: { written: number; embedded: number; reused: number; removed: number };
+  bytes: number;
+  seconds: number;
+  embedder: string;
+  interrupted: boolean;
+}
+
+interface PendingFile {
+  file: FoundFile;
+  contentHash: string;
+  title?: string;
+  isNew: boolean;
+  chunks: (Omit<NewChunk, 'vector'> & { embedText: string })[];
+}
+
+/** How many chunks are embedded together before their files are written. */
+const FLUSH_CHUNKS = 512;
+
+export async function ingest(options: IngestOptions): Promise<IngestSummary> {
+  const started = performance.now();
+  const { db, embedder, root } = options;
+  const summary: IngestSummary = {
+    root,
+    files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
+    invalidUtf8: 0,
+    chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
+    bytes: 0,
+    seconds: 0,
+    embedder: embedder.id,
+    interrupted: false,
+  };
+  const skip = (reason: SkipReason) => {
+    summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + 1;
+  };
+
+  const releaseLock = acquireIngestLock(db);
+  try {
+    prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
+    const found = walk(root, { include: options.include, exclude: options.exclude, maxFileBytes: options.maxFileBytes });
+    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;
+
+    const stored = listDocuments(db, root);
+    const seen = new Set(found.files.map((f) => f.relative));
+    const work = found.files.filter((file) => {
+      const previous = stored.get(file.relative);
+      const unchanged = previous && !options.checksum && previous.size === file.size && previous.mtimeMs === file.mtimeMs;
+      if (unchanged) summary.files.unchanged++;
+      return !unchanged;
+    });
+
+    const writer = new DocumentWriter(db);
+    const progress: IngestProgress = {
+      filesDone: 0,
+      filesTotal: work.length,
+      bytesDone: 0,
+      bytesTotal: work.reduce((sum, f) => sum + f.size, 0),
+      chunksWritten: 0,
+      elapsedMs: 0,
+    };
+    const report = () => {
+      progress.elapsedMs = performance.now() - started;
+      options.onProgress?.(progress);
+    };
+    report();
+
+    let pending: PendingFile[] = [];
+    let pendingChunks = 0;
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const vectors = await vectorsFor(pending, writer, embedder, summary, options.signal);
+      for (const item of pending) {
+        const chunks = item.chunks.map(({ embedText, ...chunk }) => ({ ...chunk, vector: vectors.get(chunk.textHash)! }));
+        writer.replaceDocument(
+          {
+            path: item.file.relative,
+            root,
+            kind: item.file.kind,
+            title: item.title,
+            contentHash: item.contentHash,
+            size: item.file.size,
+            mtimeMs: item.file.mtimeMs,
+          },
+          chunks,
+        );
+        if (item.isNew) summary.files.added++;
+        else summary.files.changed++;
+        summary.chunks.written += chunks.length;
+        progress.chunksWritten += chunks.length;
+      }
+      pending = [];
+      pendingChunks = 0;
+    };
+
+    for (const file of work) {
+      if (options.signal?.aborted) break;
+      progress.filesDone++;
+      progress.bytesDone += file.size;
+      summary.bytes += file.size;
+
+      const previous = stored.get(file.relative);
+      let bytes: Buffer;
+      try {
+        bytes = fs.readFileSync(file.absolute);
+      } catch {
+        skip('unreadable');
+        continue;
+      }
+      const contentHash = createHash('sha256').update(bytes).digest('hex');
+      if (previous && previous.contentHash === contentHash) {
+        writer.touchDocument(previous.id, file.size, file.mtimeMs);
+        summary.files.unchanged++;
+        continue;
+      }
+      if (file.kind !== 'pdf' && looksBinary(bytes)) {
+        skip('binary');
+        seen.delete(file.relative); // a file that became binary is removed below
+        continue;
+      }
+      let loaded;
+      try {
+        loaded = await loadDocument(file.absolute, bytes);
+      } catch {
+        skip('parse-error');
+        seen.delete(file.relative);
+        continue;
+      }
+      if (loaded.invalidUtf8) summary.invalidUtf8++;
+      const chunks = chunkDocument(loaded, options.chunker);
+      if (chunks.length === 0) {
+        skip('empty');
+        seen.delete(file.relative);
+        continue;
+      }
+      pending.push({
+        file,
+        contentHash,
+        title: loaded.title,
+        isNew: previous === undefined,
+        chunks: chunks.map((chunk) => {
+          const indexed = indexText(loaded.title, chunk.headingPath, chunk.text);
+          return {
+            heading: indexed.fts.heading,
+            text: chunk.text,
+            startLine: chunk.startLine,
+            endLine: chunk.endLine,
+            locator: chunk.locator,
+            textHash: indexed.hash,
+            fts: indexed.fts,
+            embedText: indexed.embed,
+          };
+        }),
+      });
+      pendingChunks += chunks.length;
+      if (pendingChunks >= FLUSH_CHUNKS) {
+        await flush();
+        report();
+      }
+    }
+    if (options.signal?.aborted) {
+      summary.interrupted = true;
+    } else {
+      await flush();
+      for (const [relative, doc] of stored) {
+        if (seen.has(relative)) continue;
+        writer.deleteDocument(doc.id);
+        summary.files.removed++;
+        summary.chunks.removed += doc.chunkCount;
+      }
+    }
+    report();
+    summary.seconds = (performance.now() - started) / 1000;
+    setMeta(db, 'ingest.last', JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }));
+    return summary;
+  } finally {
+    releaseLock();
+  }
+}
+
+/** Checks that the index was built with this embedder and chunker, or starts a new one. */
+function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, reindex: boolean): void {
+  const fingerprint = getFingerprint(db);
+  if (fingerprint && reindex) clearIndex(db);
+  else if (fingerprint) {
+    const sameEmbedder = fingerprint.embedder === embedder.id && fingerprint.dimensions === embedder.dimensions;
+    const sameChunker = fingerprint.chunker.size === chunker.size && fingerprint.chunker.overlap === chunker.overlap;
+    if (!sameEmbedder) {
+      throw new UserError(
+        `This database was built with the embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions); ${embedder.id} (${embedder.dimensions}) is configured now.`,
+        { hint: 'Rebuild the index with `ragline ingest <folder> --reindex` (sessions are kept), or configure the original embedder.', exitCode: 2 },
+      );
+    }
+    if (!sameChunker) {
+      throw new UserError(
+        `This database was chunked with size ${fingerprint.chunker.size} and overlap ${fingerprint.chunker.overlap}; size ${chunker.size} and overlap ${chunker.overlap} are configured now.`,
+        { hint: 'Rebuild the index with `ragline ingest <folder> --reindex`, or set chunk.size and chunk.overlap back.', exitCode: 2 },
+      );
+    }
+    return;
+  }
+  db.transaction(() => {
+    if (!hasVectorTable(db)) createVectorTable(db, embedder.dimensions);
+    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker } });
+  }).immediate();
+}
+
+/** Vectors for every chunk of the pending files: reused by text hash where stored, embedded otherwise. */
+async function vectorsFor(
+  pending: PendingFile[],
+  writer: DocumentWriter,
+  embedder: Embedder,
+  summary: IngestSummary,
+  signal?: AbortSignal,
+): Promise<Map<string, Float32Array>> {
+  const vectors = new Map<string, Float32Array>();
+  const toEmbed = new Map<string, string>();
+  for (const item of pending) {
+    for (const chunk of item.chunks) {
+      if (vectors.has(chunk.textHash) || toEmbed.has(chunk.textHash)) {
+        summary.chunks.reused++;
+        continue;
+      }
+      const stored = writer.storedVector(chunk.textHash);
+      if (stored) {
+        vectors.set(chunk.textHash, stored);
+        summary.chunks.reused++;
+      } else toEmbed.set(chunk.textHash, chunk.embedText);
+    }
+  }
+  const hashes = [...toEmbed.keys()];
+  const texts = [...toEmbed.values()];
+  if (texts.length > 0) {
+    const embedded = await embedder.embed(texts, signal);
+    embedded.forEach((vector, i) => vectors.set(hashes[i]!, vector));
+    summary.chunks.embedded += texts.length;
+  }
+  return vectors;
+}

@@ -1,0 +1,61 @@
+// The two model interfaces the rest of ragline talks to. Everything that embeds
+// text or generates text goes through these, so the offline implementations and
+// any OpenAI-compatible server are interchangeable and testable.
+
+/** Turns texts into vectors. Vectors are L2-normalised Float32Arrays of `dimensions` length. */
+export interface Embedder {
+  /** Stable identifier recorded in the database, e.g. `offline:hash-v1` or `openai:nomic-embed-text`. */
+  readonly id: string;
+  /** Length of every vector this embedder returns. */
+  readonly dimensions: number;
+  /** Largest number of texts one request carries; `embed` splits longer lists itself. */
+  readonly maxBatch: number;
+  /** Embeds `texts` (any number) in order; one vector per text. */
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** One piece of a streamed completion. */
+export type ChatChunk =
+  | { type: 'token'; text: string }
+  | { type: 'usage'; usage: TokenUsage };
+
+export interface ChatOptions {
+  signal?: AbortSignal;
+  /** Upper bound on generated tokens. */
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/** Generates text from messages, streamed. */
+export interface ChatModel {
+  /** Stable identifier recorded with every turn, e.g. `openai:gpt-4o-mini` or `offline:extractive-v1`. */
+  readonly id: string;
+  stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatChunk>;
+}
+
+/** Collects a whole completion from a streaming model. */
+export async function complete(
+  model: ChatModel,
+  messages: ChatMessage[],
+  options?: ChatOptions,
+): Promise<{ text: string; usage?: TokenUsage }> {
+  let text = '';
+  let usage: TokenUsage | undefined;
+  for await (const chunk of model.stream(messages, options)) {
+    if (chunk.type === 'token') text += chunk.text;
+    else usage = chunk.usage;
+  }
+  return { text, usage };
+}

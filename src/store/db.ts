@@ -1,0 +1,152 @@
+// Opens ragline's single SQLite file: checks that it really is one, loads
+// sqlite-vec, sets the pragmas a reader beside a writer needs (WAL, busy
+// timeout, mmap) and brings the schema up to date.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { UserError } from '../util/errors.js';
+import { migrate } from './migrations.js';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** Create the file (and its folder) when it does not exist. Commands that only read refuse instead. */
+  create?: boolean;
+  /** Open read-only (no migrations are run; an old schema is refused). */
+  readonly?: boolean;
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Opens (or creates) the database at `file`, loaded with sqlite-vec and migrated. `:memory:` works for tests. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  const inMemory = file === ':memory:';
+  let existed = inMemory ? false : fs.existsSync(file);
+  if (!inMemory) {
+    if (existed) checkIsSqlite(file);
+    else if (!options.create) {
+      throw new UserError(`No database at ${file}.`, {
+        hint: 'Run `ragline ingest <folder>` first, or point --db / RAGLINE_DB at an existing database.',
+        exitCode: 2,
+      });
+    } else {
+      try {
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        // Create the file ourselves so it is readable by its owner only.
+        fs.closeSync(fs.openSync(file, 'wx', 0o600));
+      } catch (err) {
+        throw fsError(err, file);
+      }
+    }
+  }
+
+  let db: Db;
+  try {
+    db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: !inMemory });
+  } catch (err) {
+    throw sqliteOpenError(err, file);
+  }
+  try {
+    sqliteVec.load(db);
+    db.pragma('busy_timeout = 10000');
+    if (!options.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    db.pragma('mmap_size = 4294967296');
+    db.pragma('cache_size = -65536');
+    migrate(db, { readonly: options.readonly ?? false });
+  } catch (err) {
+    db.close();
+    if (err instanceof UserError) throw err;
+    throw sqliteOpenError(err, file);
+  }
+  if (!inMemory && !existed) {
+    for (const suffix of ['-wal', '-shm']) {
+      try {
+        fs.chmodSync(file + suffix, 0o600);
+      } catch {
+        /* the side files may not exist yet */
+      }
+    }
+  }
+  return db;
+}
+
+function checkIsSqlite(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (err) {
+    throw fsError(err, file);
+  }
+  if (stat.isDirectory()) {
+    throw new UserError(`${file} is a folder, not a database file.`, {
+      hint: 'Point --db or RAGLINE_DB at a file path, e.g. --db ./ragline.db.',
+      exitCode: 2,
+    });
+  }
+  if (stat.size === 0) return; // an empty file is a fresh database to SQLite
+  const header = Buffer.alloc(16);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    fs.readSync(fd, header, 0, 16, 0);
+  } catch (err) {
+    throw fsError(err, file);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER)) {
+    throw new UserError(`${file} is not a ragline database (not an SQLite file). It was left untouched.`, {
+      hint: 'Choose another path with --db or RAGLINE_DB, or move that file away.',
+      exitCode: 2,
+    });
+  }
+}
+
+function fsError(err: unknown, file: string): UserError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new UserError(`Cannot write the database at ${file}: permission denied.`, {
+      hint: 'Choose a writable location with --db or RAGLINE_DB.',
+      cause: err,
+    });
+  }
+  if (code === 'ENOSPC') {
+    return new UserError(`The disk holding ${file} is full.`, { hint: 'Free some space and run the command again.', cause: err });
+  }
+  return new UserError(`Cannot open ${file}: ${(err as Error).message}`, { cause: err });
+}
+
+/** Turns SQLite's open-time failures into sentences a person can act on. */
+export function sqliteOpenError(err: unknown, file: string): UserError {
+  const code = (err as { code?: string }).code ?? '';
+  const message = (err as Error).message ?? String(err);
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || /not a database|malformed/i.test(message)) {
+    return new UserError(`${file} is corrupted or not a ragline database. It was left untouched.`, {
+      hint: 'Move it away and run `ragline ingest <folder>` to build a new one, or choose another --db.',
+      exitCode: 2,
+      cause: err,
+    });
+  }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') {
+    return new UserError(`Cannot open ${file} for writing (${code}).`, {
+      hint: 'Check the file and folder permissions, or choose another location with --db.',
+      cause: err,
+    });
+  }
+  if (code === 'SQLITE_FULL') {
+    return new UserError(`The disk holding ${file} is full.`, { hint: 'Free some space and run the command again.', cause: err });
+  }
+  if (code === 'SQLITE_BUSY') {
+    return new UserError(`${file} is locked by another ragline process.`, {
+      hint: 'Wait for the other command to finish and try again.',
+      cause: err,
+    });
+  }
+  return new UserError(`Cannot use the database at ${file}: ${message}`, { cause: err });
+}

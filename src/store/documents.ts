@@ -1,0 +1,167 @@
+// Documents and their chunks, with the two indexes kept beside them: the FTS5
+// table and the vec0 table, both keyed by chunk id. A document is always
+// replaced as a whole, in one transaction, so the three never disagree.
+
+import type { Db } from './db.js';
+import { bytesToVector, vectorBytes } from './vectors.js';
+
+export interface StoredDocument {
+  id: number;
+  path: string;
+  contentHash: string;
+  size: number;
+  mtimeMs: number;
+  chunkCount: number;
+}
+
+export interface NewDocument {
+  path: string;
+  root: string;
+  kind: string;
+  title?: string;
+  contentHash: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface NewChunk {
+  heading: string;
+  text: string;
+  startLine: number;
+  endLine: number;
+  locator: 'line' | 'page';
+  textHash: string;
+  /** Text given to the full-text index, per FTS column. */
+  fts: { title: string; heading: string; body: string };
+  vector: Float32Array;
+}
+
+/** The documents ingested from `root`, by relative path. */
+export function listDocuments(db: Db, root: string): Map<string, StoredDocument> {
+  const rows = db
+    .prepare(
+      'SELECT id, path, content_hash AS contentHash, size, mtime_ms AS mtimeMs, chunk_count AS chunkCount FROM documents WHERE root = ?',
+    )
+    .all(root) as StoredDocument[];
+  return new Map(rows.map((row) => [row.path, row]));
+}
+
+/** Statements prepared once per database, reused for every document. */
+export class DocumentWriter {
+  private readonly db: Db;
+  private readonly stmts;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.stmts = {
+      chunkIds: db.prepare('SELECT id FROM chunks WHERE document_id = ?').pluck(),
+      deleteFts: db.prepare('DELETE FROM chunks_fts WHERE rowid = ?'),
+      deleteVec: db.prepare('DELETE FROM vec_chunks WHERE rowid = ?'),
+      deleteChunks: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
+      deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
+      documentId: db.prepare('SELECT id FROM documents WHERE root = ? AND path = ?').pluck(),
+      insertDocument: db.prepare(`
+        INSERT INTO documents (path, root, kind, title, content_hash, size, mtime_ms, chunk_count, ingested_at)
+        VALUES (@path, @root, @kind, @title, @contentHash, @size, @mtimeMs, @chunkCount, @ingestedAt)`),
+      updateDocument: db.prepare(`
+        UPDATE documents SET root = @root, kind = @kind, title = @title, content_hash = @contentHash, size = @size,
+          mtime_ms = @mtimeMs, chunk_count = @chunkCount, ingested_at = @ingestedAt
+        WHERE id = @id`),
+      touchDocument: db.prepare('UPDATE documents SET size = ?, mtime_ms = ? WHERE id = ?'),
+      insertChunk: db.prepare(`
+        INSERT INTO chunks (document_id, ordinal, heading, text, start_line, end_line, locator, text_hash)
+        VALUES (@documentId, @ordinal, @heading, @text, @startLine, @endLine, @locator, @textHash)`),
+      insertFts: db.prepare('INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?, ?, ?, ?)'),
+      insertVec: db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)'),
+      vectorByHash: db.prepare(
+        'SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.rowid = c.id WHERE c.text_hash = ? LIMIT 1',
+      ).pluck(),
+    };
+  }
+
+  /** Replaces (or adds) one document and all its chunks, atomically. */
+  replaceDocument(doc: NewDocument, chunks: NewChunk[]): void {
+    const { stmts } = this;
+    this.db.transaction(() => {
+      const ingestedAt = new Date().toISOString();
+      const existing = stmts.documentId.get(doc.root, doc.path) as number | undefined;
+      const row = { ...doc, title: doc.title ?? null, chunkCount: chunks.length, ingestedAt };
+      let documentId: number;
+      if (existing !== undefined) {
+        this.removeChunks(existing);
+        stmts.updateDocument.run({ ...row, id: existing });
+        documentId = existing;
+      } else {
+        documentId = Number(stmts.insertDocument.run(row).lastInsertRowid);
+      }
+      chunks.forEach((chunk, ordinal) => {
+        const chunkId = stmts.insertChunk.run({
+          documentId,
+          ordinal,
+          heading: chunk.heading,
+          text: chunk.text,
+          startLine: chunk.startLine,
+          endLine: chunk.endLine,
+          locator: chunk.locator,
+          textHash: chunk.textHash,
+        }).lastInsertRowid;
+        stmts.insertFts.run(chunkId, chunk.fts.title, chunk.fts.heading, chunk.fts.body);
+        stmts.insertVec.run(BigInt(chunkId), vectorBytes(chunk.vector));
+      });
+    }).immediate();
+  }
+
+  /** Records a new size/mtime for a file whose content did not change. */
+  touchDocument(id: number, size: number, mtimeMs: number): void {
+    this.stmts.touchDocument.run(size, mtimeMs, id);
+  }
+
+  /** Removes a document, its chunks and their index rows, atomically. */
+  deleteDocument(id: number): void {
+    this.db.transaction(() => {
+      this.removeChunks(id);
+      this.stmts.deleteDocument.run(id);
+    }).immediate();
+  }
+
+  /** A stored vector for a chunk with this text hash, if any (so it is not embedded again). */
+  storedVector(textHash: string): Float32Array | undefined {
+    const bytes = this.stmts.vectorByHash.get(textHash) as Buffer | undefined;
+    return bytes ? bytesToVector(bytes) : undefined;
+  }
+
+  private removeChunks(documentId: number): void {
+    const ids = this.stmts.chunkIds.all(documentId) as number[];
+    for (const id of ids) {
+      this.stmts.deleteFts.run(id);
+      this.stmts.deleteVec.run(BigInt(id));
+    }
+    this.stmts.deleteChunks.run(documentId);
+  }
+}
+
+/** Drops every document, chunk and index row; sessions are kept. */
+export function clearIndex(db: Db): void {
+  db.transaction(() => {
+    db.exec("DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM documents; DELETE FROM meta WHERE key = 'index.fingerprint';");
+    db.exec('DROP TABLE IF EXISTS vec_chunks');
+  }).immediate();
+}
+
+export interface IndexCounts {
+  documents: number;
+  chunks: number;
+  ftsRows: number;
+  vectors: number;
+}
+
+export function indexCounts(db: Db): IndexCounts {
+  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  const hasVec = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").get() !== undefined;
+  return {
+    documents: one('SELECT count(*) AS n FROM documents'),
+    chunks: one('SELECT count(*) AS n FROM chunks'),
+    ftsRows: one('SELECT count(*) AS n FROM chunks_fts'),
+    vectors: hasVec ? one('SELECT count(*) AS n FROM vec_chunks') : 0,
+  };
+}

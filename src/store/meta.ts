@@ -1,0 +1,89 @@
+// Key/value facts about the database: what its vectors mean (the index
+// fingerprint), the last ingest, and the ingest lock.
+
+import type { Db } from './db.js';
+import { UserError } from '../util/errors.js';
+
+export function getMeta(db: Db, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+export function setMeta(db: Db, key: string, value: string): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+}
+
+export function deleteMeta(db: Db, key: string): void {
+  db.prepare('DELETE FROM meta WHERE key = ?').run(key);
+}
+
+/** What the stored vectors and chunks mean. Mixing vectors of two embedders is refused. */
+export interface IndexFingerprint {
+  /** Embedder id, e.g. `offline:hash-v1-384`. */
+  embedder: string;
+  dimensions: number;
+  /** Chunker settings the chunks were made with. */
+  chunker: { size: number; overlap: number };
+}
+
+export function getFingerprint(db: Db): IndexFingerprint | undefined {
+  const raw = getMeta(db, 'index.fingerprint');
+  return raw ? (JSON.parse(raw) as IndexFingerprint) : undefined;
+}
+
+export function setFingerprint(db: Db, fingerprint: IndexFingerprint): void {
+  setMeta(db, 'index.fingerprint', JSON.stringify(fingerprint));
+}
+
+/** Refuses to search with an embedder other than the one that built the index. */
+export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: number }): void {
+  const stored = getFingerprint(db);
+  if (!stored) return;
+  if (stored.embedder !== embedder.id) {
+    throw new UserError(
+      `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
+      {
+        hint: 'Rebuild it with `ragline ingest <folder> --reindex`, or configure the original embedding model again.',
+        exitCode: 2,
+      },
+    );
+  }
+}
+
+export interface IngestLock {
+  pid: number;
+  startedAt: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the database's ingest lock, or throws if a live process holds it.
+ * A lock left by a killed process is taken over.
+ */
+export function acquireIngestLock(db: Db): () => void {
+  const take = db.transaction(() => {
+    const raw = getMeta(db, 'ingest.lock');
+    if (raw) {
+      const held = JSON.parse(raw) as IngestLock;
+      if (held.pid !== process.pid && processAlive(held.pid)) {
+        throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
+          hint: 'Wait for it to finish, then run this ingest again.',
+        });
+      }
+    }
+    setMeta(db, 'ingest.lock', JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+  });
+  take.immediate();
+  return () => {
+    const raw = getMeta(db, 'ingest.lock');
+    if (raw && (JSON.parse(raw) as IngestLock).pid === process.pid) deleteMeta(db, 'ingest.lock');
+  };
+}

@@ -1,0 +1,142 @@
+// The schema, as an ordered list of migrations. Each runs in one transaction
+// together with its `PRAGMA user_version` bump, so a database is always at
+// exactly one version. A migration that has shipped is never edited: add a new one.
+
+import type Database from 'better-sqlite3';
+import { UserError } from '../util/errors.js';
+
+type Migration = { name: string; up: (db: Database.Database) => void };
+
+export const MIGRATIONS: Migration[] = [
+  {
+    name: 'documents, chunks, full-text index, sessions and turns',
+    up(db) {
+      db.exec(`
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        );
+
+        CREATE TABLE documents (
+          id           INTEGER PRIMARY KEY AUTOINCREMENT,
+          root         TEXT NOT NULL,            -- absolute folder it was ingested from
+          path         TEXT NOT NULL,            -- relative to root, '/'-separated
+          kind         TEXT NOT NULL,            -- markdown | text | html | pdf
+          title        TEXT,
+          content_hash TEXT NOT NULL,            -- sha256 of the file bytes
+          size         INTEGER NOT NULL,
+          mtime_ms     INTEGER NOT NULL,
+          chunk_count  INTEGER NOT NULL,
+          ingested_at  TEXT NOT NULL,
+          UNIQUE (root, path)
+        );
+
+        -- AUTOINCREMENT: a chunk id is never reused, so a stored turn that cites
+        -- a chunk which was later re-ingested can tell that it is gone.
+        CREATE TABLE chunks (
+          id          INTEGER PRIMARY KEY AUTOINCREMENT,
+          document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+          ordinal     INTEGER NOT NULL,
+          heading     TEXT NOT NULL DEFAULT '', -- heading path joined with ' > '
+          text        TEXT NOT NULL,
+          start_line  INTEGER NOT NULL,
+          end_line    INTEGER NOT NULL,
+          locator     TEXT NOT NULL DEFAULT 'line', -- line | page
+          text_hash   TEXT NOT NULL               -- hash of what was embedded
+        );
+        CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+        CREATE INDEX chunks_text_hash ON chunks(text_hash);
+
+        -- Contentless: the text lives in chunks; rowid = chunks.id.
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+          title, heading, body,
+          content = '', contentless_delete = 1,
+          tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+
+        CREATE TABLE sessions (
+          id                TEXT PRIMARY KEY,
+          name              TEXT UNIQUE,
+          created_at        TEXT NOT NULL,
+          updated_at        TEXT NOT NULL,
+          parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+          parent_turn       INTEGER
+        );
+
+        CREATE TABLE turns (
+          id               INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          ordinal          INTEGER NOT NULL,
+          created_at       TEXT NOT NULL,
+          finished_at      TEXT,
+          status           TEXT NOT NULL,      -- pending | answered | interrupted | failed
+          error            TEXT,
+          question         TEXT NOT NULL,
+          standalone_query TEXT,
+          rewrite_decision TEXT,               -- rewritten | skipped | fallback | small_talk
+          rewrite_reason   TEXT,
+          answer           TEXT,
+          answer_kind      TEXT,               -- llm | extractive | small_talk
+          rewrite_model    TEXT,
+          chat_model       TEXT,
+          embed_model      TEXT,
+          prompt_json      TEXT,               -- the messages sent for the answer
+          rewrite_prompt_json TEXT,            -- the messages sent for the rewrite, if any
+          settings_json    TEXT,               -- k, rewrite policy, scope at the time
+          timings_json     TEXT,
+          usage_json       TEXT,
+          topics_json      TEXT,               -- tracked topics after this turn
+          summary          TEXT,               -- running summary of turns out of the budget, after this turn
+          UNIQUE (session_id, ordinal)
+        );
+        CREATE INDEX turns_created ON turns(created_at);
+
+        -- Retrieved chunks as they were when the turn ran; copied, not referenced,
+        -- so the trail survives re-ingestion.
+        CREATE TABLE turn_chunks (
+          turn_id         INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+          rank            INTEGER NOT NULL,
+          chunk_id        INTEGER NOT NULL,
+          document_path   TEXT NOT NULL,
+          start_line      INTEGER NOT NULL,
+          end_line        INTEGER NOT NULL,
+          locator         TEXT NOT NULL,
+          heading         TEXT NOT NULL,
+          text_hash       TEXT NOT NULL,
+          score           REAL NOT NULL,
+          vector_rank     INTEGER,
+          vector_distance REAL,
+          keyword_rank    INTEGER,
+          bm25            REAL,
+          PRIMARY KEY (turn_id, rank)
+        );
+      `);
+    },
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
+export function migrate(db: Database.Database, options: { readonly: boolean }): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) {
+    throw new UserError(
+      `This database was written by a newer ragline (schema ${current}; this build knows up to ${SCHEMA_VERSION}).`,
+      { hint: 'Upgrade ragline (npm install -g ragline@latest), or use another --db.', exitCode: 2 },
+    );
+  }
+  if (current === SCHEMA_VERSION) return;
+  if (options.readonly) {
+    throw new UserError(`This database needs an upgrade (schema ${current} -> ${SCHEMA_VERSION}) and was opened read-only.`, {
+      hint: 'Run any ragline command on it without read-only access once to upgrade it.',
+    });
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    const migration = MIGRATIONS[version]!;
+    db.transaction(() => {
+      migration.up(db);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}
