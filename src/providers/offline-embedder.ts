@@ -1,0 +1,231 @@
+// The built-in offline embedder: deterministic signed feature hashing, no weights, no
+// network. Each text becomes a bag of hashed features (words, Porter stems, stem bigrams,
+// character n-grams of words), each weighted by sublinear term frequency and a fixed
+// down-weighting of stopwords, projected into `dimensions` with a hash sign, and
+// L2-normalised. It is a lexical model: it adds fuzzy word matching (stems, sub-words,
+// identifiers split into parts) to hybrid search, not semantics.
+
+import type { Embedder } from './types.js';
+import { tokenize } from '../text/tokenize.js';
+import { stem } from '../text/stem.js';
+import { STOPWORDS } from '../text/stopwords.js';
+
+/** Which features are hashed and how much each weighs. */
+export interface OfflineFeatureConfig {
+  /** Weight of the lower-case word itself (0 = off). */
+  word: number;
+  /** Weight of the Porter stem (0 = off). */
+  stem: number;
+  /** Weight of consecutive content-stem pairs (0 = off). */
+  bigram: number;
+  /** Character n-gram sizes taken from `<word>` with boundary marks; empty = off. */
+  charNgrams: readonly number[];
+  /** Total weight of one word's character n-grams, spread over them. */
+  charWeight: number;
+  /** Multiplier for stopwords (a fixed IDF-like down-weighting). */
+  stopwordWeight: number;
+  /** Use 1 + ln(tf) instead of raw tf. */
+  sublinearTf: boolean;
+}
+
+/** Options for {@link OfflineEmbedder}. */
+export interface OfflineEmbedderOptions {
+  /** Vector length. Default 384. */
+  dimensions?: number;
+  /** Feature set; defaults to {@link DEFAULT_FEATURES}. Changing it changes `id`. */
+  features?: Partial<OfflineFeatureConfig>;
+  /** Characters of each text that are embedded; the rest is ignored. Default 16384. */
+  maxChars?: number;
+  /** Largest batch per `embed` call. Default 256. */
+  maxBatch?: number;
+}
+
+/** Feature set measured best on the benchmark (bench/lab/RESULTS.md). */
+export const DEFAULT_FEATURES: OfflineFeatureConfig = {
+  word: 0,
+  stem: 1,
+  bigram: 0.5,
+  charNgrams: [],
+  charWeight: 0,
+  stopwordWeight: 0.1,
+  sublinearTf: true,
+};
+
+const FEATURE_VERSION = 'hash-v1';
+
+/** 32-bit FNV-1a over UTF-16 code units, seeded per feature class. Platform independent. */
+function fnv1a(s: string, seed: number): number {
+  let h = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // final avalanche (murmur3 fmix32) so low and high bits are both usable
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const SEED_WORD = 1;
+const SEED_STEM = 2;
+const SEED_BIGRAM = 3;
+const SEED_CHAR = 4;
+
+interface WordFeatures {
+  hashes: Uint32Array;
+  weights: Float32Array;
+  /** Hash of the stem used for bigrams; 0 for stopwords (skipped when pairing). */
+  stemHash: number;
+}
+
+/** Order-dependent combination of two 32-bit hashes (for stem pairs), never 0 in practice. */
+function pairHash(a: number, b: number): number {
+  let h = Math.imul(a ^ SEED_BIGRAM, 0x9e3779b1) ^ b;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  h = Math.imul(h, 0x297a2d39);
+  h ^= h >>> 15;
+  return h >>> 0;
+}
+
+const SCRATCH_BITS = 18;
+const SCRATCH_SIZE = 1 << SCRATCH_BITS;
+
+function signature(f: OfflineFeatureConfig): string {
+  return [
+    `w${f.word}`,
+    `s${f.stem}`,
+    `b${f.bigram}`,
+    `c${f.charNgrams.join('')}x${f.charWeight}`,
+    `sw${f.stopwordWeight}`,
+    f.sublinearTf ? 'log' : 'tf',
+  ].join('-');
+}
+
+/** Deterministic in-process embedder; see the module header. */
+export class OfflineEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly maxBatch: number;
+  readonly features: OfflineFeatureConfig;
+  readonly maxChars: number;
+
+  private readonly wordCache = new Map<string, WordFeatures>();
+  // Per-text feature table: slot -> summed tf and per-occurrence weight.
+  private readonly tf = new Float32Array(SCRATCH_SIZE);
+  private readonly weight = new Float32Array(SCRATCH_SIZE);
+  private readonly touched = new Uint32Array(SCRATCH_SIZE);
+
+  constructor(options: OfflineEmbedderOptions = {}) {
+    const dimensions = options.dimensions ?? 384;
+    if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 8192) {
+      throw new RangeError(`OfflineEmbedder dimensions must be an integer in 8..8192, got ${dimensions}`);
+    }
+    this.dimensions = dimensions;
+    this.maxBatch = options.maxBatch ?? 256;
+    this.maxChars = options.maxChars ?? 16384;
+    this.features = { ...DEFAULT_FEATURES, ...options.features };
+    const sig = signature(this.features);
+    this.id =
+      sig === signature(DEFAULT_FEATURES)
+        ? `offline:${FEATURE_VERSION}-${dimensions}`
+        : `offline:${FEATURE_VERSION}-${dimensions}+${sig}`;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (const text of texts) {
+      signal?.throwIfAborted();
+      out.push(this.embedOne(text));
+    }
+    return out;
+  }
+
+  /** Embeds one text synchronously. Empty or token-less text gives the zero vector. */
+  embedOne(text: string): Float32Array {
+    const f = this.features;
+    const tokens = tokenize(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
+    let nTouched = 0;
+    const add = (hash: number, w: number) => {
+      const slot = hash >>> (32 - SCRATCH_BITS);
+      // low bits of the same hash pick nothing here; dim and sign come from the slot below
+      if (this.tf[slot] === 0) this.touched[nTouched++] = slot;
+      this.tf[slot] += 1;
+      this.weight[slot] = w;
+    };
+
+    let prevStem = 0;
+    for (const token of tokens) {
+      const wf = this.wordFeatures(token);
+      for (let i = 0; i < wf.hashes.length; i++) add(wf.hashes[i], wf.weights[i]);
+      if (f.bigram > 0 && wf.stemHash !== 0) {
+        if (prevStem !== 0) add(pairHash(prevStem, wf.stemHash), f.bigram);
+        prevStem = wf.stemHash;
+      }
+    }
+
+    const vec = new Float32Array(this.dimensions);
+    const dims = this.dimensions;
+    for (let i = 0; i < nTouched; i++) {
+      const slot = this.touched[i];
+      const count = this.tf[slot];
+      const value = this.weight[slot] * (f.sublinearTf ? 1 + Math.log(count) : count);
+      // slot is the top 18 bits of a mixed hash: spread it again for dim and sign
+      const mixed = Math.imul(slot ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
+      const dim = mixed % dims;
+      vec[dim] += (mixed & 0x80000000) !== 0 ? -value : value;
+      this.tf[slot] = 0;
+    }
+    let norm = 0;
+    for (let i = 0; i < dims; i++) norm += vec[i] * vec[i];
+    if (norm > 0) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let i = 0; i < dims; i++) vec[i] *= inv;
+    }
+    return vec;
+  }
+
+  private wordFeatures(token: string): WordFeatures {
+    const cached = this.wordCache.get(token);
+    if (cached) return cached;
+    const f = this.features;
+    const isStop = STOPWORDS.has(token);
+    const scale = isStop ? f.stopwordWeight : 1;
+    const hashes: number[] = [];
+    const weights: number[] = [];
+    if (f.word > 0) {
+      hashes.push(fnv1a(token, SEED_WORD));
+      weights.push(f.word * scale);
+    }
+    const s = stem(token);
+    const stemHash = fnv1a(s, SEED_STEM) || 1;
+    if (f.stem > 0) {
+      hashes.push(stemHash);
+      weights.push(f.stem * scale);
+    }
+    if (f.charNgrams.length > 0 && f.charWeight > 0) {
+      const marked = `<${token}>`;
+      const grams: string[] = [];
+      for (const n of f.charNgrams) {
+        for (let i = 0; i + n <= marked.length; i++) grams.push(marked.slice(i, i + n));
+      }
+      const w = grams.length > 0 ? (f.charWeight * scale) / Math.sqrt(grams.length) : 0;
+      for (const g of grams) {
+        hashes.push(fnv1a(g, SEED_CHAR));
+        weights.push(w);
+      }
+    }
+    const wf: WordFeatures = {
+      hashes: Uint32Array.from(hashes),
+      weights: Float32Array.from(weights),
+      stemHash: isStop ? 0 : stemHash,
+    };
+    if (this.wordCache.size >= 100_000) this.wordCache.clear();
+    this.wordCache.set(token, wf);
+    return wf;
+  }
+}
