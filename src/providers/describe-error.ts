@@ -1,0 +1,253 @@
+// Turns whatever a provider call threw (the SDK's typed errors, a dropped stream,
+// an abort) into one UserError a person can act on: what happened, naming the
+// server and the model, and a hint with the fix. The API key never appears in the
+// result, even when the server echoed it back in its error text.
+
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from 'openai/error';
+import { UserError } from '../util/errors.js';
+import { retryRecordOf, StreamInterruptedError } from './retry.js';
+
+export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
+
+export interface ProviderErrorContext {
+  baseURL: string;
+  model: string;
+  operation: ProviderOperation;
+  /** Scrubbed from every message, whatever the server or SDK put in its error text. */
+  apiKey?: string;
+  /** The request timeout in force, to say how long we waited. */
+  timeoutMs?: number;
+}
+
+/** Exit code for a cancelled operation (128 + SIGINT), as shells report Ctrl-C. */
+export const EXIT_CANCELLED = 130;
+
+const NOUN: Record<ProviderOperation, string> = {
+  embed: 'embedding',
+  chat: 'chat',
+  rewrite: 'query rewrite',
+  models: 'model list',
+};
+
+// Setting names from src/config, so a hint names the variable that fixes it.
+const MODEL_VARIABLE: Record<ProviderOperation, string> = {
+  embed: 'RAGLINE_EMBED_MODEL',
+  chat: 'RAGLINE_CHAT_MODEL',
+  rewrite: 'RAGLINE_REWRITE_MODEL',
+  models: 'RAGLINE_CHAT_MODEL',
+};
+const TIMEOUT_VARIABLE = (operation: ProviderOperation) =>
+  operation === 'rewrite' ? 'RAGLINE_REWRITE_TIMEOUT_MS' : 'RAGLINE_TIMEOUT_MS';
+
+/**
+ * True for a cancellation by the caller's AbortSignal, raw (SDK `APIUserAbortError`,
+ * DOM `AbortError`) or already described by `describeProviderError`. The CLI uses it to
+ * stop quietly on Ctrl-C instead of printing an error.
+ */
+export function isAbortError(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return true;
+  if (error instanceof UserError) return error.exitCode === EXIT_CANCELLED && isAbortError(error.cause);
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+}
+
+export function describeProviderError(error: unknown, context: ProviderErrorContext): UserError {
+  if (error instanceof UserError) return scrubUserError(error, context.apiKey);
+  const described = describe(error, context);
+  return new UserError(scrub(described.message, context.apiKey), {
+    hint: described.hint === undefined ? undefined : scrub(described.hint, context.apiKey),
+    exitCode: described.exitCode,
+    cause: error,
+  });
+}
+
+interface Description {
+  message: string;
+  hint?: string;
+  exitCode?: number;
+}
+
+function describe(error: unknown, context: ProviderErrorContext): Description {
+  const url = displayURL(context.baseURL);
+  const { model, operation } = context;
+  const noun = NOUN[operation];
+  const retries = retryRecordOf(error);
+  const afterRetries = retries?.retries ? ` after ${plural(retries.retries, 'retry', 'retries')}` : '';
+
+  if (isAbortError(error)) {
+    return { message: `The ${noun} request to ${url} was cancelled.`, exitCode: EXIT_CANCELLED };
+  }
+
+  if (error instanceof APIConnectionTimeoutError) {
+    const waited = context.timeoutMs ? ` within ${formatSeconds(context.timeoutMs)}` : ' in time';
+    return {
+      message: `The server at ${url} did not answer the ${noun} request for model "${model}"${waited}.`,
+      hint: `A local model may still be loading: try again, or raise ${TIMEOUT_VARIABLE(operation)}.`,
+    };
+  }
+
+  if (error instanceof APIConnectionError) {
+    return describeConnectionFailure(error, url, afterRetries);
+  }
+
+  if (error instanceof StreamInterruptedError) {
+    const stream = operation === 'rewrite' ? 'query rewrite stream' : 'answer stream';
+    return {
+      message: `The ${stream} from ${url} stopped midway (model "${model}").`,
+      hint: "The server closed the connection before the model finished. Try again; if it keeps happening, check the server's log.",
+    };
+  }
+
+  if (error instanceof APIError) {
+    const status = error.status;
+    const detail = serverMessage(error);
+    if (status === 401 || status === 403) {
+      return {
+        message: `The server at ${url} rejected the API key (${status}).`,
+        hint: 'Check OPENAI_API_KEY or `ragline config show`.',
+      };
+    }
+    if (status === 404) {
+      if (operation !== 'models' && mentionsModel(error, detail)) {
+        return {
+          message: `Model "${model}" was not found at ${url}.`,
+          hint: `List models with \`ragline doctor\` or set ${MODEL_VARIABLE[operation]} to one the server has (for Ollama: \`ollama pull ${model}\`).`,
+        };
+      }
+      return {
+        message: `The server at ${url} has no ${operation === 'models' ? 'model list' : `${noun} endpoint`} (404).`,
+        hint: 'Check the base URL: for OpenAI-compatible servers it usually ends in /v1 (e.g. http://localhost:11434/v1 for Ollama).',
+      };
+    }
+    if (status === 429) {
+      if (retries?.serverAskedMs !== undefined) {
+        return {
+          message: `The server at ${url} is rate limiting requests (429) and asked to wait ${formatSeconds(retries.serverAskedMs)}.`,
+          hint: 'Try again after that; for large ingests, lower RAGLINE_EMBED_CONCURRENCY.',
+        };
+      }
+      return {
+        message: `The server at ${url} is still rate limiting requests (429)${afterRetries}.`,
+        hint: 'Wait a minute and try again; for large ingests, lower RAGLINE_EMBED_CONCURRENCY.',
+      };
+    }
+    if (typeof status === 'number' && status >= 500) {
+      return {
+        message: `The server at ${url} failed with ${status}${afterRetries} (model "${model}")${detail ? `: ${detail}` : '.'}`,
+        hint: "The server may be overloaded or the model may have failed to load; check the server's log and try again.",
+      };
+    }
+    if (typeof status === 'number') {
+      return {
+        message: `The server at ${url} refused the ${noun} request for model "${model}" (${status})${detail ? `: ${detail}` : '.'}`,
+        hint: 'Check the model and its settings with `ragline config show`.',
+      };
+    }
+    // No status: an error event inside a stream.
+    return {
+      message: `The server at ${url} reported an error during the ${noun} request (model "${model}")${detail ? `: ${detail}` : '.'}`,
+      hint: "Check the server's log.",
+    };
+  }
+
+  const text = error instanceof Error ? error.message : String(error);
+  return { message: `The ${noun} request to ${url} failed: ${oneLine(text)}` };
+}
+
+function describeConnectionFailure(error: APIConnectionError, url: string, afterRetries: string): Description {
+  const code = causeCode(error);
+  if (code === 'ECONNREFUSED') {
+    return {
+      message: `Could not connect to ${url}: connection refused${afterRetries}.`,
+      hint: 'Is the server running? For Ollama: `ollama serve`.',
+    };
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return {
+      message: `Could not connect to ${url}: unknown host "${hostOf(url)}".`,
+      hint: 'Check RAGLINE_BASE_URL with `ragline config show`.',
+    };
+  }
+  const reason = code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' ? 'the connection was closed' : (code ?? 'connection error');
+  return {
+    message: `Could not connect to ${url}: ${reason}${afterRetries}.`,
+    hint: 'Is the server running and reachable? Check RAGLINE_BASE_URL with `ragline config show`.',
+  };
+}
+
+/** The first `code` along the `cause` chain (undici nests the system error under "fetch failed"). */
+function causeCode(error: unknown): string | undefined {
+  for (let current: any = error, depth = 0; current && depth < 6; current = current.cause, depth++) {
+    if (typeof current.code === 'string') return current.code;
+    if (Array.isArray(current.errors)) {
+      // AggregateError from happy-eyeballs: IPv4 and IPv6 attempts both failed.
+      const inner = current.errors.find((item: any) => typeof item?.code === 'string');
+      if (inner) return inner.code;
+    }
+  }
+  return undefined;
+}
+
+/** The server's own words, on one line and short, or undefined when it gave none. */
+function serverMessage(error: APIError): string | undefined {
+  const body = error.error as { message?: unknown } | undefined;
+  const text =
+    typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s+/, '').replace(/^status code \(no body\)$/, '');
+  const line = oneLine(text);
+  return line ? (line.length > 200 ? `${line.slice(0, 197)}...` : line) : undefined;
+}
+
+function mentionsModel(error: APIError, detail: string | undefined): boolean {
+  return error.code === 'model_not_found' || /model/i.test(detail ?? '');
+}
+
+function scrub(text: string, apiKey: string | undefined): string {
+  let result = text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
+  // Very short keys are placeholders, not secrets; replacing them would mangle the text.
+  if (apiKey && apiKey.length >= 6) result = result.split(apiKey).join('[redacted]');
+  return result;
+}
+
+function scrubUserError(error: UserError, apiKey: string | undefined): UserError {
+  const message = scrub(error.message, apiKey);
+  const hint = error.hint === undefined ? undefined : scrub(error.hint, apiKey);
+  if (message === error.message && hint === error.hint) return error;
+  return new UserError(message, { hint, exitCode: error.exitCode, cause: error.cause });
+}
+
+/** The base URL without any user:password part, for messages. */
+function displayURL(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    url.username = '';
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  } catch {
+    return baseURL;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}

@@ -1,0 +1,141 @@
+// The one retry policy for provider calls. The SDK's own retries are switched off
+// (maxRetries: 0) so that waits are bounded, visible to tests through an injected
+// sleep, abortable, and the same for embeddings and chat. Exponential backoff with
+// full jitter; a server's Retry-After / retry-after-ms is obeyed when it is within
+// the cap, and when it asks for longer we stop instead of retrying too early.
+
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/error';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt. Default 4. */
+  maxRetries?: number;
+  /** Ceiling of the first backoff; doubles on each retry. Default 500 ms. */
+  baseDelayMs?: number;
+  /** Longest single wait, whether computed or asked for by the server. Default 30 s. */
+  maxDelayMs?: number;
+  /** Waits `ms`, rejecting if `signal` aborts. Injected by tests to record waits. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Current time in ms, for Retry-After given as an HTTP date. Default `Date.now`. */
+  now?: () => number;
+  /** Uniform number in [0, 1) for the jitter. Default `Math.random`. */
+  random?: () => number;
+}
+
+export interface RetryOptions extends RetryPolicy {
+  signal?: AbortSignal;
+  /** Called before each wait; `attempt` is the number of the retry about to happen (1-based). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+}
+
+/** What the retry loop did before giving up on an error, read by `describeProviderError`. */
+export interface RetryRecord {
+  /** Retries made before this error ended the call. */
+  retries: number;
+  /** Set when the server asked to wait longer than the cap, so we stopped early. */
+  serverAskedMs?: number;
+}
+
+export const DEFAULT_MAX_RETRIES = 4;
+export const DEFAULT_BASE_DELAY_MS = 500;
+export const DEFAULT_MAX_DELAY_MS = 30_000;
+
+/**
+ * A streamed answer that ended without a finish reason: the connection dropped or the
+ * server closed the stream early. Retried only while no token has been passed on.
+ */
+export class StreamInterruptedError extends Error {
+  constructor(message = 'The stream ended before the model finished.', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StreamInterruptedError';
+  }
+}
+
+const records = new WeakMap<object, RetryRecord>();
+
+/** How many retries preceded `error`, if it came out of `withRetry`. */
+export function retryRecordOf(error: unknown): RetryRecord | undefined {
+  return typeof error === 'object' && error !== null ? records.get(error) : undefined;
+}
+
+/** 429, 408 and 5xx answers, dropped connections and interrupted streams. Not timeouts or aborts. */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof APIUserAbortError) return false;
+  // A timed-out request already cost the whole timeout; repeating it multiplies the wait.
+  if (error instanceof APIConnectionTimeoutError) return false;
+  if (error instanceof APIConnectionError) return true;
+  if (error instanceof StreamInterruptedError) return true;
+  if (error instanceof APIError && typeof error.status === 'number') {
+    return error.status === 429 || error.status === 408 || error.status >= 500;
+  }
+  return false;
+}
+
+/**
+ * The wait a server asked for through `retry-after-ms` (milliseconds) or `Retry-After`
+ * (seconds or an HTTP date), or `undefined` when it asked for nothing readable.
+ */
+export function retryAfterMs(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  const milliseconds = headers?.get('retry-after-ms');
+  if (milliseconds && Number.isFinite(Number(milliseconds))) return Math.max(0, Number(milliseconds));
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Full jitter: uniform in [0, min(maxDelay, base * 2^(attempt-1))). `attempt` is 1-based. */
+export function backoffDelayMs(attempt: number, policy: RetryPolicy = {}): number {
+  const base = policy.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+  const ceiling = Math.min(policy.maxDelayMs ?? DEFAULT_MAX_DELAY_MS, base * 2 ** (attempt - 1));
+  return Math.floor((policy.random ?? Math.random)() * ceiling);
+}
+
+/** Waits `ms`; rejects with the SDK's `APIUserAbortError` when `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIUserAbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails with something not worth retrying, or the
+ * retries run out. The error that ends the call is thrown unchanged (so `instanceof`
+ * checks on SDK errors still work), with a `RetryRecord` readable via `retryRecordOf`.
+ */
+export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  const sleep = options.sleep ?? abortableSleep;
+  const now = options.now ?? Date.now;
+
+  for (let retries = 0; ; retries++) {
+    if (options.signal?.aborted) throw new APIUserAbortError();
+    try {
+      return await attempt(retries);
+    } catch (error) {
+      if (options.signal?.aborted) throw new APIUserAbortError();
+      const giveUp = (record: RetryRecord) => {
+        if (typeof error === 'object' && error !== null) records.set(error, record);
+        return error;
+      };
+      if (!isRetryable(error) || retries >= maxRetries) throw giveUp({ retries });
+
+      const asked = error instanceof APIError ? retryAfterMs(error.headers, now()) : undefined;
+      if (asked !== undefined && asked > maxDelayMs) throw giveUp({ retries, serverAskedMs: asked });
+      const delayMs = asked ?? backoffDelayMs(retries + 1, options);
+
+      options.onRetry?.({ attempt: retries + 1, delayMs, error });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}

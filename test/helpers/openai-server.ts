@@ -1,0 +1,297 @@
+// A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: chat completions
+// (plain JSON or server-sent events), embeddings and the model list, with queued
+// replies, queued failures and a log of every request received. Provider tests
+// talk to it through the real `openai` SDK, so they exercise the same code path
+// as a user pointing ragline at Ollama or llama.cpp, without touching the network.
+
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Route = 'chat' | 'embeddings' | 'models';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path including the query string, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** Which endpoint it hit, or `undefined` for an unknown path. */
+  route: Route | undefined;
+  /** Lower-cased header names, as node:http gives them (`headers.authorization`). */
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or `undefined` when there was none. */
+  body: any;
+}
+
+export interface ChatReply {
+  /** The whole answer; defaults to `chunks.join('')`. */
+  content?: string;
+  /** How the answer is split into streamed deltas; defaults to words with their trailing space. */
+  chunks?: string[];
+  /** Reported usage; defaults to word counts of the prompt and the number of chunks. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Pause before each streamed content chunk, e.g. to abort mid-answer. */
+  chunkDelayMs?: number;
+}
+
+export interface FailureSpec {
+  /** Which endpoint this failure applies to. Default `'any'`. */
+  route?: Route | 'any';
+  /** HTTP status to answer with. Default 500. Ignored when `cutStreamAfterChunks` is set. */
+  status?: number;
+  /** Response body: an object is sent as JSON, a string as text. Default: an OpenAI-style error. */
+  body?: unknown;
+  /** Extra response headers, e.g. `{ 'retry-after': '2' }`. */
+  headers?: Record<string, string>;
+  /** Wait this long before answering (or cutting), e.g. to trigger a client timeout. */
+  delayMs?: number;
+  /**
+   * Start a successful stream, send this many content chunks of the next reply, then
+   * destroy the connection without `finish_reason` or `[DONE]`. A request that did not
+   * ask to stream has its connection destroyed before any response.
+   */
+  cutStreamAfterChunks?: number;
+  /** How many matching requests fail this way. Default 1. */
+  count?: number;
+}
+
+export interface StartOptions {
+  /** Length of the default hash vectors. Default 8. */
+  embeddingDimensions?: number;
+  /** Ids listed by GET /v1/models. */
+  models?: string[];
+}
+
+export interface FakeOpenAI {
+  /** e.g. `http://127.0.0.1:54321/v1` */
+  readonly baseURL: string;
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Requests that hit one endpoint. */
+  requestsTo(route: Route): RecordedRequest[];
+  /** Serves `reply` for the next chat completion. Failures never consume queued replies. */
+  queueChat(reply: string | ChatReply): void;
+  /** Answers chat completions when nothing is queued. Default: `Echo: <last user message>`. */
+  onChat(responder: (body: any) => string | ChatReply): void;
+  /** Makes the next `count` matching requests fail. Failures are matched in the order queued. */
+  queueFailure(failure: FailureSpec): void;
+  /** Replaces the embedding function (one vector per input text). */
+  onEmbeddings(handler: (input: string[], body: any) => number[][]): void;
+  setModels(ids: string[]): void;
+  close(): Promise<void>;
+}
+
+/** A deterministic, unnormalised vector for `text`: FNV-1a hashes of `<dimension>:<text>`. */
+export function hashVector(text: string, dimensions: number): number[] {
+  const vector: number[] = [];
+  for (let dimension = 0; dimension < dimensions; dimension++) {
+    let hash = 0x811c9dc5;
+    for (const char of `${dimension}:${text}`) {
+      hash ^= char.codePointAt(0)!;
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    vector.push(hash / 0xffffffff - 0.5);
+  }
+  return vector;
+}
+
+export async function startOpenAIServer(options: StartOptions = {}): Promise<FakeOpenAI> {
+  const dimensions = options.embeddingDimensions ?? 8;
+  const requests: RecordedRequest[] = [];
+  const chatQueue: ChatReply[] = [];
+  const failures: Array<FailureSpec & { remaining: number }> = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let models = options.models ?? ['fake-chat-model', 'fake-embed-model'];
+  let chatResponder = (body: any): string | ChatReply => {
+    const lastUser = [...(body?.messages ?? [])].reverse().find((message: any) => message.role === 'user');
+    return `Echo: ${lastUser?.content ?? ''}`;
+  };
+  let embed = (input: string[], _body: any): number[][] => input.map((text) => hashVector(text, dimensions));
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  function takeFailure(route: Route | undefined): FailureSpec | undefined {
+    const index = failures.findIndex((failure) => failure.route === 'any' || failure.route === route);
+    if (index === -1) return undefined;
+    const failure = failures[index]!;
+    if (--failure.remaining === 0) failures.splice(index, 1);
+    return failure;
+  }
+
+  function nextChatReply(body: any, consume: boolean): Required<Omit<ChatReply, 'chunkDelayMs'>> & ChatReply {
+    const queued = consume ? chatQueue.shift() : chatQueue[0];
+    const reply = queued ?? normaliseReply(chatResponder(body));
+    const chunks = reply.chunks ?? (reply.content ?? '').match(/\S+\s*|\s+/g) ?? [];
+    const content = reply.content ?? chunks.join('');
+    const promptWords = (body?.messages ?? [])
+      .map((message: any) => String(message.content ?? ''))
+      .join(' ')
+      .split(/\s+/)
+      .filter(Boolean).length;
+    const usage = reply.usage ?? { prompt_tokens: promptWords, completion_tokens: chunks.length };
+    return { ...reply, content, chunks, usage };
+  }
+
+  async function handle(route: Route | undefined, body: any, res: ServerResponse): Promise<void> {
+    const failure = takeFailure(route);
+    if (failure?.delayMs) await sleep(failure.delayMs);
+    if (res.destroyed) return;
+
+    if (failure?.cutStreamAfterChunks !== undefined) {
+      if (route !== 'chat' || body?.stream !== true) {
+        res.socket?.destroy();
+        return;
+      }
+      return streamChat(body, nextChatReply(body, false), res, failure.cutStreamAfterChunks);
+    }
+    if (failure) return sendFailure(failure, body, res);
+
+    switch (route) {
+      case 'chat': {
+        const reply = nextChatReply(body, true);
+        if (body?.stream === true) return streamChat(body, reply, res);
+        return sendJSON(res, 200, {
+          id: 'chatcmpl-fake',
+          object: 'chat.completion',
+          created: 0,
+          model: body?.model,
+          choices: [{ index: 0, message: { role: 'assistant', content: reply.content }, finish_reason: 'stop' }],
+          usage: withTotal(reply.usage),
+        });
+      }
+      case 'embeddings': {
+        const input: string[] = typeof body?.input === 'string' ? [body.input] : body?.input ?? [];
+        const vectors = embed(input, body);
+        return sendJSON(res, 200, {
+          object: 'list',
+          model: body?.model,
+          data: vectors.map((vector, index) => ({
+            object: 'embedding',
+            index,
+            embedding:
+              body?.encoding_format === 'base64'
+                ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
+                : vector,
+          })),
+          usage: { prompt_tokens: input.length, total_tokens: input.length },
+        });
+      }
+      case 'models':
+        return sendJSON(res, 200, {
+          object: 'list',
+          data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'ragline-test' })),
+        });
+      default:
+        return sendJSON(res, 404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
+    }
+  }
+
+  async function streamChat(body: any, reply: ReturnType<typeof nextChatReply>, res: ServerResponse, cutAfter?: number) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (choices: unknown[], extra: object = {}) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...extra })}\n\n`;
+
+    res.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
+    for (const [index, text] of reply.chunks.entries()) {
+      if (cutAfter !== undefined && index >= cutAfter) break;
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+      if (res.destroyed) return;
+      res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
+    }
+    if (cutAfter !== undefined) {
+      // Let the chunks leave before the connection drops, so the client sees them first.
+      await sleep(20);
+      res.socket?.destroy();
+      return;
+    }
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+    if (body.stream_options?.include_usage) res.write(chunk([], { usage: withTotal(reply.usage) }));
+    res.end('data: [DONE]\n\n');
+  }
+
+  function sendFailure(failure: FailureSpec, body: any, res: ServerResponse) {
+    const status = failure.status ?? 500;
+    const payload = failure.body ?? { error: defaultError(status, body?.model) };
+    const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    res.writeHead(status, {
+      'content-type': typeof payload === 'string' ? 'text/plain' : 'application/json',
+      ...failure.headers,
+    });
+    res.end(text);
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = raw;
+      }
+      const path = req.url ?? '/';
+      const route = routeOf(req.method ?? 'GET', path.split('?')[0]!);
+      requests.push({ method: req.method ?? 'GET', path, route, headers: req.headers, body });
+      handle(route, body, res).catch((error: unknown) => {
+        if (!res.headersSent) sendJSON(res, 500, { error: { message: String(error) } });
+        else res.destroy();
+      });
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    requestsTo: (route) => requests.filter((request) => request.route === route),
+    queueChat: (reply) => void chatQueue.push(normaliseReply(reply)),
+    onChat: (responder) => void (chatResponder = responder),
+    queueFailure: (failure) =>
+      void failures.push({ ...failure, route: failure.route ?? 'any', remaining: failure.count ?? 1 }),
+    onEmbeddings: (handler) => void (embed = handler),
+    setModels: (ids) => void (models = ids),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function routeOf(method: string, path: string): Route | undefined {
+  if (method === 'POST' && path === '/v1/chat/completions') return 'chat';
+  if (method === 'POST' && path === '/v1/embeddings') return 'embeddings';
+  if (method === 'GET' && path === '/v1/models') return 'models';
+  return undefined;
+}
+
+function normaliseReply(reply: string | ChatReply): ChatReply {
+  return typeof reply === 'string' ? { content: reply } : reply;
+}
+
+function withTotal(usage: { prompt_tokens: number; completion_tokens: number }) {
+  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+}
+
+function defaultError(status: number, model: unknown) {
+  if (status === 401) return { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' };
+  if (status === 404) return { message: `The model \`${model}\` does not exist.`, type: 'invalid_request_error', code: 'model_not_found' };
+  if (status === 429) return { message: 'Rate limit reached.', type: 'requests', code: 'rate_limit_exceeded' };
+  if (status >= 500) return { message: 'The server had an error while processing your request.', type: 'server_error', code: null };
+  return { message: `Request failed with status ${status}.`, type: 'invalid_request_error', code: null };
+}
+
+function sendJSON(res: ServerResponse, status: number, payload: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
