@@ -92,6 +92,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   const releaseLock = acquireIngestLock(db);
   try {
+    if (embedder.dimensions === 0) await embedder.resolveDimensions?.(options.signal);
     prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
     const found = walk(root, { include: options.include, exclude: options.exclude, maxFileBytes: options.maxFileBytes });
     for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;

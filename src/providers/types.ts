@@ -6,8 +6,10 @@
 export interface Embedder {
   /** Stable identifier recorded in the database, e.g. `offline:hash-v1` or `openai:nomic-embed-text`. */
   readonly id: string;
-  /** Length of every vector this embedder returns. */
+  /** Length of every vector this embedder returns; 0 until known for a remote model (see `resolveDimensions`). */
   readonly dimensions: number;
+  /** Learns the dimension from the server when it was not configured. */
+  resolveDimensions?(signal?: AbortSignal): Promise<number>;
   /** Largest number of texts one request carries; `embed` splits longer lists itself. */
   readonly maxBatch: number;
   /** Embeds `texts` (any number) in order; one vector per text. */

@@ -1,0 +1,126 @@
+// `ragline ingest <dir>`: progress on a TTY, a one-line summary, --json for scripts.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { ingest, type IngestSummary } from '../../ingest/ingest.js';
+import { createEmbedder } from '../../providers/index.js';
+import { UserError } from '../../util/errors.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
+
+interface IngestFlags {
+  include?: string[];
+  exclude?: string[];
+  chunkSize?: string;
+  chunkOverlap?: string;
+  maxFileSize?: string;
+  reindex?: boolean;
+  checksum?: boolean;
+  json?: boolean;
+}
+
+export function registerIngest(program: Command): void {
+  program
+    .command('ingest')
+    .description('chunk, embed and index a folder of documents (Markdown, text, HTML, PDF)')
+    .argument('<dir>', 'folder to ingest; running it again only processes what changed')
+    .option('--include <glob...>', 'only ingest files matching these globs (relative to <dir>)')
+    .option('--exclude <glob...>', 'skip files matching these globs')
+    .option('--chunk-size <chars>', 'target chunk size in characters')
+    .option('--chunk-overlap <chars>', 'characters shared by consecutive pieces of a long section')
+    .option('--max-file-size <bytes>', 'skip files larger than this')
+    .option('--reindex', 'drop the index and rebuild it (after changing the embedder or chunk settings; sessions are kept)')
+    .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
+    .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ragline ingest ./docs
+  ragline ingest ./docs --exclude "drafts/**" --json
+  ragline --db ./team.db ingest ./handbook --reindex`,
+    )
+    .action(async (dir: string, flags: IngestFlags, command: Command) => {
+      const output = createOutput();
+      const root = path.resolve(dir);
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(root);
+      } catch {
+        throw new UserError(`No such folder: ${dir}`, { hint: 'Give the path of a folder of documents, e.g. `ragline ingest ./docs`.', exitCode: 2 });
+      }
+      if (!stat.isDirectory()) {
+        throw new UserError(`${dir} is a file, not a folder.`, {
+          hint: `Give its folder instead: \`ragline ingest ${path.dirname(dir) || '.'} --include "${path.basename(dir)}"\`.`,
+          exitCode: 2,
+        });
+      }
+      const settings = settingsFor(command, {
+        'chunk.size': flags.chunkSize,
+        'chunk.overlap': flags.chunkOverlap,
+        'ingest.maxFileBytes': flags.maxFileSize,
+      });
+      const { config } = settings;
+      const db = openDb(settings, { create: true });
+      const controller = new AbortController();
+      const onSigint = () => {
+        if (controller.signal.aborted) process.exit(130);
+        controller.abort();
+      };
+      process.on('SIGINT', onSigint);
+      const progress = new ProgressLine();
+      try {
+        const summary = await ingest({
+          root,
+          db,
+          embedder: createEmbedder(config),
+          chunker: config.chunk,
+          include: flags.include,
+          exclude: flags.exclude,
+          maxFileBytes: config.ingest.maxFileBytes,
+          reindex: flags.reindex,
+          checksum: flags.checksum,
+          signal: controller.signal,
+          onProgress: (p) => {
+            const seconds = p.elapsedMs / 1000;
+            const rate = seconds > 0 ? p.bytesDone / seconds : 0;
+            const eta = rate > 0 ? ((p.bytesTotal - p.bytesDone) / rate) * 1000 : NaN;
+            progress.update(
+              `files ${p.filesDone}/${p.filesTotal} · chunks ${p.chunksWritten} · ${formatBytes(rate)}/s · ETA ${formatDuration(eta)}`,
+              p.filesDone === p.filesTotal,
+            );
+          },
+        });
+        progress.clear();
+        if (flags.json) output.json({ db: config.db, ...summary });
+        else output.out(summaryLine(summary, output.color));
+        if (summary.interrupted) {
+          output.err('Interrupted: what was written is kept; run the same command again to finish.');
+          process.exitCode = 130;
+        }
+      } finally {
+        progress.clear();
+        process.off('SIGINT', onSigint);
+        db.close();
+      }
+    });
+}
+
+export function summaryLine(summary: IngestSummary, color: { bold: (s: string) => string; dim: (s: string) => string }): string {
+  const f = summary.files;
+  const skipped = Object.entries(f.skipped)
+    .filter(([, n]) => n && n > 0)
+    .map(([reason, n]) => `${n} ${reason}`)
+    .join(', ');
+  const parts = [
+    `${f.added} added`,
+    `${f.changed} changed`,
+    `${f.unchanged} unchanged`,
+    `${f.removed} removed`,
+    `skipped ${skipped || 'none'}`,
+  ];
+  const chunks = `${summary.chunks.written} chunks written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
+  const utf8 = summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : '';
+  return `${color.bold('Ingested')} ${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
+}

@@ -1,0 +1,74 @@
+// Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
+// on stderr, and JSON for scripts.
+
+import { Chalk, type ChalkInstance } from 'chalk';
+
+export interface Output {
+  /** Colours for stdout (no-ops when stdout is not a colour TTY). */
+  color: ChalkInstance;
+  /** Colours for stderr. */
+  errColor: ChalkInstance;
+  isTTY: boolean;
+  errIsTTY: boolean;
+  out(line?: string): void;
+  write(text: string): void;
+  err(line?: string): void;
+  json(value: unknown): void;
+}
+
+function colorLevel(stream: NodeJS.WriteStream): 0 | 1 | 2 | 3 {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return 0;
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return 1;
+  if (!stream.isTTY) return 0;
+  const depth = stream.getColorDepth?.() ?? 1;
+  return depth >= 24 ? 3 : depth >= 8 ? 2 : depth >= 4 ? 1 : 0;
+}
+
+export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
+  return {
+    color: new Chalk({ level: colorLevel(stdout) }),
+    errColor: new Chalk({ level: colorLevel(stderr) }),
+    isTTY: Boolean(stdout.isTTY),
+    errIsTTY: Boolean(stderr.isTTY),
+    out: (line = '') => void stdout.write(line + '\n'),
+    write: (text) => void stdout.write(text),
+    err: (line = '') => void stderr.write(line + '\n'),
+    json: (value) => void stdout.write(JSON.stringify(value, null, 2) + '\n'),
+  };
+}
+
+/** A one-line progress display on a TTY stderr, redrawn at most ten times a second. */
+export class ProgressLine {
+  private last = 0;
+  private shown = false;
+  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
+
+  update(text: string, force = false): void {
+    if (!this.stream.isTTY) return;
+    const now = Date.now();
+    if (!force && now - this.last < 100) return;
+    this.last = now;
+    const width = this.stream.columns ?? 80;
+    this.stream.write('\r\u001b[2K' + text.slice(0, width - 1));
+    this.shown = true;
+  }
+
+  clear(): void {
+    if (this.shown) this.stream.write('\r\u001b[2K');
+    this.shown = false;
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  if (bytes < 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return `${(bytes / 1024 / 1024 / 1024).toFixed(2)} GB`;
+}
+
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}

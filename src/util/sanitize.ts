@@ -1,0 +1,22 @@
+// Document text is untrusted. Before it reaches a terminal it loses every
+// escape sequence (ANSI/CSI, OSC such as "set title"), other control
+// characters and bidirectional overrides, so a document cannot recolour,
+// retitle or hide text in the user's terminal.
+
+// CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other ESC-introduced sequences, C1 CSI/OSC.
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
+// C0 controls except tab and newline, DEL, C1 controls.
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+// Bidi embeddings, overrides and isolates; zero-width characters that can hide text.
+const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2028\u2029\u061c\ufeff]/g;
+
+/** Text safe to print: escapes and controls removed; newlines and tabs kept. */
+export function sanitizeForTerminal(text: string): string {
+  return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(CONTROLS, '').replace(INVISIBLE, '');
+}
+
+/** One line of safe text: whitespace runs collapsed, cut to `max` characters with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const flat = sanitizeForTerminal(text).replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - 1)).trimEnd() + '…';
+}

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // Tests never see the developer's own configuration or keys.
+    env: {
+      OPENAI_API_KEY: '',
+      OPENAI_BASE_URL: '',
+      RAGLINE_DB: '',
+      RAGLINE_CONFIG: '',
+      NO_COLOR: '1',
+    },
+  },
+});
