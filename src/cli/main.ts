@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
 import { registerIngest } from './commands/ingest.js';
+import { registerSearch } from './commands/search.js';
 import { registerStats } from './commands/stats.js';
 import { createOutput } from './output.js';
 
@@ -32,6 +33,7 @@ Quick start:
   ragline chat`,
     );
   registerIngest(program);
+  registerSearch(program);
   registerStats(program);
   return program;
 }

@@ -1,0 +1,44 @@
+// `ragline search "<query>"`: one-shot hybrid retrieval, shown the way the chat shows it.
+
+import type { Command } from 'commander';
+import { createEmbedder } from '../../providers/index.js';
+import { Retriever, formatLocation } from '../../retrieve/search.js';
+import { UserError } from '../../util/errors.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput } from '../output.js';
+import { chunkLine } from '../render.js';
+
+export function registerSearch(program: Command): void {
+  program
+    .command('search')
+    .description('retrieve the chunks that best match a query (vector + keyword, fused)')
+    .argument('<query...>', 'what to look for')
+    .option('-k, --k <n>', 'number of results')
+    .option('--json', 'print results as JSON (with text and score parts)')
+    .addHelpText('after', '\nExamples:\n  ragline search "rotate an API key"\n  ragline search -k 10 --json "webhook signature header"')
+    .action(async (words: string[], flags: { k?: string; json?: boolean }, command: Command) => {
+      const output = createOutput();
+      const query = words.join(' ').trim();
+      if (!query) throw new UserError('The query is empty.', { hint: 'Example: ragline search "rotate an API key"', exitCode: 2 });
+      const settings = settingsFor(command, { 'retrieval.k': flags.k });
+      const db = openDb(settings);
+      try {
+        const retriever = new Retriever(db, createEmbedder(settings.config));
+        const started = performance.now();
+        const results = await retriever.search(query, { k: settings.config.retrieval.k });
+        const ms = performance.now() - started;
+        if (flags.json) {
+          output.json({ query, k: settings.config.retrieval.k, ms: Number(ms.toFixed(2)), results: results.map((r) => ({ ...r, location: formatLocation(r) })) });
+          return;
+        }
+        if (results.length === 0) {
+          output.err('No chunks matched. Is anything ingested? Check with `ragline stats`.');
+          return;
+        }
+        const width = process.stdout.columns ?? 100;
+        for (const result of results) output.out(chunkLine(result, output.color, width));
+      } finally {
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,149 @@
+// Hybrid retrieval: the same query goes to the vector index (sqlite-vec) and to
+// the keyword index (FTS5 bm25); the two ranked lists are fused, and each result
+// keeps its score parts so the chat, `search` and replay can show why it was found.
+
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/db.js';
+import { assertSameEmbedder } from '../store/meta.js';
+import type { Embedder } from '../providers/types.js';
+import { buildFtsQuery } from './fts-query.js';
+import { fuse, type FuseOptions } from './fuse.js';
+import { vectorCandidates } from './knn.js';
+
+/** One retrieved chunk with where it comes from and why it ranked where it did. */
+export interface RetrievedChunk {
+  chunkId: number;
+  /** Path relative to the ingested folder. */
+  documentPath: string;
+  title: string | null;
+  /** Heading path joined with ' > '. */
+  heading: string;
+  text: string;
+  startLine: number;
+  endLine: number;
+  locator: 'line' | 'page';
+  textHash: string;
+  /** 1-based rank after fusion. */
+  rank: number;
+  /** Fused score, higher is better. */
+  score: number;
+  vectorRank?: number;
+  vectorDistance?: number;
+  keywordRank?: number;
+  /** FTS5 bm25 (lower is better). */
+  bm25?: number;
+}
+
+export interface RetrievalSettings {
+  /** Results to return. */
+  k: number;
+  /** Candidates taken from each side before fusion. Default max(50, 4k). */
+  candidates?: number;
+  /** At most this many chunks of one document in the results; 0 = no limit. */
+  maxPerDocument?: number;
+  /** bm25() weights of the FTS columns title, heading, body. */
+  columnWeights?: [number, number, number];
+  fusion?: FuseOptions;
+}
+
+export const DEFAULT_COLUMN_WEIGHTS: [number, number, number] = [2, 1.5, 1];
+
+interface ChunkRow {
+  chunkId: number;
+  documentPath: string;
+  title: string | null;
+  heading: string;
+  text: string;
+  startLine: number;
+  endLine: number;
+  locator: 'line' | 'page';
+  textHash: string;
+}
+
+export class Retriever {
+  private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
+  private readonly chunkStatement: Statement<unknown[]>;
+
+  constructor(
+    private readonly db: Db,
+    readonly embedder: Embedder,
+  ) {
+    assertSameEmbedder(db, embedder);
+    this.chunkStatement = db.prepare(`
+      SELECT c.id AS chunkId, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
+             c.start_line AS startLine, c.end_line AS endLine, c.locator AS locator, c.text_hash AS textHash
+      FROM chunks c JOIN documents d ON d.id = c.document_id
+      WHERE c.id IN (SELECT value FROM json_each(?))`);
+  }
+
+  /** Embeds `query` and retrieves. */
+  async search(query: string, settings: RetrievalSettings, signal?: AbortSignal): Promise<RetrievedChunk[]> {
+    const [vector] = await this.embedder.embed([query], signal);
+    return this.searchWithVector(query, vector!, settings);
+  }
+
+  /** Retrieves with an already computed query vector. */
+  searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings): RetrievedChunk[] {
+    const candidates = settings.candidates ?? Math.max(50, settings.k * 4);
+    const vectorHits = vectorCandidates(this.db, vector, candidates).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+    const keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
+    const fused = fuse(vectorHits, keywordHits, settings.fusion);
+    const limit = settings.maxPerDocument ? candidates : settings.k;
+    const top = fused.slice(0, limit);
+    const rows = new Map(
+      (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkRow[]).map((row) => [row.chunkId, row]),
+    );
+    const perDocument = new Map<string, number>();
+    const results: RetrievedChunk[] = [];
+    for (const hit of top) {
+      const row = rows.get(hit.id);
+      if (!row) continue; // removed by a concurrent ingest between the two reads
+      if (settings.maxPerDocument) {
+        const seen = perDocument.get(row.documentPath) ?? 0;
+        if (seen >= settings.maxPerDocument) continue;
+        perDocument.set(row.documentPath, seen + 1);
+      }
+      results.push({
+        ...row,
+        rank: results.length + 1,
+        score: hit.score,
+        vectorRank: hit.vector?.rank,
+        vectorDistance: hit.vector?.distance,
+        keywordRank: hit.keyword?.rank,
+        bm25: hit.keyword?.bm25,
+      });
+      if (results.length >= settings.k) break;
+    }
+    return results;
+  }
+
+  private keywordCandidates(query: string, n: number, weights: [number, number, number]) {
+    const match = buildFtsQuery(query);
+    if (!match || n <= 0) return [];
+    const key = weights.join(',');
+    let statement = this.keywordStatements.get(key);
+    if (!statement) {
+      statement = this.db.prepare(
+        `SELECT rowid AS id, bm25(chunks_fts, ${weights.map(Number).join(', ')}) AS bm25
+         FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?`,
+      );
+      this.keywordStatements.set(key, statement);
+    }
+    try {
+      const rows = statement.all(match, n) as { id: number; bm25: number }[];
+      return rows.map((row, i) => ({ id: row.id, rank: i + 1, score: row.bm25 }));
+    } catch {
+      // buildFtsQuery quotes every token, so this is not expected; a keyword
+      // failure must still never reach the user: fall back to vectors only.
+      return [];
+    }
+  }
+}
+
+/** `docs/auth.md:12-40`, or `manual.pdf:p.3` for a page. */
+export function formatLocation(chunk: { documentPath: string; startLine: number; endLine: number; locator: string }): string {
+  if (chunk.locator === 'page') {
+    return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:p.${chunk.startLine}` : `${chunk.documentPath}:p.${chunk.startLine}-${chunk.endLine}`;
+  }
+  return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:${chunk.startLine}` : `${chunk.documentPath}:${chunk.startLine}-${chunk.endLine}`;
+}
