@@ -122,3 +122,23 @@ if (group === 'fuse' || group === 'depth') {
     }
   }
 }
+if (group === 'final') {
+  // Recommended keyword side (title column = document title + first line, bm25 weights 4:1)
+  // with the embedder given "title \n body", at 384 and 768 dimensions.
+  const kwT = Object.fromEntries(DOMAINS.map((d) => [d, keywordLists(d, { ...FTS_BEST, titleMode: 'both', weights: [4, 1] })]));
+  report('keyword side alone, title=both 4:1', sideResults(kwT), command);
+  for (const dimensions of [384, 768]) {
+    const vl = Object.fromEntries(DOMAINS.map((d) => [d, vectorLists(d, { dimensions, features: featuresArg }, 'both')]));
+    report(`vector only ${dimensions}d, text = title + body`, sideResults(vl), command);
+    for (const fo of [
+      { method: 'rrf', k: 60 },
+      { method: 'rrf', k: 30 },
+      { method: 'rrf', k: 60, vectorWeight: 0.5 },
+      { method: 'rrf', k: 10, vectorWeight: 0.5 },
+      { method: 'score', vectorWeight: 0.5 },
+      { method: 'score', vectorWeight: 0.3 },
+    ]) {
+      report(`hybrid ${JSON.stringify(fo)}, ${dimensions}d, title=both 4:1, embed title+body`, hybridResults(vl, kwT, fo), command);
+    }
+  }
+}

@@ -45,8 +45,8 @@ export const DEFAULT_FEATURES: OfflineFeatureConfig = {
   word: 0,
   stem: 1,
   bigram: 0.5,
-  charNgrams: [],
-  charWeight: 0,
+  charNgrams: [3],
+  charWeight: 1,
   stopwordWeight: 0.1,
   sublinearTf: true,
 };
@@ -75,10 +75,14 @@ const SEED_BIGRAM = 3;
 const SEED_CHAR = 4;
 
 interface WordFeatures {
-  hashes: Uint32Array;
-  weights: Float32Array;
+  /** The word's own features (stem, word, char n-grams) already projected: dims and signed weights. */
+  dims: Uint32Array;
+  values: Float32Array;
   /** Hash of the stem used for bigrams; 0 for stopwords (skipped when pairing). */
   stemHash: number;
+  /** Occurrences in the text being embedded, valid while `generation` matches. */
+  count: number;
+  generation: number;
 }
 
 /** Order-dependent combination of two 32-bit hashes (for stem pairs), never 0 in practice. */
@@ -116,9 +120,10 @@ export class OfflineEmbedder implements Embedder {
 
   private readonly wordCache = new Map<string, WordFeatures>();
   // Per-text feature table: slot -> summed tf and per-occurrence weight.
+  // Per-text stem-pair table: slot -> tf, plus the list of slots touched.
   private readonly tf = new Float32Array(SCRATCH_SIZE);
-  private readonly weight = new Float32Array(SCRATCH_SIZE);
   private readonly touched = new Uint32Array(SCRATCH_SIZE);
+  private generation = 0;
 
   constructor(options: OfflineEmbedderOptions = {}) {
     const dimensions = options.dimensions ?? 384;
@@ -145,39 +150,51 @@ export class OfflineEmbedder implements Embedder {
     return out;
   }
 
-  /** Embeds one text synchronously. Empty or token-less text gives the zero vector. */
+  /**
+   * Embeds one text synchronously. Empty or token-less text gives the zero vector.
+   * Sublinear tf is applied per distinct word (its stem and n-grams together) and per
+   * distinct stem pair, which keeps the hot loop to one cache lookup per token.
+   */
   embedOne(text: string): Float32Array {
     const f = this.features;
     const tokens = tokenize(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
+    const generation = ++this.generation;
+    const distinct: WordFeatures[] = [];
     let nTouched = 0;
-    const add = (hash: number, w: number) => {
-      const slot = hash >>> (32 - SCRATCH_BITS);
-      // low bits of the same hash pick nothing here; dim and sign come from the slot below
-      if (this.tf[slot] === 0) this.touched[nTouched++] = slot;
-      this.tf[slot] += 1;
-      this.weight[slot] = w;
-    };
-
     let prevStem = 0;
     for (const token of tokens) {
       const wf = this.wordFeatures(token);
-      for (let i = 0; i < wf.hashes.length; i++) add(wf.hashes[i], wf.weights[i]);
+      if (wf.generation !== generation) {
+        wf.generation = generation;
+        wf.count = 0;
+        distinct.push(wf);
+      }
+      wf.count++;
       if (f.bigram > 0 && wf.stemHash !== 0) {
-        if (prevStem !== 0) add(pairHash(prevStem, wf.stemHash), f.bigram);
+        if (prevStem !== 0) {
+          const slot = pairHash(prevStem, wf.stemHash) >>> (32 - SCRATCH_BITS);
+          if (this.tf[slot] === 0) this.touched[nTouched++] = slot;
+          this.tf[slot] += 1;
+        }
         prevStem = wf.stemHash;
       }
     }
 
-    const vec = new Float32Array(this.dimensions);
     const dims = this.dimensions;
+    const vec = new Float32Array(dims);
+    const sublinear = f.sublinearTf;
+    for (const wf of distinct) {
+      const m = sublinear ? 1 + Math.log(wf.count) : wf.count;
+      const wd = wf.dims;
+      const wv = wf.values;
+      for (let i = 0; i < wd.length; i++) vec[wd[i]] += wv[i] * m;
+    }
     for (let i = 0; i < nTouched; i++) {
       const slot = this.touched[i];
       const count = this.tf[slot];
-      const value = this.weight[slot] * (f.sublinearTf ? 1 + Math.log(count) : count);
-      // slot is the top 18 bits of a mixed hash: spread it again for dim and sign
-      const mixed = Math.imul(slot ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
-      const dim = mixed % dims;
-      vec[dim] += (mixed & 0x80000000) !== 0 ? -value : value;
+      const value = f.bigram * (sublinear ? 1 + Math.log(count) : count);
+      const mixed = Math.imul(slot ^ 0x9e3779b9, 0x85ebca6b) >>> 0; // same spread as project()
+      vec[mixed % dims] += (mixed & 0x80000000) !== 0 ? -value : value;
       this.tf[slot] = 0;
     }
     let norm = 0;
@@ -187,6 +204,12 @@ export class OfflineEmbedder implements Embedder {
       for (let i = 0; i < dims; i++) vec[i] *= inv;
     }
     return vec;
+  }
+
+  /** Dimension and sign of a feature slot (top 18 bits of its hash), spread by a second mix. */
+  private project(slot: number): [number, number] {
+    const mixed = Math.imul(slot ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
+    return [mixed % this.dimensions, (mixed & 0x80000000) !== 0 ? -1 : 1];
   }
 
   private wordFeatures(token: string): WordFeatures {
@@ -219,10 +242,18 @@ export class OfflineEmbedder implements Embedder {
         weights.push(w);
       }
     }
+    // project once: merge features that land on the same dimension
+    const merged = new Map<number, number>();
+    for (let i = 0; i < hashes.length; i++) {
+      const [dim, sign] = this.project(hashes[i] >>> (32 - SCRATCH_BITS));
+      merged.set(dim, (merged.get(dim) ?? 0) + sign * weights[i]);
+    }
     const wf: WordFeatures = {
-      hashes: Uint32Array.from(hashes),
-      weights: Float32Array.from(weights),
+      dims: Uint32Array.from(merged.keys()),
+      values: Float32Array.from(merged.values()),
       stemHash: isStop ? 0 : stemHash,
+      count: 0,
+      generation: 0,
     };
     if (this.wordCache.size >= 100_000) this.wordCache.clear();
     this.wordCache.set(token, wf);

@@ -22,11 +22,11 @@ export interface FusedHit<Id = string> {
 
 /** Fusion settings. Defaults are the values measured best on the benchmark (bench/lab/RESULTS.md). */
 export interface FuseOptions {
-  /** `rrf`: weighted reciprocal rank fusion. `score`: weighted sum of min-max normalised scores. */
+  /** `rrf`: weighted reciprocal rank fusion. `score` (default, measured best): weighted sum of min-max normalised scores. */
   method?: 'rrf' | 'score';
-  /** RRF constant k in weight / (k + rank). Default 60. */
+  /** RRF constant k in weight / (k + rank). Default 60 (used only by `rrf`). */
   k?: number;
-  /** Weight of the vector side. Default 1. */
+  /** Weight of the vector side. Default 0.5 (the offline embedder is weaker than bm25). */
   vectorWeight?: number;
   /** Weight of the keyword side. Default 1. */
   keywordWeight?: number;
@@ -35,9 +35,9 @@ export interface FuseOptions {
 }
 
 export const DEFAULT_FUSE_OPTIONS: Required<Omit<FuseOptions, 'limit'>> = {
-  method: 'rrf',
+  method: 'score',
   k: 60,
-  vectorWeight: 1,
+  vectorWeight: 0.5,
   keywordWeight: 1,
 };
 
