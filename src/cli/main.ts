@@ -3,6 +3,9 @@
 
 import { Command, CommanderError } from 'commander';
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
+import { registerEval } from './commands/eval.js';
+import { registerConfig } from './commands/config.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerSearch } from './commands/search.js';
 import { registerStats } from './commands/stats.js';
@@ -34,7 +37,10 @@ Quick start:
     );
   registerIngest(program);
   registerSearch(program);
+  registerEval(program);
   registerStats(program);
+  registerConfig(program);
+  registerDoctor(program);
   return program;
 }
 

@@ -1,5 +1,5 @@
-// `ragline ingest`: walk -> load -> chunk -> embed in batches -> write, one
-// transaction per file. Unchanged files (same size and mtime, or same content
+// `ragline ingest`: walk -> load -> chunk -> embed in batches -> write, each
+// file atomically (its own savepoint inside a short transaction per group). Unchanged files (same size and mtime, or same content
 // hash) are not read again; any chunk whose text is already stored reuses its
 // vector; files that disappeared are removed at the end, after new ones were
 // written, so a rename reuses the vectors of the old name.
@@ -126,6 +126,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     const flush = async () => {
       if (pending.length === 0) return;
       const vectors = await vectorsFor(pending, writer, embedder, summary, options.signal);
+      // One transaction per group of files, each file inside it in its own
+      // savepoint: a crash loses at most the group being written, never leaves
+      // a half-written file, and costs one FTS5 segment per group instead of per file.
+      writer.inTransaction(() => {
       for (const item of pending) {
         const chunks = item.chunks.map(({ embedText, ...chunk }) => ({ ...chunk, vector: vectors.get(chunk.textHash)! }));
         writer.replaceDocument(
@@ -145,6 +149,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         summary.chunks.written += chunks.length;
         progress.chunksWritten += chunks.length;
       }
+      });
       pending = [];
       pendingChunks = 0;
     };

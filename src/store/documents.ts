@@ -79,6 +79,11 @@ export class DocumentWriter {
     };
   }
 
+  /** Runs `work` in one write transaction (documents written inside it nest as savepoints). */
+  inTransaction(work: () => void): void {
+    this.db.transaction(work).immediate();
+  }
+
   /** Replaces (or adds) one document and all its chunks, atomically. */
   replaceDocument(doc: NewDocument, chunks: NewChunk[]): void {
     const { stmts } = this;

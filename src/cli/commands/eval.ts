@@ -1,0 +1,83 @@
+// `ragline eval <tasks.jsonl>`: R@5, R@10, MRR@10, nDCG@10 per query variant,
+// per group, overall, and on the turns whose reference rewrite differs.
+
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { DocumentNames, parseTasks, runEval, type EvalVariant, type MetricsRow } from '../../eval/run.js';
+import { createEmbedder } from '../../providers/index.js';
+import { Retriever } from '../../retrieve/search.js';
+import { UserError } from '../../util/errors.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput, ProgressLine } from '../output.js';
+
+const VARIANTS = ['raw', 'reference'] as const;
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('measure retrieval over judged multi-turn conversations (R@5, R@10, MRR@10, nDCG@10)')
+    .argument('<tasks.jsonl>', 'one judged turn per line; see the README for the format')
+    .option('--variants <list>', `comma-separated query variants: ${VARIANTS.join(', ')}`, VARIANTS.join(','))
+    .option('--max-per-document <n>', 'at most n chunks of one document in the top k (0 = no limit)', '0')
+    .option('--per-task', 'include every task result in the JSON output')
+    .option('--json', 'print the report as JSON')
+    .addHelpText(
+      'after',
+      `
+Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
+  "history": [{"user": "...", "assistant": "..."}],
+  "reference_rewrite": "What about using Carthage?", "relevant": ["ibmcld_10817-7-1802"]}`,
+    )
+    .action(async (file: string, flags: { variants: string; maxPerDocument: string; perTask?: boolean; json?: boolean }, command: Command) => {
+      const output = createOutput();
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new UserError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+      }
+      const tasks = parseTasks(text, file);
+      const wanted = flags.variants.split(',').map((v) => v.trim()).filter(Boolean);
+      for (const name of wanted) {
+        if (!(VARIANTS as readonly string[]).includes(name)) throw new UserError(`Unknown variant "${name}".`, { hint: `Choose from ${VARIANTS.join(', ')}.`, exitCode: 2 });
+      }
+      const settings = settingsFor(command);
+      const db = openDb(settings);
+      const progress = new ProgressLine();
+      try {
+        const retriever = new Retriever(db, createEmbedder(settings.config));
+        const maxPerDocument = Number(flags.maxPerDocument);
+        const variants: EvalVariant[] = [];
+        if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
+        if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
+        const report = await runEval({
+          tasks,
+          names: new DocumentNames(db),
+          variants,
+          retrieve: (query) => retriever.search(query, { k: 10, maxPerDocument }),
+          onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
+        });
+        progress.clear();
+        if (flags.json) {
+          output.json({ ...report, results: flags.perTask ? report.results : undefined });
+          return;
+        }
+        const fmt = (m: MetricsRow) => `${String(m.n).padStart(4)}  ${m.recall5.toFixed(3)}  ${m.recall10.toFixed(3)}  ${m.mrr10.toFixed(3)}  ${m.ndcg10.toFixed(3)}`;
+        output.out(output.color.bold(`${'subset'.padEnd(24)} ${'variant'.padEnd(10)}    n    R@5   R@10  MRR@10 nDCG@10`));
+        const groups = Object.keys(report.variants[0]?.groups ?? {});
+        for (const subset of [...groups, 'all', 'rewrite differs']) {
+          for (const variant of report.variants) {
+            const m = subset === 'all' ? variant.overall : subset === 'rewrite differs' ? variant.rewriteDiffers : variant.groups[subset]!;
+            if (m.n === 0) continue;
+            output.out(`${subset.padEnd(24)} ${variant.name.padEnd(10)} ${fmt(m)}`);
+          }
+        }
+        if (report.missing.length > 0) {
+          output.err(`${report.missing.length} relevant document(s) named by the tasks are not in the database (they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
+        }
+      } finally {
+        progress.clear();
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,177 @@
+// `ragline eval`: retrieval quality over judged multi-turn conversations,
+// against the current database, for several query variants of each turn (the
+// raw question, the reference rewrite, ragline's own rewrite).
+
+import path from 'node:path';
+import type { Db } from '../store/db.js';
+import type { RetrievedChunk } from '../retrieve/search.js';
+import { UserError } from '../util/errors.js';
+import { meanMetrics, scoreQuery, type QueryMetrics } from './metrics.js';
+
+/** One judged turn; extra fields in the file are ignored. */
+export interface EvalTask {
+  id: string;
+  group: string;
+  question: string;
+  /** Earlier turns, oldest first. */
+  history: { user: string; assistant: string }[];
+  reference_rewrite?: string | null;
+  /** Relevant documents: paths relative to the ingested folder, or file names without extension. */
+  relevant: string[];
+}
+
+export function parseTasks(text: string, file: string): EvalTask[] {
+  const tasks: EvalTask[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let raw: Record<string, unknown>;
+    try {
+      raw = JSON.parse(line) as Record<string, unknown>;
+    } catch (err) {
+      throw new UserError(`${file}:${i + 1} is not valid JSON: ${(err as Error).message}`, { exitCode: 2 });
+    }
+    const where = `${file}:${i + 1}`;
+    if (typeof raw.question !== 'string' || !raw.question.trim()) throw new UserError(`${where} has no "question".`, { exitCode: 2 });
+    if (!Array.isArray(raw.relevant) || raw.relevant.some((r) => typeof r !== 'string')) {
+      throw new UserError(`${where} needs "relevant": a list of document names.`, { exitCode: 2 });
+    }
+    const history = Array.isArray(raw.history) ? raw.history : [];
+    tasks.push({
+      id: typeof raw.id === 'string' ? raw.id : `line-${i + 1}`,
+      group: typeof raw.group === 'string' ? raw.group : 'all',
+      question: raw.question,
+      history: history.map((h) => ({ user: String((h as Record<string, unknown>).user ?? ''), assistant: String((h as Record<string, unknown>).assistant ?? '') })),
+      reference_rewrite: typeof raw.reference_rewrite === 'string' ? raw.reference_rewrite : null,
+      relevant: raw.relevant as string[],
+    });
+  });
+  if (tasks.length === 0) throw new UserError(`${file} holds no tasks.`, { hint: 'One JSON object per line; see the README for the format.', exitCode: 2 });
+  return tasks;
+}
+
+/** Maps the names used in `relevant` to stored document paths. */
+export class DocumentNames {
+  private readonly byName = new Map<string, string>();
+  constructor(db: Db) {
+    for (const { path: p } of db.prepare('SELECT path FROM documents').all() as { path: string }[]) {
+      this.byName.set(p, p);
+      const base = path.posix.basename(p);
+      const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
+      if (!this.byName.has(stem)) this.byName.set(stem, p);
+    }
+  }
+  resolve(name: string): string | undefined {
+    return this.byName.get(name);
+  }
+}
+
+export type QueryFor = (task: EvalTask) => Promise<string | null>;
+
+export interface EvalVariant {
+  name: string;
+  /** The query this variant sends for a task, or null when it has none (e.g. no reference rewrite). */
+  query: QueryFor;
+}
+
+export interface MetricsRow extends QueryMetrics {
+  n: number;
+}
+
+export interface VariantReport {
+  name: string;
+  overall: MetricsRow;
+  groups: Record<string, MetricsRow>;
+  /** Turns whose reference rewrite differs from the question (after whitespace and case normalisation). */
+  rewriteDiffers: MetricsRow;
+}
+
+export interface TaskResult {
+  id: string;
+  group: string;
+  variant: string;
+  query: string;
+  /** Document paths at the rank of their best chunk (null where a chunk repeats a document). */
+  ranked: (string | null)[];
+  metrics: QueryMetrics;
+}
+
+export interface EvalReport {
+  tasks: number;
+  variants: VariantReport[];
+  /** Relevant documents named by a task but not in the database. */
+  missing: { task: string; document: string }[];
+  results: TaskResult[];
+}
+
+export function normalise(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+export interface EvalOptions {
+  tasks: EvalTask[];
+  names: DocumentNames;
+  variants: EvalVariant[];
+  /** Retrieves the top chunks for a query (10 are scored). */
+  retrieve: (query: string) => Promise<RetrievedChunk[]>;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const { tasks, names, variants } = options;
+  const missing: EvalReport['missing'] = [];
+  const relevantPaths = new Map<string, string[]>();
+  for (const task of tasks) {
+    const paths: string[] = [];
+    for (const name of task.relevant) {
+      const resolved = names.resolve(name);
+      if (resolved) paths.push(resolved);
+      else {
+        missing.push({ task: task.id, document: name });
+        paths.push(`missing:${name}`); // still counts in the denominator: it cannot be found
+      }
+    }
+    relevantPaths.set(task.id, paths);
+  }
+
+  const results: TaskResult[] = [];
+  const total = tasks.length * variants.length;
+  let done = 0;
+  for (const variant of variants) {
+    for (const task of tasks) {
+      const query = await variant.query(task);
+      done++;
+      options.onProgress?.(done, total);
+      if (query === null) continue;
+      const chunks = await options.retrieve(query);
+      const ranked = documentRanks(chunks.slice(0, 10));
+      results.push({
+        id: task.id,
+        group: task.group,
+        variant: variant.name,
+        query,
+        ranked,
+        metrics: scoreQuery(ranked.map((p) => p ?? ''), relevantPaths.get(task.id)!),
+      });
+    }
+  }
+
+  const differs = new Set(tasks.filter((t) => t.reference_rewrite && normalise(t.reference_rewrite) !== normalise(t.question)).map((t) => t.id));
+  const row = (items: TaskResult[]): MetricsRow => ({ n: items.length, ...meanMetrics(items.map((r) => r.metrics)) });
+  const reports = variants.map((variant) => {
+    const mine = results.filter((r) => r.variant === variant.name);
+    const groups: Record<string, MetricsRow> = {};
+    for (const group of [...new Set(tasks.map((t) => t.group))].sort()) groups[group] = row(mine.filter((r) => r.group === group));
+    return { name: variant.name, overall: row(mine), groups, rewriteDiffers: row(mine.filter((r) => differs.has(r.id))) };
+  });
+  return { tasks: tasks.length, variants: reports, missing, results };
+}
+
+/** A document counts as found at the rank of its best chunk; later chunks of it count as nothing. */
+export function documentRanks(chunks: { documentPath: string }[]): (string | null)[] {
+  const seen = new Set<string>();
+  return chunks.map((chunk) => {
+    if (seen.has(chunk.documentPath)) return null;
+    seen.add(chunk.documentPath);
+    return chunk.documentPath;
+  });
+}
