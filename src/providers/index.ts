@@ -13,7 +13,19 @@ function settings(config: Config, model: string, timeoutMs = config.request.time
     model,
     timeoutMs,
     maxRetries: config.request.maxRetries,
+    retry: retryTuning(),
   };
+}
+
+/**
+ * RAGLINE_RETRY_BASE_MS: the first backoff ceiling (default 500 ms, doubling per retry).
+ * A test seam so CLI tests of retries run in milliseconds; deliberately not a documented
+ * setting. Invalid values are ignored.
+ */
+function retryTuning(env: NodeJS.ProcessEnv = process.env): OpenAISettings['retry'] {
+  const raw = env.RAGLINE_RETRY_BASE_MS?.trim();
+  const baseDelayMs = raw ? Number(raw) : NaN;
+  return Number.isInteger(baseDelayMs) && baseDelayMs >= 0 ? { baseDelayMs } : undefined;
 }
 
 export function createEmbedder(config: Config): Embedder {
