@@ -103,12 +103,17 @@ export function parseDuration(raw: string): number | undefined {
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = blankToUndefined(env.XDG_DATA_HOME);
-  return path.join(xdg ?? path.join(os.homedir(), '.local', 'share'), 'ragline');
+  return path.join(xdg ?? path.join(homeDir(env), '.local', 'share'), 'ragline');
 }
 
 export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = blankToUndefined(env.XDG_CONFIG_HOME);
-  return path.join(xdg ?? path.join(os.homedir(), '.config'), 'ragline', 'config.json');
+  return path.join(xdg ?? path.join(homeDir(env), '.config'), 'ragline', 'config.json');
+}
+
+/** HOME from the env being resolved (not this process's), so an explicit env object is honoured. */
+function homeDir(env: NodeJS.ProcessEnv): string {
+  return blankToUndefined(env.HOME) ?? os.homedir();
 }
 
 const SETTINGS: Setting[] = [
