@@ -113,6 +113,18 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    name: 'turns: how far the running summary reaches, and the error a rewrite recovered from',
+    up(db) {
+      db.exec(`
+        -- Ordinal of the last turn the running summary covers, so it is recomputed
+        -- only when more turns fall out of the history budget.
+        ALTER TABLE turns ADD COLUMN summary_through INTEGER;
+        -- The error behind a 'fallback' rewrite decision (the turn itself went on).
+        ALTER TABLE turns ADD COLUMN rewrite_error TEXT;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

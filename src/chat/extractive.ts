@@ -1,0 +1,146 @@
+// The offline answer: no language model, so quote. The retrieved chunks are cut
+// into sentences (list items and code lines count as sentences), each scored by
+// how many of the standalone query's content terms it contains, compared as Porter
+// stems with the same tokenizer and stopword list the keyword index uses. The best
+// few are returned, each followed by the [n] of its chunk.
+//
+// Coverage threshold: quoting the "best" sentences of passages that merely share
+// a word with the question is noise. So the documents count as covering the
+// question only when some retrieved chunk (its text, heading and title) contains
+// at least MIN_CHUNK_COVERAGE (half) of the query's distinct content terms, and a
+// sentence of it contains at least one. A two-term question therefore needs one
+// term in a chunk, a four-term question two; "What is the capital of France?"
+// against product docs has none and gets NOT_COVERED instead of quotes.
+
+import type { RetrievedChunk } from '../retrieve/search.js';
+import { isStopword, stem, tokenize } from '../text/index.js';
+
+export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
+export const NOT_COVERED = "The documents don't seem to cover this.";
+/** Share of the query's content terms the best chunk must contain. */
+export const MIN_CHUNK_COVERAGE = 0.5;
+/** Sentences quoted at most. */
+export const MAX_SENTENCES = 3;
+const MAX_SENTENCE_CHARS = 400;
+const MIN_SENTENCE_TOKENS = 3;
+
+export interface ExtractedSentence {
+  text: string;
+  /** Number of the chunk it was taken from (1-based position in the retrieved list). */
+  n: number;
+  /** Query terms matched / query terms, plus small bonuses for chunk coverage and rank. */
+  score: number;
+}
+
+export interface ExtractiveAnswer {
+  /** The text to show and store. */
+  text: string;
+  /** False when the coverage threshold was not met (text is the not-covered message). */
+  covered: boolean;
+  sentences: ExtractedSentence[];
+  /** Distinct content-term stems of the query. */
+  queryTerms: string[];
+  /** Best share of query terms found in one chunk. */
+  bestCoverage: number;
+}
+
+/** Distinct stems of the non-stopword tokens of `text`. */
+export function contentTerms(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const token of tokenize(text)) {
+    if (isStopword(token)) continue;
+    terms.add(stem(token));
+  }
+  return terms;
+}
+
+export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[]): ExtractiveAnswer {
+  const queryTerms = [...contentTerms(query)];
+  const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
+    text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
+    covered: false,
+    sentences: [],
+    queryTerms,
+    bestCoverage,
+  });
+  if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
+
+  const candidates: ExtractedSentence[] = [];
+  let bestCoverage = 0;
+  chunks.forEach((chunk, index) => {
+    const n = index + 1;
+    const chunkTerms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
+    const coverage = queryTerms.filter((term) => chunkTerms.has(term)).length / queryTerms.length;
+    bestCoverage = Math.max(bestCoverage, coverage);
+    if (coverage < MIN_CHUNK_COVERAGE) return;
+    for (const sentence of splitSentences(chunk.text)) {
+      const terms = contentTerms(sentence);
+      const matched = queryTerms.filter((term) => terms.has(term)).length;
+      if (matched === 0) continue;
+      candidates.push({ text: sentence, n, score: matched / queryTerms.length + 0.15 * coverage + 0.05 / n });
+    }
+  });
+  if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
+
+  candidates.sort((a, b) => b.score - a.score || a.n - b.n);
+  const best = candidates[0]!.score;
+  const chosen: ExtractedSentence[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    if (chosen.length >= MAX_SENTENCES || candidate.score < best * 0.5) break;
+    const key = candidate.text.toLowerCase();
+    if (seen.has(key)) continue; // overlapping chunks repeat sentences
+    seen.add(key);
+    chosen.push(candidate);
+  }
+  const lines = chosen.map((sentence) => `- ${sentence.text} [${sentence.n}]`);
+  return { text: `${EXTRACTIVE_LABEL}\n${lines.join('\n')}`, covered: true, sentences: chosen, queryTerms, bestCoverage };
+}
+
+/**
+ * Sentences of a chunk's text: paragraphs split at sentence ends; list items, table
+ * rows and code lines on their own; headings, fences and fragments of fewer than
+ * three words dropped.
+ */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  let inFence = false;
+  const flush = () => {
+    if (paragraph.length === 0) return;
+    const joined = paragraph.join(' ');
+    paragraph = [];
+    for (const sentence of joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/)) add(sentence);
+  };
+  const add = (raw: string) => {
+    let sentence = raw.replace(/\s+/g, ' ').trim();
+    if (tokenize(sentence).length < MIN_SENTENCE_TOKENS) return;
+    if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
+    out.push(sentence);
+  };
+  for (const rawLine of text.split(/\r?\n/)) {
+    const line = rawLine.trim();
+    if (/^(```|~~~)/.test(line)) {
+      flush();
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) {
+      add(line);
+      continue;
+    }
+    if (line === '' || /^#{1,6}\s/.test(line) || /^[-=*_|:\s]{3,}$/.test(line)) {
+      flush();
+      continue;
+    }
+    const item = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (item || line.startsWith('|')) {
+      flush();
+      add((item ? item[1]! : line.replace(/\|/g, ' ')).trim());
+      continue;
+    }
+    paragraph.push(line.replace(/^>\s?/, ''));
+  }
+  flush();
+  return out;
+}

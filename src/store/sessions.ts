@@ -1,0 +1,539 @@
+// Chat sessions and their turns: the replayable trail. A turn's question is
+// written first, as a `pending` row in its own small transaction, so it survives
+// even a SIGKILL mid-answer; everything else the turn produced (standalone query,
+// rewrite decision, retrieved chunks with their score parts, prompt, answer,
+// models, timings, usage, topics and summary) is written in ONE transaction when
+// it ends. Sessions can be renamed, removed (with every row that hangs off them)
+// and forked at a turn. This module imports nothing from the rest of the app:
+// the shapes it stores are declared here, structurally compatible with the
+// retrieve/rewrite/providers types.
+
+import { randomBytes } from 'node:crypto';
+import type { Db } from './db.js';
+import { UserError } from '../util/errors.js';
+
+export type TurnStatus = 'pending' | 'answered' | 'interrupted' | 'failed';
+export type FinishedStatus = Exclude<TurnStatus, 'pending'>;
+export type AnswerKind = 'llm' | 'extractive' | 'small_talk';
+
+export interface SessionInfo {
+  /** Short random id, e.g. `s-7f3a2c`. */
+  id: string;
+  name: string | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  /** ISO 8601 UTC; moves when a turn starts or ends. */
+  updatedAt: string;
+  /** Set on a fork: the session it was copied from (null once that one is removed). */
+  parentSessionId: string | null;
+  /** Set on a fork: the last turn ordinal copied from the parent. */
+  parentTurn: number | null;
+}
+
+export interface SessionListing extends SessionInfo {
+  turns: number;
+  /** Last turn's creation time, or the session's own when it has no turns. */
+  lastActive: string;
+  firstQuestion: string | null;
+}
+
+/** A chat message as stored in prompt_json (same shape as providers' ChatMessage). */
+export interface StoredMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface StoredUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** A tracked conversation topic (same shape as rewrite's Topic). */
+export interface StoredTopic {
+  term: string;
+  weight: number;
+  lastTurn: number;
+}
+
+/** A retrieved chunk as copied into turn_chunks (RetrievedChunk satisfies it). */
+export interface TurnChunkInput {
+  chunkId: number;
+  documentPath: string;
+  heading: string;
+  startLine: number;
+  endLine: number;
+  locator: 'line' | 'page';
+  textHash: string;
+  rank: number;
+  score: number;
+  vectorRank?: number;
+  vectorDistance?: number;
+  keywordRank?: number;
+  bm25?: number;
+}
+
+export interface StoredTurnChunk extends TurnChunkInput {
+  turnId: number;
+}
+
+export interface TurnModels {
+  rewrite?: string;
+  chat?: string;
+  embed?: string;
+}
+
+/** Milliseconds per stage. */
+export interface TurnTimings {
+  historyMs: number;
+  /** Part of historyMs spent (re)computing the running summary. */
+  summaryMs: number;
+  rewriteMs: number;
+  /** Embedding the standalone query and searching. */
+  retrieveMs: number;
+  answerMs: number;
+  /** Writing the pending row and the finished turn. */
+  persistMs: number;
+  totalMs: number;
+}
+
+export interface TurnUsage {
+  rewrite?: StoredUsage;
+  answer?: StoredUsage;
+  /** Tokens spent summarising turns that fell out of the history budget. */
+  summary?: StoredUsage;
+}
+
+/** Everything a finished turn records. */
+export interface FinishTurnInput {
+  status: FinishedStatus;
+  error?: string;
+  standaloneQuery?: string;
+  rewriteDecision?: string;
+  rewriteReason?: string;
+  /** Error the rewriter recovered from (decision `fallback`). */
+  rewriteError?: string;
+  rewritePrompt?: StoredMessage[];
+  /** Ranked chunks as retrieved; copied, not referenced. */
+  chunks: TurnChunkInput[];
+  /** The messages sent for the answer. */
+  prompt?: StoredMessage[];
+  answer?: string;
+  answerKind?: AnswerKind;
+  models: TurnModels;
+  /** k, rewrite policy, scope... at the time. */
+  settings?: Record<string, unknown>;
+  timings: TurnTimings;
+  usage: TurnUsage;
+  /** Tracked topics after this turn. */
+  topics: StoredTopic[];
+  /** Running summary of the turns that fell out of the history budget, as of this turn. */
+  summary?: string;
+  /** Ordinal of the last turn the summary covers (0 or undefined: no summary). */
+  summaryThrough?: number;
+}
+
+export interface StoredTurn {
+  id: number;
+  sessionId: string;
+  ordinal: number;
+  createdAt: string;
+  finishedAt: string | null;
+  status: TurnStatus;
+  error: string | null;
+  question: string;
+  standaloneQuery: string | null;
+  rewriteDecision: string | null;
+  rewriteReason: string | null;
+  rewriteError: string | null;
+  answer: string | null;
+  answerKind: AnswerKind | null;
+  models: TurnModels;
+  prompt: StoredMessage[] | null;
+  rewritePrompt: StoredMessage[] | null;
+  settings: Record<string, unknown> | null;
+  timings: TurnTimings | null;
+  usage: TurnUsage | null;
+  topics: StoredTopic[] | null;
+  summary: string | null;
+  summaryThrough: number | null;
+}
+
+export interface StartedTurn {
+  id: number;
+  ordinal: number;
+  createdAt: string;
+}
+
+const ID_PATTERN = /^s-[0-9a-f]{6}$/;
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+function newSessionId(db: Db): string {
+  const exists = db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const id = `s-${randomBytes(3).toString('hex')}`;
+    if (exists.get(id) === undefined) return id;
+  }
+  // 16M ids: reaching this means something else is wrong; a longer id still works.
+  return `s-${randomBytes(6).toString('hex')}`;
+}
+
+function checkName(db: Db, name: string, exceptId?: string): string {
+  const trimmed = name.trim();
+  if (trimmed === '') throw new UserError('A session name cannot be empty.', { exitCode: 2 });
+  if (trimmed === 'last' || ID_PATTERN.test(trimmed)) {
+    throw new UserError(`"${trimmed}" cannot be a session name: it reads as a session reference.`, {
+      hint: 'Choose another name, e.g. "billing-questions".',
+      exitCode: 2,
+    });
+  }
+  const holder = db.prepare('SELECT id FROM sessions WHERE name = ?').pluck().get(trimmed) as string | undefined;
+  if (holder !== undefined && holder !== exceptId) {
+    throw new UserError(`A session named "${trimmed}" already exists (${holder}).`, {
+      hint: 'Choose another name, or continue that session with --session ' + JSON.stringify(trimmed) + '.',
+      exitCode: 2,
+    });
+  }
+  return trimmed;
+}
+
+const SESSION_COLUMNS = `id, name, created_at AS createdAt, updated_at AS updatedAt,
+  parent_session_id AS parentSessionId, parent_turn AS parentTurn`;
+
+export function createSession(db: Db, options: { name?: string } = {}): SessionInfo {
+  return db
+    .transaction(() => {
+      const name = options.name === undefined ? null : checkName(db, options.name);
+      const id = newSessionId(db);
+      const at = now();
+      db.prepare('INSERT INTO sessions (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, name, at, at);
+      return { id, name, createdAt: at, updatedAt: at, parentSessionId: null, parentTurn: null };
+    })
+    .immediate();
+}
+
+export function getSession(db: Db, id: string): SessionInfo | undefined {
+  return db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionInfo | undefined;
+}
+
+/** Finds a session by id, by name, or `last` (the most recently active). */
+export function findSession(db: Db, ref: string): SessionInfo | undefined {
+  const wanted = ref.trim();
+  if (wanted === 'last') {
+    return db
+      .prepare(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1`)
+      .get() as SessionInfo | undefined;
+  }
+  return (
+    getSession(db, wanted) ??
+    (db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE name = ?`).get(wanted) as SessionInfo | undefined)
+  );
+}
+
+/** Like findSession, but a missing session is a UserError naming what was asked for. */
+export function requireSession(db: Db, ref: string): SessionInfo {
+  const session = findSession(db, ref);
+  if (!session) {
+    throw new UserError(
+      ref.trim() === 'last' ? 'There are no chat sessions yet.' : `No session with the id or name "${ref.trim()}".`,
+      { hint: 'List sessions with `ragline sessions`, or start one with `ragline chat --new`.', exitCode: 2 },
+    );
+  }
+  return session;
+}
+
+/** Every session, most recently active first. */
+export function listSessions(db: Db): SessionListing[] {
+  return db
+    .prepare(
+      `SELECT s.id, s.name, s.created_at AS createdAt, s.updated_at AS updatedAt,
+              s.parent_session_id AS parentSessionId, s.parent_turn AS parentTurn,
+              (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns,
+              coalesce((SELECT max(coalesce(t.finished_at, t.created_at)) FROM turns t WHERE t.session_id = s.id), s.updated_at) AS lastActive,
+              (SELECT t.question FROM turns t WHERE t.session_id = s.id ORDER BY t.ordinal LIMIT 1) AS firstQuestion
+       FROM sessions s
+       ORDER BY lastActive DESC, s.rowid DESC`,
+    )
+    .all() as SessionListing[];
+}
+
+/** Renames (or with null, unnames) a session. */
+export function renameSession(db: Db, id: string, name: string | null): SessionInfo {
+  return db
+    .transaction(() => {
+      const session = getSession(db, id);
+      if (!session) throw new UserError(`No session with the id "${id}".`, { exitCode: 2 });
+      const checked = name === null ? null : checkName(db, name, id);
+      db.prepare('UPDATE sessions SET name = ? WHERE id = ?').run(checked, id);
+      return { ...session, name: checked };
+    })
+    .immediate();
+}
+
+/** Removes a session with its turns and their chunks. Forks of it keep their copies. Returns false when it did not exist. */
+export function removeSession(db: Db, id: string): boolean {
+  return db
+    .transaction(() => {
+      // Explicit deletes rather than relying on ON DELETE CASCADE, so no orphan row
+      // is left even on a connection opened without foreign_keys.
+      db.prepare('DELETE FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)').run(id);
+      db.prepare('DELETE FROM turns WHERE session_id = ?').run(id);
+      db.prepare('UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?').run(id);
+      return db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
+    })
+    .immediate();
+}
+
+/**
+ * Writes the question as a `pending` turn, in its own transaction, before anything
+ * else happens: whatever follows, the question is kept.
+ */
+export function startTurn(db: Db, sessionId: string, question: string): StartedTurn {
+  return db
+    .transaction(() => {
+      if (!getSession(db, sessionId)) throw new UserError(`No session with the id "${sessionId}".`, { exitCode: 2 });
+      const ordinal =
+        ((db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(sessionId) as number | null) ?? 0) + 1;
+      const createdAt = now();
+      const id = Number(
+        db
+          .prepare(
+            `INSERT INTO turns (session_id, ordinal, created_at, status, question) VALUES (?, ?, ?, 'pending', ?)`,
+          )
+          .run(sessionId, ordinal, createdAt, question).lastInsertRowid,
+      );
+      db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(createdAt, sessionId);
+      return { id, ordinal, createdAt };
+    })
+    .immediate();
+}
+
+/**
+ * Records how a turn ended, with its whole trail, in one transaction. `persistMs`
+ * and `totalMs` in the stored (and returned) timings are extended by the time this
+ * call spends before its final write, so the row and the caller agree.
+ */
+export function finishTurn(db: Db, turnId: number, input: FinishTurnInput): TurnTimings {
+  const started = performance.now();
+  return db
+    .transaction(() => {
+      const row = db.prepare('SELECT session_id AS sessionId FROM turns WHERE id = ?').get(turnId) as
+        | { sessionId: string }
+        | undefined;
+      if (!row) throw new Error(`turn ${turnId} does not exist`);
+      db.prepare('DELETE FROM turn_chunks WHERE turn_id = ?').run(turnId);
+      const insertChunk = db.prepare(`
+        INSERT INTO turn_chunks (turn_id, rank, chunk_id, document_path, start_line, end_line, locator, heading,
+                                 text_hash, score, vector_rank, vector_distance, keyword_rank, bm25)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      for (const chunk of input.chunks) {
+        insertChunk.run(
+          turnId,
+          chunk.rank,
+          chunk.chunkId,
+          chunk.documentPath,
+          chunk.startLine,
+          chunk.endLine,
+          chunk.locator,
+          chunk.heading,
+          chunk.textHash,
+          chunk.score,
+          chunk.vectorRank ?? null,
+          chunk.vectorDistance ?? null,
+          chunk.keywordRank ?? null,
+          chunk.bm25 ?? null,
+        );
+      }
+      const finishedAt = now();
+      const spent = performance.now() - started;
+      const timings: TurnTimings = {
+        ...input.timings,
+        persistMs: input.timings.persistMs + spent,
+        totalMs: input.timings.totalMs + spent,
+      };
+      db.prepare(
+        `UPDATE turns SET finished_at = @finishedAt, status = @status, error = @error,
+           standalone_query = @standaloneQuery, rewrite_decision = @rewriteDecision, rewrite_reason = @rewriteReason,
+           rewrite_error = @rewriteError, answer = @answer, answer_kind = @answerKind,
+           rewrite_model = @rewriteModel, chat_model = @chatModel, embed_model = @embedModel,
+           prompt_json = @prompt, rewrite_prompt_json = @rewritePrompt, settings_json = @settings,
+           timings_json = @timings, usage_json = @usage, topics_json = @topics,
+           summary = @summary, summary_through = @summaryThrough
+         WHERE id = @id`,
+      ).run({
+        id: turnId,
+        finishedAt,
+        status: input.status,
+        error: input.error ?? null,
+        standaloneQuery: input.standaloneQuery ?? null,
+        rewriteDecision: input.rewriteDecision ?? null,
+        rewriteReason: input.rewriteReason ?? null,
+        rewriteError: input.rewriteError ?? null,
+        answer: input.answer ?? null,
+        answerKind: input.answerKind ?? null,
+        rewriteModel: input.models.rewrite ?? null,
+        chatModel: input.models.chat ?? null,
+        embedModel: input.models.embed ?? null,
+        prompt: input.prompt ? JSON.stringify(input.prompt) : null,
+        rewritePrompt: input.rewritePrompt ? JSON.stringify(input.rewritePrompt) : null,
+        settings: input.settings ? JSON.stringify(input.settings) : null,
+        timings: JSON.stringify(timings),
+        usage: JSON.stringify(input.usage),
+        topics: JSON.stringify(input.topics),
+        summary: input.summary ?? null,
+        summaryThrough: input.summaryThrough ?? null,
+      });
+      db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(finishedAt, row.sessionId);
+      return timings;
+    })
+    .immediate();
+}
+
+interface TurnRow {
+  id: number;
+  session_id: string;
+  ordinal: number;
+  created_at: string;
+  finished_at: string | null;
+  status: TurnStatus;
+  error: string | null;
+  question: string;
+  standalone_query: string | null;
+  rewrite_decision: string | null;
+  rewrite_reason: string | null;
+  rewrite_error: string | null;
+  answer: string | null;
+  answer_kind: AnswerKind | null;
+  rewrite_model: string | null;
+  chat_model: string | null;
+  embed_model: string | null;
+  prompt_json: string | null;
+  rewrite_prompt_json: string | null;
+  settings_json: string | null;
+  timings_json: string | null;
+  usage_json: string | null;
+  topics_json: string | null;
+  summary: string | null;
+  summary_through: number | null;
+}
+
+function parse<T>(json: string | null): T | null {
+  if (json === null) return null;
+  try {
+    return JSON.parse(json) as T;
+  } catch {
+    return null;
+  }
+}
+
+function toTurn(row: TurnRow): StoredTurn {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    ordinal: row.ordinal,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    status: row.status,
+    error: row.error,
+    question: row.question,
+    standaloneQuery: row.standalone_query,
+    rewriteDecision: row.rewrite_decision,
+    rewriteReason: row.rewrite_reason,
+    rewriteError: row.rewrite_error,
+    answer: row.answer,
+    answerKind: row.answer_kind,
+    models: {
+      ...(row.rewrite_model === null ? {} : { rewrite: row.rewrite_model }),
+      ...(row.chat_model === null ? {} : { chat: row.chat_model }),
+      ...(row.embed_model === null ? {} : { embed: row.embed_model }),
+    },
+    prompt: parse<StoredMessage[]>(row.prompt_json),
+    rewritePrompt: parse<StoredMessage[]>(row.rewrite_prompt_json),
+    settings: parse<Record<string, unknown>>(row.settings_json),
+    timings: parse<TurnTimings>(row.timings_json),
+    usage: parse<TurnUsage>(row.usage_json),
+    topics: parse<StoredTopic[]>(row.topics_json),
+    summary: row.summary,
+    summaryThrough: row.summary_through,
+  };
+}
+
+/** A session's turns, oldest first (every status, pending included). */
+export function loadTurns(db: Db, sessionId: string): StoredTurn[] {
+  const rows = db.prepare('SELECT * FROM turns WHERE session_id = ? ORDER BY ordinal').all(sessionId) as TurnRow[];
+  return rows.map(toTurn);
+}
+
+export function getTurn(db: Db, turnId: number): StoredTurn | undefined {
+  const row = db.prepare('SELECT * FROM turns WHERE id = ?').get(turnId) as TurnRow | undefined;
+  return row ? toTurn(row) : undefined;
+}
+
+/** The chunks a turn retrieved, by rank. */
+export function loadTurnChunks(db: Db, turnId: number): StoredTurnChunk[] {
+  const rows = db
+    .prepare(
+      `SELECT turn_id AS turnId, rank, chunk_id AS chunkId, document_path AS documentPath, start_line AS startLine,
+              end_line AS endLine, locator, heading, text_hash AS textHash, score, vector_rank AS vectorRank,
+              vector_distance AS vectorDistance, keyword_rank AS keywordRank, bm25
+       FROM turn_chunks WHERE turn_id = ? ORDER BY rank`,
+    )
+    .all(turnId) as Record<string, unknown>[];
+  // Absent score parts come back as null; drop them so the shape matches what was stored.
+  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null))) as unknown as StoredTurnChunk[];
+}
+
+/**
+ * A new session holding copies of turns 1..`atTurn` of `sourceId` (with their
+ * turn_chunks, topics and summary as they stood), remembering where it came from.
+ * The original is untouched.
+ */
+export function forkSession(db: Db, sourceId: string, atTurn: number, name?: string): SessionInfo {
+  return db
+    .transaction(() => {
+      const source = getSession(db, sourceId);
+      if (!source) throw new UserError(`No session with the id "${sourceId}".`, { exitCode: 2 });
+      const last = (db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(sourceId) as number | null) ?? 0;
+      if (!Number.isInteger(atTurn) || atTurn < 1 || atTurn > last) {
+        throw new UserError(
+          last === 0
+            ? `Session ${sourceId} has no turns to fork from.`
+            : `Session ${sourceId} has turns 1 to ${last}; cannot fork at turn ${atTurn}.`,
+          { exitCode: 2 },
+        );
+      }
+      const checkedName = name === undefined ? null : checkName(db, name);
+      const id = newSessionId(db);
+      const at = now();
+      db.prepare(
+        'INSERT INTO sessions (id, name, created_at, updated_at, parent_session_id, parent_turn) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(id, checkedName, at, at, sourceId, atTurn);
+
+      const columns = columnsOf(db, 'turns', ['id', 'session_id']).join(', ');
+      const chunkColumns = columnsOf(db, 'turn_chunks', ['turn_id']).join(', ');
+      const copyTurn = db.prepare(
+        `INSERT INTO turns (session_id, ${columns}) SELECT ?, ${columns} FROM turns WHERE id = ?`,
+      );
+      const copyChunks = db.prepare(
+        `INSERT INTO turn_chunks (turn_id, ${chunkColumns}) SELECT ?, ${chunkColumns} FROM turn_chunks WHERE turn_id = ?`,
+      );
+      const sourceTurns = db
+        .prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal <= ? ORDER BY ordinal')
+        .pluck()
+        .all(sourceId, atTurn) as number[];
+      for (const sourceTurnId of sourceTurns) {
+        const newTurnId = Number(copyTurn.run(id, sourceTurnId).lastInsertRowid);
+        copyChunks.run(newTurnId, sourceTurnId);
+      }
+      return { id, name: checkedName, createdAt: at, updatedAt: at, parentSessionId: sourceId, parentTurn: atTurn };
+    })
+    .immediate();
+}
+
+/** A table's columns minus `except`: read from the schema so columns added by later migrations are copied too. */
+function columnsOf(db: Db, table: string, except: string[]): string[] {
+  const names = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+  return names.filter((name) => !except.includes(name));
+}
