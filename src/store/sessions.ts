@@ -223,7 +223,12 @@ export function findSession(db: Db, ref: string): SessionInfo | undefined {
   const wanted = ref.trim();
   if (wanted === 'last') {
     return db
-      .prepare(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1`)
+      .prepare(
+        // Timestamps have millisecond resolution: break ties by the newest turn, then the newest session.
+        `SELECT ${SESSION_COLUMNS} FROM sessions s
+         ORDER BY updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, rowid DESC
+         LIMIT 1`,
+      )
       .get() as SessionInfo | undefined;
   }
   return (
@@ -254,7 +259,7 @@ export function listSessions(db: Db): SessionListing[] {
               coalesce((SELECT max(coalesce(t.finished_at, t.created_at)) FROM turns t WHERE t.session_id = s.id), s.updated_at) AS lastActive,
               (SELECT t.question FROM turns t WHERE t.session_id = s.id ORDER BY t.ordinal LIMIT 1) AS firstQuestion
        FROM sessions s
-       ORDER BY lastActive DESC, s.rowid DESC`,
+       ORDER BY lastActive DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC`,
     )
     .all() as SessionListing[];
 }
