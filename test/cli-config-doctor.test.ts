@@ -1,0 +1,287 @@
+// `ragline config show|path` and `ragline doctor` through the built CLI as a child
+// process (build first: npx tsc -p .), with isolated HOME/XDG folders and a real
+// OpenAI-compatible server on 127.0.0.1.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/store/db.js';
+import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
+
+const ENV_KEY = 'sk-env-SECRET-7f3a9c1e5b2d4086';
+const FILE_KEY = 'sk-file-SECRET-0d8e6b4a2c1f9735';
+
+let home: string;
+let docs: string;
+
+beforeAll(() => {
+  if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+  docs = tempDir('ragline-docs-');
+  fs.writeFileSync(path.join(docs, 'keys.md'), '# API keys\n\nRotate an API key from the dashboard under Settings > Keys.\n');
+  fs.writeFileSync(path.join(docs, 'webhooks.md'), '# Webhooks\n\nEvery webhook carries a signature header, X-Orbitly-Signature.\n');
+});
+
+afterAll(() => fs.rmSync(docs, { recursive: true, force: true }));
+
+beforeEach(() => {
+  home = tempDir();
+});
+
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+const configFile = () => path.join(home, 'config', 'ragline', 'config.json');
+const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+
+function writeConfig(value: unknown): void {
+  fs.mkdirSync(path.dirname(configFile()), { recursive: true });
+  fs.writeFileSync(configFile(), JSON.stringify(value));
+}
+
+function run(args: string[], extra: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return runCli(args, { env: isolatedEnv(home, extra) });
+}
+
+function expectNoSecret(result: CliResult, secret: string): void {
+  expect(result.stdout).not.toContain(secret);
+  expect(result.stderr).not.toContain(secret);
+}
+
+interface DoctorCheck {
+  id: string;
+  status: 'ok' | 'warn' | 'fail';
+  message: string;
+  fix?: string;
+}
+
+function check(report: { checks: DoctorCheck[] }, id: string): DoctorCheck {
+  const found = report.checks.find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`no check "${id}" in ${JSON.stringify(report.checks.map((c) => c.id))}`);
+  return found;
+}
+
+describe('ragline config show', () => {
+  it('reports each value with its source: flag, env, file, default', async () => {
+    writeConfig({ retrieval: { k: 8 }, models: { embedding: 'nomic-embed-text' } });
+    const result = await run(['--chat-model', 'from-flag', 'config', 'show', '--json'], { RAGLINE_REWRITE: 'never' });
+    expect(result.code).toBe(0);
+    const shown = JSON.parse(result.stdout);
+    expect(shown.configFile).toBe(configFile());
+    expect(shown.configFileRead).toBe(true);
+    expect(shown.settings['models.chat']).toEqual({ value: 'from-flag', source: 'flag' });
+    expect(shown.settings['rewrite.policy']).toEqual({ value: 'never', source: 'env:RAGLINE_REWRITE' });
+    expect(shown.settings['retrieval.k']).toEqual({ value: 8, source: `file:${configFile()}` });
+    expect(shown.settings['models.embedding']).toEqual({ value: 'nomic-embed-text', source: `file:${configFile()}` });
+    expect(shown.settings['chunk.size']).toEqual({ value: 2000, source: 'default' });
+    expect(shown.settings.baseURL).toEqual({ value: null, source: 'unset' });
+    expect(shown.settings.apiKey).toEqual({ value: null, source: 'unset', set: false });
+  });
+
+  it('never prints an API key given through the environment', async () => {
+    for (const args of [['config', 'show', '--json'], ['config', 'show']]) {
+      const result = await run(args, { OPENAI_API_KEY: ENV_KEY });
+      expect(result.code).toBe(0);
+      expectNoSecret(result, ENV_KEY);
+      expect(result.stdout).toContain('env:OPENAI_API_KEY');
+    }
+    const shown = JSON.parse((await run(['config', 'show', '--json'], { OPENAI_API_KEY: ENV_KEY })).stdout);
+    expect(shown.settings.apiKey).toEqual({ value: 'redacted', source: 'env:OPENAI_API_KEY', set: true });
+  });
+
+  it('never prints an API key given through the config file', async () => {
+    writeConfig({ apiKey: FILE_KEY, baseURL: 'http://127.0.0.1:9999/v1' });
+    for (const args of [['config', 'show', '--json'], ['config', 'show']]) {
+      const result = await run(args);
+      expect(result.code).toBe(0);
+      expectNoSecret(result, FILE_KEY);
+    }
+    const shown = JSON.parse((await run(['config', 'show', '--json'])).stdout);
+    expect(shown.settings.apiKey).toEqual({ value: 'redacted', source: `file:${configFile()}`, set: true });
+    expect(shown.settings.baseURL.value).toBe('http://127.0.0.1:9999/v1');
+  });
+
+  it('stops on an invalid value, naming the setting, with exit code 2', async () => {
+    const result = await run(['config', 'show'], { RAGLINE_MAX_RETRIES: 'lots' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('RAGLINE_MAX_RETRIES');
+    expect(result.stderr.trim().split('\n')[0]).toMatch(/^error: /);
+  });
+
+  it('refuses an unknown key in the config file', async () => {
+    writeConfig({ model: 'gpt-4o' });
+    const result = await run(['config', 'show']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Unknown setting in ${configFile()}: model.`);
+  });
+
+  it('shows an example config file in its help', async () => {
+    const result = await run(['config', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"baseURL": "http://localhost:11434/v1"');
+    expect(result.stdout).toContain('OPENAI_API_KEY');
+  });
+});
+
+describe('ragline config path', () => {
+  it('prints the default location, or the one given by RAGLINE_CONFIG or --config', async () => {
+    const byDefault = await run(['config', 'path']);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stdout.trim()).toBe(configFile());
+    expect(byDefault.stderr).toContain('does not exist yet');
+
+    const other = path.join(home, 'other.json');
+    fs.writeFileSync(other, '{}');
+    const viaEnv = await run(['config', 'path'], { RAGLINE_CONFIG: other });
+    expect(viaEnv.stdout.trim()).toBe(other);
+    expect(viaEnv.stderr).toBe('');
+    const viaFlag = await run(['--config', '/tmp/flagged.json', 'config', 'path'], { RAGLINE_CONFIG: other });
+    expect(viaFlag.stdout.trim()).toBe('/tmp/flagged.json');
+  });
+});
+
+describe('ragline doctor, offline', () => {
+  it('says clearly that no database exists yet, without creating one', async () => {
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.ok).toBe(true);
+    expect(check(report, 'database')).toMatchObject({ status: 'warn', message: `No database exists yet at ${dbFile()}.` });
+    expect(check(report, 'database').fix).toContain('ragline ingest');
+    expect(check(report, 'provider').status).toBe('ok');
+    expect(report.provider.mode).toBe('offline');
+    expect(report.versions.sqlite).toMatch(/^3\.\d+/);
+    expect(report.versions.sqliteVec).toMatch(/^v\d+\.\d+/);
+    expect(fs.existsSync(dbFile())).toBe(false);
+
+    const text = await run(['doctor']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/warn\s+database\s+No database exists yet/);
+    expect(text.stdout).toContain('fix: Run `ragline ingest <folder>`');
+  });
+
+  it('reports schema, fingerprint and matching counts of an ingested database', async () => {
+    expect((await run(['ingest', docs])).code).toBe(0);
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.database).toMatchObject({ path: dbFile(), exists: true, schemaVersion: report.database.expectedSchemaVersion });
+    expect(report.index.counts.documents).toBe(2);
+    const { chunks, ftsRows, vectors } = report.index.counts;
+    expect(chunks).toBeGreaterThan(0);
+    expect([ftsRows, vectors]).toEqual([chunks, chunks]);
+    expect(report.index.fingerprint.embedder).toMatch(/^offline:/);
+    expect(check(report, 'index').status).toBe('ok');
+    expect(check(report, 'embedder')).toMatchObject({ status: 'ok' });
+  });
+
+  it('fails when the index counts disagree, with the --reindex fix', async () => {
+    expect((await run(['ingest', docs])).code).toBe(0);
+    const db = openDatabase(dbFile());
+    db.exec('DELETE FROM vec_chunks WHERE rowid = (SELECT min(id) FROM chunks)');
+    db.close();
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const index = check(JSON.parse(result.stdout), 'index');
+    expect(index.status).toBe('fail');
+    expect(index.message).toMatch(/inconsistent: \d+ chunks but \d+ vectors/);
+    expect(index.fix).toContain('--reindex');
+  });
+
+  it('fails when the configured embedder is not the one that built the index', async () => {
+    const server = await startOpenAIServer();
+    try {
+      expect((await run(['ingest', docs])).code).toBe(0);
+      const result = await run(['doctor', '--json'], { RAGLINE_EMBED_PROVIDER: 'openai', OPENAI_BASE_URL: server.baseURL, RAGLINE_EMBED_MODEL: 'fake-embed-model' });
+      expect(result.code).toBe(1);
+      const embedder = check(JSON.parse(result.stdout), 'embedder');
+      expect(embedder.status).toBe('fail');
+      expect(embedder.message).toContain('openai:fake-embed-model');
+      expect(embedder.fix).toContain('--reindex');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('ragline doctor, with a server', () => {
+  let server: FakeOpenAI;
+  beforeEach(async () => {
+    server = await startOpenAIServer({ models: ['fake-chat-model', 'fake-embed-model', 'other-model'] });
+  });
+  afterEach(() => server.close());
+
+  const remote = (extra: Record<string, string> = {}) => ({
+    OPENAI_BASE_URL: server.baseURL,
+    OPENAI_API_KEY: ENV_KEY,
+    RAGLINE_CHAT_MODEL: 'fake-chat-model',
+    RAGLINE_EMBED_MODEL: 'fake-embed-model',
+    ...extra,
+  });
+
+  it('reaches the server, shows its model list and finds the configured models', async () => {
+    const result = await run(['doctor', '--json'], remote());
+    expect(result.code).toBe(0);
+    expectNoSecret(result, ENV_KEY);
+    const report = JSON.parse(result.stdout);
+    expect(report.provider).toMatchObject({ mode: 'openai', baseURL: server.baseURL, reachable: true, apiKeySet: true });
+    expect(report.provider.serverModels).toEqual(['fake-chat-model', 'fake-embed-model', 'other-model']);
+    expect(check(report, 'server').status).toBe('ok');
+    expect(check(report, 'model.chat').status).toBe('ok');
+    expect(check(report, 'model.embedding').status).toBe('ok');
+    expect(server.requestsTo('models')).toHaveLength(1);
+    expect(server.requests.every((request) => request.route === 'models')).toBe(true);
+    expect(server.requestsTo('models')[0]!.headers.authorization).toBe(`Bearer ${ENV_KEY}`);
+  });
+
+  it('warns about a configured model the server does not list, naming it and the fix', async () => {
+    const result = await run(['doctor', '--json'], remote({ RAGLINE_EMBED_MODEL: 'nomic-embed-text' }));
+    expect(result.code).toBe(0);
+    const embedding = check(JSON.parse(result.stdout), 'model.embedding');
+    expect(embedding.status).toBe('warn');
+    expect(embedding.message).toContain('"nomic-embed-text"');
+    expect(embedding.message).toContain('fake-embed-model');
+    expect(embedding.fix).toContain('RAGLINE_EMBED_MODEL');
+
+    const text = await run(['doctor'], remote({ RAGLINE_EMBED_MODEL: 'nomic-embed-text' }));
+    expect(text.stdout).toMatch(/warn\s+model\.embedding\s+The embedding model "nomic-embed-text" is not in the server's model list/);
+  });
+
+  it('fails when the server rejects the key, without printing the key', async () => {
+    server.queueFailure({ route: 'models', status: 401, body: { error: { message: `Incorrect API key provided: ${ENV_KEY}` } } });
+    const result = await run(['doctor'], remote());
+    expect(result.code).toBe(1);
+    expectNoSecret(result, ENV_KEY);
+    expect(result.stdout).toContain(`fail  server`);
+    expect(result.stdout).toContain(`The server at ${server.baseURL} rejected the API key (401).`);
+  });
+
+  it('warns, not fails, when the server answers but has no model list', async () => {
+    server.queueFailure({ route: 'models', status: 404, body: { error: { message: 'Not found' } } });
+    const result = await run(['doctor', '--json'], remote());
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(check(report, 'server').status).toBe('warn');
+    expect(report.provider.reachable).toBe(true);
+  });
+
+  it('fails with "connection refused" naming the base URL when nothing listens there', async () => {
+    const closed = server.baseURL;
+    await server.close();
+    server = await startOpenAIServer(); // for afterEach
+    const result = await run(['doctor', '--json'], remote({ OPENAI_BASE_URL: closed }));
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.provider.reachable).toBe(false);
+    expect(check(report, 'server')).toMatchObject({ status: 'fail', message: `Could not connect to ${closed}: connection refused.` });
+    expect(check(report, 'server').fix).toMatch(/server running/);
+  });
+
+  it('gives up on a server that does not answer within --timeout', async () => {
+    server.queueFailure({ route: 'models', status: 200, delayMs: 3_000 });
+    const started = Date.now();
+    const result = await run(['doctor', '--json', '--timeout', '300'], remote());
+    expect(Date.now() - started).toBeLessThan(2_900);
+    expect(result.code).toBe(1);
+    expect(check(JSON.parse(result.stdout), 'server').message).toMatch(/did not answer .* within 0\.3 s/);
+  });
+});
