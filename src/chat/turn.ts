@@ -134,6 +134,10 @@ export async function loadHistory(
   }
   const fallen = exchanges.slice(0, exchanges.length - verbatim.length);
   const fallenThrough = fallen.at(-1)?.ordinal ?? 0;
+  if (fallenThrough === 0) {
+    // Everything fits (the budget may have grown): no summary needed.
+    return { verbatim, summaryThrough: 0, summaryComputed: false, topics };
+  }
   if (fallenThrough <= previousThrough) {
     return { verbatim, summary: previousSummary, summaryThrough: previousThrough, summaryComputed: false, topics };
   }
@@ -168,7 +172,8 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   const signal = options.signal;
   const k = options.k ?? config.retrieval.k;
   const policy = options.rewritePolicy ?? config.rewrite.policy;
-  const scope = config.assistant.scope;
+  // resolveConfig leaves `assistant` out entirely when no scope is set.
+  const scope = config.assistant?.scope;
   const started = performance.now();
 
   const timings: TurnTimings = { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 };

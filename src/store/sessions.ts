@@ -53,6 +53,7 @@ export interface StoredTopic {
   term: string;
   weight: number;
   lastTurn: number;
+  source?: string;
 }
 
 /** A retrieved chunk as copied into turn_chunks (RetrievedChunk satisfies it). */

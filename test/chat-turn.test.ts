@@ -1,0 +1,378 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { runTurn, type TurnContext, estimateTokens, GREETING_REPLY } from '../src/chat/turn.js';
+import type { TurnEvent } from '../src/chat/events.js';
+import { resolveConfig, type Config } from '../src/config/index.js';
+import { ingest } from '../src/ingest/ingest.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import { OpenAIChatModel, OpenAIEmbedder } from '../src/providers/openai.js';
+import type { ChatMessage, ChatModel, ChatChunk, Embedder } from '../src/providers/types.js';
+import { Retriever } from '../src/retrieve/search.js';
+import type { QueryRewriter, RewriteOutcome, RewriteRequest } from '../src/rewrite/index.js';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { createSession, forkSession, getTurn, loadTurnChunks, loadTurns } from '../src/store/sessions.js';
+import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
+import { FIXTURE_DOCS } from './helpers/cli.js';
+
+/** A rewriter that returns scripted outcomes (or `skipped`) and records what it was asked. */
+class ScriptedRewriter implements QueryRewriter {
+  readonly id = 'test:scripted';
+  readonly requests: RewriteRequest[] = [];
+  private readonly queue: RewriteOutcome[] = [];
+  next(outcome: Partial<RewriteOutcome> & { standaloneQuery: string }): void {
+    this.queue.push({ decision: 'rewritten', reason: 'scripted', ...outcome });
+  }
+  async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
+    this.requests.push({ ...request, signal: undefined });
+    return this.queue.shift() ?? { standaloneQuery: request.question, decision: 'skipped', reason: 'not a follow-up' };
+  }
+}
+
+/** Counts calls; answers with a fixed summary. */
+class CountingSummaryModel implements ChatModel {
+  readonly id = 'test:summary';
+  calls: ChatMessage[][] = [];
+  async *stream(messages: ChatMessage[]): AsyncGenerator<ChatChunk> {
+    this.calls.push(messages);
+    yield { type: 'token', text: `Summary #${this.calls.length}` };
+    yield { type: 'usage', usage: { promptTokens: 10, completionTokens: 3 } };
+  }
+}
+
+async function collect(events: AsyncIterable<TurnEvent>, onEvent?: (event: TurnEvent) => void): Promise<TurnEvent[]> {
+  const out: TurnEvent[] = [];
+  for await (const event of events) {
+    out.push(event);
+    onEvent?.(event);
+  }
+  return out;
+}
+
+function done(events: TurnEvent[]) {
+  const last = events.at(-1)!;
+  if (last.type !== 'done') throw new Error(`last event is ${last.type}`);
+  return last;
+}
+
+function baseConfig(home: string): Config {
+  const { config } = resolveConfig({ env: { HOME: home, XDG_CONFIG_HOME: path.join(home, 'config') } });
+  return structuredClone(config);
+}
+
+let home: string;
+beforeAll(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-chat-'));
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function buildIndex(db: Db, embedder: Embedder) {
+  await ingest({ root: FIXTURE_DOCS, db, embedder, chunker: { size: 2000, overlap: 200 }, maxFileBytes: 20 * 1024 * 1024 });
+}
+
+describe('a turn with an OpenAI-compatible server', () => {
+  let server: FakeOpenAI;
+  let db: Db;
+  let rewriter: ScriptedRewriter;
+  let context: TurnContext;
+  let config: Config;
+
+  function chatModel(maxRetries = 0) {
+    return new OpenAIChatModel({
+      baseURL: server.baseURL,
+      apiKey: 'test-key-123456',
+      model: 'fake-chat-model',
+      maxRetries,
+      retry: { sleep: async () => {} },
+    });
+  }
+
+  beforeEach(async () => {
+    server = await startOpenAIServer({ embeddingDimensions: 16 });
+    db = openDatabase(':memory:');
+    const embedder = new OpenAIEmbedder({ baseURL: server.baseURL, apiKey: 'test-key-123456', model: 'fake-embed-model', maxRetries: 0 });
+    await buildIndex(db, embedder);
+    rewriter = new ScriptedRewriter();
+    config = baseConfig(home);
+    config.assistant = { scope: 'the Orbitly documentation' };
+    context = { db, retriever: new Retriever(db, embedder), rewriter, answerModel: chatModel(), config, sessionId: createSession(db).id };
+  });
+  afterEach(async () => {
+    db.close();
+    await server.close();
+  });
+
+  test('searches with the rewritten query, streams the answer and stores the whole trail', async () => {
+    rewriter.next({
+      standaloneQuery: 'Do Orbitly API keys expire?',
+      reason: 'follow-up: "it" refers to the API key',
+      model: 'test:rewrite-model',
+      usage: { promptTokens: 30, completionTokens: 7 },
+    });
+    server.queueChat({
+      chunks: ['API keys ', 'expire after ', '90 days ', 'by default [1][2].'],
+      usage: { prompt_tokens: 321, completion_tokens: 12 },
+    });
+    const embeddingsBefore = server.requestsTo('embeddings').length;
+
+    const events = await collect(runTurn(context, 'Does it expire?'));
+
+    expect(events.map((e) => e.type)).toEqual(['start', 'rewrite', 'retrieval', 'token', 'token', 'token', 'token', 'done']);
+    const [start, rewrite, retrieval] = events;
+    expect(start).toMatchObject({ type: 'start', sessionId: context.sessionId, ordinal: 1, question: 'Does it expire?' });
+    expect(rewrite).toMatchObject({
+      type: 'rewrite',
+      question: 'Does it expire?',
+      standaloneQuery: 'Do Orbitly API keys expire?',
+      decision: 'rewritten',
+      reason: 'follow-up: "it" refers to the API key',
+      model: 'test:rewrite-model',
+    });
+    // What got embedded is the rewritten query, not the question.
+    const embedded = server.requestsTo('embeddings').slice(embeddingsBefore);
+    expect(embedded.map((r) => r.body.input)).toEqual([['Do Orbitly API keys expire?']]);
+    if (retrieval?.type !== 'retrieval') throw new Error('no retrieval event');
+    expect(retrieval.query).toBe('Do Orbitly API keys expire?');
+    expect(retrieval.chunks.length).toBeGreaterThan(1);
+
+    const finished = done(events);
+    expect(finished).toMatchObject({
+      status: 'answered',
+      answer: 'API keys expire after 90 days by default [1][2].',
+      answerKind: 'llm',
+      usage: { rewrite: { promptTokens: 30, completionTokens: 7 }, answer: { promptTokens: 321, completionTokens: 12 } },
+      models: { rewrite: 'test:rewrite-model', chat: 'openai:fake-chat-model', embed: 'openai:fake-embed-model' },
+    });
+    expect(finished.citations.map((c) => [c.n, c.chunkId])).toEqual([
+      [1, retrieval.chunks[0]!.chunkId],
+      [2, retrieval.chunks[1]!.chunkId],
+    ]);
+    expect(finished.citations[0]!.location).toMatch(/^[\w/.-]+:\d+(-\d+)?$/);
+    for (const key of ['historyMs', 'rewriteMs', 'retrieveMs', 'answerMs', 'persistMs', 'totalMs'] as const) {
+      expect(finished.timings[key]).toBeGreaterThanOrEqual(0);
+    }
+
+    // The prompt sent: documents delimited as data, the scope line, both wordings of the question.
+    const [chatRequest] = server.requestsTo('chat');
+    const sent = chatRequest!.body.messages as ChatMessage[];
+    expect(sent[0]!.role).toBe('system');
+    expect(sent[0]!.content).toContain('Your scope: the Orbitly documentation');
+    expect(sent[0]!.content).toMatch(/never follow/i);
+    const user = sent.at(-1)!.content;
+    expect(user).toContain(`<document n="1" source="${finished.citations[0]!.location}"`);
+    expect(user).toContain('</document>');
+    expect(user).toContain('Does it expire?');
+    expect(user).toContain('Do Orbitly API keys expire?');
+
+    // The row holds the whole trail.
+    const row = getTurn(db, finished.turnId)!;
+    expect(row).toMatchObject({
+      status: 'answered',
+      question: 'Does it expire?',
+      standaloneQuery: 'Do Orbitly API keys expire?',
+      rewriteDecision: 'rewritten',
+      rewriteReason: 'follow-up: "it" refers to the API key',
+      answer: 'API keys expire after 90 days by default [1][2].',
+      answerKind: 'llm',
+      models: finished.models,
+      usage: finished.usage,
+      timings: finished.timings,
+      error: null,
+    });
+    expect(row.prompt).toEqual(sent);
+    expect(row.settings).toMatchObject({ k: 5, rewritePolicy: 'auto', scope: 'the Orbitly documentation' });
+    expect(row.topics?.length).toBeGreaterThan(0);
+    const stored = loadTurnChunks(db, row.id);
+    expect(stored.map((c) => [c.rank, c.chunkId, c.score])).toEqual(retrieval.chunks.map((c) => [c.rank, c.chunkId, c.score]));
+    expect(stored[0]).toMatchObject({ documentPath: retrieval.chunks[0]!.documentPath, textHash: retrieval.chunks[0]!.textHash });
+  });
+
+  test('the next turn gives the rewriter and the answer model the earlier exchange', async () => {
+    server.queueChat('Create one under Settings > API keys [1].');
+    await collect(runTurn(context, 'How do I create an API key?'));
+    rewriter.next({ standaloneQuery: 'How do I rotate an Orbitly API key?' });
+    server.queueChat('Rotate it [1].');
+    const events = await collect(runTurn(context, 'How do I rotate it?', { k: 3 }));
+    expect(rewriter.requests[1]).toMatchObject({
+      question: 'How do I rotate it?',
+      history: [{ question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: 'Create one under Settings > API keys [1].' }],
+      scope: 'the Orbitly documentation',
+      policy: 'auto',
+    });
+    expect(rewriter.requests[1]!.topics.length).toBeGreaterThan(0);
+    const sent = server.requestsTo('chat')[1]!.body.messages as ChatMessage[];
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(sent[2]!.content).toBe('Create one under Settings > API keys [1].');
+    const retrieval = events.find((e) => e.type === 'retrieval');
+    expect(retrieval?.type === 'retrieval' && retrieval.chunks.length).toBe(3);
+    expect(done(events).ordinal).toBe(2);
+  });
+
+  test('a rejected key ends the turn as failed with an error event; the question is kept', async () => {
+    server.queueFailure({ route: 'chat', status: 401 });
+    const events = await collect(runTurn(context, 'How do I create an API key?'));
+    expect(events.map((e) => e.type)).toEqual(['start', 'rewrite', 'retrieval', 'error', 'done']);
+    const error = events[3]!;
+    expect(error).toMatchObject({ type: 'error', status: 'failed', message: expect.stringMatching(/rejected the API key \(401\)/) });
+    expect(error.type === 'error' && error.hint).toMatch(/OPENAI_API_KEY/);
+    const finished = done(events);
+    expect(finished).toMatchObject({ status: 'failed', answer: '' });
+    const row = getTurn(db, finished.turnId)!;
+    expect(row).toMatchObject({ status: 'failed', question: 'How do I create an API key?', answer: null });
+    expect(row.error).toMatch(/401/);
+    expect(loadTurnChunks(db, row.id).length).toBeGreaterThan(0);
+    expect(JSON.stringify(row)).not.toContain('test-key-123456');
+  });
+
+  test('a server error that outlasts the retries fails the turn without throwing', async () => {
+    context.answerModel = chatModel(1);
+    server.queueFailure({ route: 'chat', status: 500, count: 2 });
+    const events = await collect(runTurn(context, 'What plans are there?'));
+    expect(server.requestsTo('chat')).toHaveLength(2);
+    const finished = done(events);
+    expect(finished.status).toBe('failed');
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ message: expect.stringMatching(/500 after 1 retry/) });
+    expect(getTurn(db, finished.turnId)).toMatchObject({ status: 'failed', question: 'What plans are there?' });
+    // The session goes on.
+    server.queueChat('There are three plans [1].');
+    expect(done(await collect(runTurn(context, 'What plans are there?'))).status).toBe('answered');
+  });
+
+  test('aborting mid-stream stores the partial answer as interrupted', async () => {
+    server.queueChat({ chunks: ['Keys ', 'expire ', 'after ', '90 ', 'days.'], chunkDelayMs: 80 });
+    const controller = new AbortController();
+    let tokens = 0;
+    const events = await collect(runTurn(context, 'Does an API key expire?', { signal: controller.signal }), (event) => {
+      if (event.type === 'token' && ++tokens === 2) controller.abort();
+    });
+    const finished = done(events);
+    expect(finished.status).toBe('interrupted');
+    expect(finished.answer).toBe('Keys expire ');
+    expect(events.some((e) => e.type === 'error')).toBe(false);
+    expect(getTurn(db, finished.turnId)).toMatchObject({ status: 'interrupted', answer: 'Keys expire ', question: 'Does an API key expire?' });
+  });
+
+  test('leaving the event loop early also stores the turn as interrupted', async () => {
+    server.queueChat({ chunks: ['Keys ', 'expire ', 'after ', '90 ', 'days.'], chunkDelayMs: 20 });
+    let turnId = 0;
+    for await (const event of runTurn(context, 'Does an API key expire?')) {
+      if (event.type === 'start') turnId = event.turnId;
+      if (event.type === 'token') break;
+    }
+    expect(getTurn(db, turnId)).toMatchObject({ status: 'interrupted', answer: 'Keys ' });
+  });
+
+  test('small talk gets a canned reply without retrieval or a model call', async () => {
+    rewriter.next({ standaloneQuery: 'hi', decision: 'small_talk', reason: 'greeting' });
+    const embeddings = server.requestsTo('embeddings').length;
+    const events = await collect(runTurn(context, 'hi'));
+    expect(events.map((e) => e.type)).toEqual(['start', 'rewrite', 'token', 'done']);
+    expect(done(events)).toMatchObject({ status: 'answered', answer: GREETING_REPLY, answerKind: 'small_talk', citations: [] });
+    expect(server.requestsTo('embeddings')).toHaveLength(embeddings);
+    expect(server.requestsTo('chat')).toHaveLength(0);
+    rewriter.next({ standaloneQuery: 'thanks!', decision: 'small_talk', reason: 'thanks' });
+    expect(done(await collect(runTurn(context, 'thanks!'))).answer).toBe("You're welcome.");
+  });
+});
+
+describe('offline turns (no language model)', () => {
+  let db: Db;
+  let retriever: Retriever;
+  let config: Config;
+
+  beforeAll(async () => {
+    db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await buildIndex(db, embedder);
+    retriever = new Retriever(db, embedder);
+    config = baseConfig(home);
+  });
+  afterAll(() => db.close());
+
+  function offlineContext(rewriter: QueryRewriter = new ScriptedRewriter(), sessionId = createSession(db).id): TurnContext {
+    return { db, retriever, rewriter, config, sessionId };
+  }
+
+  test('answers extractively with citations of the quoted chunks', async () => {
+    const events = await collect(runTurn(offlineContext(), 'How long is an Orbitly API key valid by default?'));
+    const finished = done(events);
+    expect(finished).toMatchObject({ status: 'answered', answerKind: 'extractive', models: { chat: 'offline:extractive-v1' } });
+    expect(finished.answer).toMatch(/^Extractive answer \(no language model configured\):/);
+    expect(finished.answer).toContain('90 days');
+    expect(finished.citations.length).toBeGreaterThan(0);
+    expect(finished.citations.some((c) => c.location.startsWith('guides/authentication.md'))).toBe(true);
+    expect(finished.usage).toEqual({});
+  });
+
+  test("says the documents don't cover a question they don't cover", async () => {
+    const finished = done(await collect(runTurn(offlineContext(), 'What is the capital of France?')));
+    expect(finished.answer).toContain("The documents don't seem to cover this.");
+    expect(finished.citations).toEqual([]);
+  });
+
+  test('most fact questions are answered with the expected passage quoted', async () => {
+    const facts = JSON.parse(fs.readFileSync(path.join(FIXTURE_DOCS, '..', 'FACTS.json'), 'utf8')) as {
+      question: string;
+      path: string;
+      contains: string;
+    }[];
+    const context = offlineContext();
+    let quoted = 0;
+    for (const fact of facts) {
+      const finished = done(await collect(runTurn(context, fact.question)));
+      if (finished.answer.toLowerCase().includes(fact.contains.toLowerCase())) quoted++;
+    }
+    // A floor, not a target: it catches the extractive answerer quoting noise.
+    expect(quoted / facts.length).toBeGreaterThanOrEqual(0.5);
+  });
+
+  test('a fork copies turns 1..N and its next turn does not see turn N+1 of the original', async () => {
+    const rewriter = new ScriptedRewriter();
+    const context = offlineContext(rewriter);
+    for (const question of ['How do I install the Relay agent?', 'And on Windows?', 'Which port does it listen on?']) {
+      await collect(runTurn(context, question));
+    }
+    const fork = forkSession(db, context.sessionId, 2, 'relay-branch');
+    const events = await collect(runTurn({ ...context, sessionId: fork.id }, 'Does it need a proxy?'));
+    expect(done(events).ordinal).toBe(3);
+    expect(rewriter.requests.at(-1)!.history.map((t) => t.question)).toEqual(['How do I install the Relay agent?', 'And on Windows?']);
+    expect(loadTurns(db, fork.id).map((t) => t.question)).toEqual([
+      'How do I install the Relay agent?',
+      'And on Windows?',
+      'Does it need a proxy?',
+    ]);
+    expect(loadTurns(db, context.sessionId).map((t) => t.question)).toEqual([
+      'How do I install the Relay agent?',
+      'And on Windows?',
+      'Which port does it listen on?',
+    ]);
+  });
+
+  test('turns that leave the token budget are summarised once and the summary is kept on the row', async () => {
+    const summaryModel = new CountingSummaryModel();
+    const rewriter = new ScriptedRewriter();
+    const context: TurnContext = { ...offlineContext(rewriter), summaryModel, config: structuredClone(config) };
+    context.config.history.tokenBudget = 1; // only the newest exchange is carried verbatim
+    await collect(runTurn(context, 'How do I create an API key?'));
+    await collect(runTurn(context, 'Does it expire?'));
+    expect(summaryModel.calls).toHaveLength(0);
+    const third = done(await collect(runTurn(context, 'How do I rotate it?')));
+    expect(summaryModel.calls).toHaveLength(1);
+    expect(summaryModel.calls[0]!.at(-1)!.content).toContain('How do I create an API key?');
+    expect(third.usage.summary).toEqual({ promptTokens: 10, completionTokens: 3 });
+    expect(getTurn(db, third.turnId)).toMatchObject({ summary: 'Summary #1', summaryThrough: 1 });
+    expect(rewriter.requests.at(-1)).toMatchObject({ summary: 'Summary #1' });
+    expect(rewriter.requests.at(-1)!.history.map((t) => t.question)).toEqual(['Does it expire?']);
+
+    // Room for turns 2 and 3 again: nothing new fell out, so the stored summary is reused.
+    const turns = loadTurns(db, context.sessionId);
+    context.config.history.tokenBudget = turns
+      .slice(1)
+      .reduce((sum, t) => sum + estimateTokens(t.question) + estimateTokens(t.answer ?? ''), 0);
+    const fourth = done(await collect(runTurn(context, 'What is the grace period?')));
+    expect(summaryModel.calls).toHaveLength(1);
+    expect(getTurn(db, fourth.turnId)).toMatchObject({ summary: 'Summary #1', summaryThrough: 1 });
+    expect(rewriter.requests.at(-1)!.history).toHaveLength(2);
+  });
+});
