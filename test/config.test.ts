@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redacted, resolveConfig, usesRemoteChat, usesRemoteEmbeddings, DEFAULTS } from '../src/config/index.js';
+import { EXAMPLE_CONFIG } from '../src/cli/commands/config.js';
 import { UserError } from '../src/util/errors.js';
 
 let home: string;
@@ -220,6 +221,17 @@ describe('invalid configuration', () => {
   it('refuses an overlap that is not smaller than the chunk size', () => {
     const error = resolveError(() => resolveConfig({ env: env({ RAGLINE_CHUNK_SIZE: '100', RAGLINE_CHUNK_OVERLAP: '100' }) }));
     expect(error.message).toContain('chunk.overlap');
+  });
+});
+
+describe('the example config file in `ragline config --help`', () => {
+  it('uses only known settings with valid values', () => {
+    writeConfig(EXAMPLE_CONFIG);
+    const { config, sources } = resolveConfig({ env: env() });
+    expect(config.baseURL).toBe('http://localhost:11434/v1');
+    expect(config.models.embedding).toBe('nomic-embed-text');
+    expect(config.history.retention).toBe('30d');
+    expect(sources['request.timeoutMs']).toBe(`file:${configFile}`);
   });
 });
 

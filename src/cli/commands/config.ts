@@ -14,7 +14,8 @@ const ENV_NAMES: Record<string, string> = {
   apiKey: 'RAGLINE_API_KEY, OPENAI_API_KEY',
 };
 
-const EXAMPLE_CONFIG = `{
+/** Shown in `--help`; test/config.test.ts checks that it resolves. */
+export const EXAMPLE_CONFIG = `{
   "baseURL": "http://localhost:11434/v1",
   "models": { "chat": "llama3.1:8b", "embedding": "nomic-embed-text" },
   "embedding": { "batchSize": 32, "concurrency": 2 },
@@ -89,7 +90,7 @@ Examples:
     );
 
   config
-    .command('show')
+    .command('show', { isDefault: true })
     .description('every setting with its value and source (flag, env:NAME, file:path, default); the API key is redacted')
     .option('--json', 'print as JSON')
     .addHelpText('after', `\nExample config file:\n${EXAMPLE_CONFIG}`)

@@ -210,7 +210,7 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
 
 function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, documentChunkTotal: number, config: Config, checks: Check[]): void {
   const summary =
-    `${counts.documents} documents, ${counts.chunks} chunks, ${counts.ftsRows} FTS rows, ${counts.vectors} vectors; ` +
+    `${count(counts.documents, 'document')}, ${count(counts.chunks, 'chunk')}, ${count(counts.ftsRows, 'FTS row')}, ${count(counts.vectors, 'vector')}; ` +
     `embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), chunks of ${fingerprint.chunker.size} with overlap ${fingerprint.chunker.overlap}`;
   const mismatches: string[] = [];
   if (counts.ftsRows !== counts.chunks) mismatches.push(`${counts.ftsRows} FTS rows`);
@@ -312,7 +312,7 @@ async function checkProvider(config: Config, provider: DoctorFacts['provider'], 
   }
   provider.reachable = true;
   provider.serverModels = models;
-  checks.push({ id: 'server', status: 'ok', message: `${provider.baseURL} is reachable and lists ${models.length} model${models.length === 1 ? '' : 's'}.` });
+  checks.push({ id: 'server', status: 'ok', message: `${provider.baseURL} is reachable and lists ${count(models.length, 'model')}.` });
 
   // Missing from the list is a warning, not a failure: proxies and some servers
   // (Azure deployments, aliases) serve models they do not list.
@@ -374,6 +374,10 @@ function displayURL(baseURL: string): string {
   } catch {
     return baseURL;
   }
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function oneLine(error: unknown): string {
