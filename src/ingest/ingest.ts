@@ -202,7 +202,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         chunks: chunks.map((chunk) => {
           const indexed = indexText(loaded.title, chunk.headingPath, chunk.text);
           return {
-            heading: indexed.fts.heading,
+            heading: indexed.heading,
             text: chunk.text,
             startLine: chunk.startLine,
             endLine: chunk.endLine,

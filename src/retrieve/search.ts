@@ -37,16 +37,17 @@ export interface RetrievedChunk {
 export interface RetrievalSettings {
   /** Results to return. */
   k: number;
-  /** Candidates taken from each side before fusion. Default max(50, 4k). */
+  /** Candidates taken from each side before fusion. Default max(100, 4k). */
   candidates?: number;
   /** At most this many chunks of one document in the results; 0 = no limit. */
   maxPerDocument?: number;
-  /** bm25() weights of the FTS columns title, heading, body. */
-  columnWeights?: [number, number, number];
+  /** bm25() weights of the FTS columns title (with heading path) and body. */
+  columnWeights?: [number, number];
   fusion?: FuseOptions;
 }
 
-export const DEFAULT_COLUMN_WEIGHTS: [number, number, number] = [2, 1.5, 1];
+/** Measured on bench/mtrag (bench/lab/RESULTS.md). */
+export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
 interface ChunkRow {
   chunkId: number;
@@ -84,7 +85,7 @@ export class Retriever {
 
   /** Retrieves with an already computed query vector. */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings): RetrievedChunk[] {
-    const candidates = settings.candidates ?? Math.max(50, settings.k * 4);
+    const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
     const vectorHits = vectorCandidates(this.db, vector, candidates).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
     const keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
     const fused = fuse(vectorHits, keywordHits, settings.fusion);
@@ -117,7 +118,7 @@ export class Retriever {
     return results;
   }
 
-  private keywordCandidates(query: string, n: number, weights: [number, number, number]) {
+  private keywordCandidates(query: string, n: number, weights: [number, number]) {
     const match = buildFtsQuery(query);
     if (!match || n <= 0) return [];
     const key = weights.join(',');

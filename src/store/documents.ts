@@ -32,7 +32,7 @@ export interface NewChunk {
   locator: 'line' | 'page';
   textHash: string;
   /** Text given to the full-text index, per FTS column. */
-  fts: { title: string; heading: string; body: string };
+  fts: { title: string; body: string };
   vector: Float32Array;
 }
 
@@ -71,7 +71,7 @@ export class DocumentWriter {
       insertChunk: db.prepare(`
         INSERT INTO chunks (document_id, ordinal, heading, text, start_line, end_line, locator, text_hash)
         VALUES (@documentId, @ordinal, @heading, @text, @startLine, @endLine, @locator, @textHash)`),
-      insertFts: db.prepare('INSERT INTO chunks_fts (rowid, title, heading, body) VALUES (?, ?, ?, ?)'),
+      insertFts: db.prepare('INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)'),
       insertVec: db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)'),
       vectorByHash: db.prepare(
         'SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.rowid = c.id WHERE c.text_hash = ? LIMIT 1',
@@ -110,7 +110,7 @@ export class DocumentWriter {
           locator: chunk.locator,
           textHash: chunk.textHash,
         }).lastInsertRowid;
-        stmts.insertFts.run(chunkId, chunk.fts.title, chunk.fts.heading, chunk.fts.body);
+        stmts.insertFts.run(chunkId, chunk.fts.title, chunk.fts.body);
         stmts.insertVec.run(BigInt(chunkId), vectorBytes(chunk.vector));
       });
     }).immediate();

@@ -47,9 +47,10 @@ export const MIGRATIONS: Migration[] = [
         CREATE INDEX chunks_document ON chunks(document_id, ordinal);
         CREATE INDEX chunks_text_hash ON chunks(text_hash);
 
-        -- Contentless: the text lives in chunks; rowid = chunks.id.
+        -- Contentless: the text lives in chunks; rowid = chunks.id. title holds the
+        -- document title and the chunk's heading path (bm25 weight 4), body the text.
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
-          title, heading, body,
+          title, body,
           content = '', contentless_delete = 1,
           tokenize = 'porter unicode61 remove_diacritics 2'
         );
