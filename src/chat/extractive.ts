@@ -28,7 +28,7 @@ export interface ExtractedSentence {
   text: string;
   /** Number of the chunk it was taken from (1-based position in the retrieved list). */
   n: number;
-  /** Query terms matched / query terms, plus small bonuses for chunk coverage and rank. */
+  /** idf-weighted share of the query terms matched, plus small bonuses for chunk coverage and rank. */
   score: number;
 }
 
@@ -65,21 +65,30 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   });
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
-  const candidates: ExtractedSentence[] = [];
+  // Sentences of the chunks that cover enough of the query, with their terms.
+  const pool: { text: string; n: number; coverage: number; terms: Set<string> }[] = [];
   let bestCoverage = 0;
   chunks.forEach((chunk, index) => {
-    const n = index + 1;
     const chunkTerms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
     const coverage = queryTerms.filter((term) => chunkTerms.has(term)).length / queryTerms.length;
     bestCoverage = Math.max(bestCoverage, coverage);
     if (coverage < MIN_CHUNK_COVERAGE) return;
-    for (const sentence of splitSentences(chunk.text)) {
-      const terms = contentTerms(sentence);
-      const matched = queryTerms.filter((term) => terms.has(term)).length;
-      if (matched === 0) continue;
-      candidates.push({ text: sentence, n, score: matched / queryTerms.length + 0.15 * coverage + 0.05 / n });
-    }
+    for (const sentence of splitSentences(chunk.text)) pool.push({ text: sentence, n: index + 1, coverage, terms: contentTerms(sentence) });
   });
+  // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more than "Orbitly".
+  const weight = new Map<string, number>();
+  for (const term of queryTerms) {
+    const df = pool.filter((sentence) => sentence.terms.has(term)).length;
+    weight.set(term, Math.log(1 + (pool.length + 1) / (df + 1)));
+  }
+  const totalWeight = queryTerms.reduce((sum, term) => sum + weight.get(term)!, 0);
+  const candidates: ExtractedSentence[] = [];
+  for (const sentence of pool) {
+    const matched = queryTerms.filter((term) => sentence.terms.has(term));
+    if (matched.length === 0) continue;
+    const share = matched.reduce((sum, term) => sum + weight.get(term)!, 0) / totalWeight;
+    candidates.push({ text: sentence.text, n: sentence.n, score: share + 0.15 * sentence.coverage + 0.05 / sentence.n });
+  }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
 
   candidates.sort((a, b) => b.score - a.score || a.n - b.n);
@@ -112,8 +121,16 @@ export function splitSentences(text: string): string[] {
     paragraph = [];
     for (const sentence of joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/)) add(sentence);
   };
-  const add = (raw: string) => {
-    let sentence = raw.replace(/\s+/g, ' ').trim();
+  // A sentence ending in ':' or '?' introduces what follows ("Working without a
+  // browser?" / "If a run is still going, ... decides:"): keep the two together.
+  let leadIn = '';
+  const add = (raw: string, last = false) => {
+    let sentence = `${leadIn}${raw.replace(/\s+/g, ' ').trim()}`.trim();
+    leadIn = '';
+    if (!last && /[:?]$/.test(sentence) && sentence.length < MAX_SENTENCE_CHARS / 2) {
+      leadIn = `${sentence} `;
+      return;
+    }
     if (tokenize(sentence).length < MIN_SENTENCE_TOKENS) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     out.push(sentence);
@@ -142,5 +159,6 @@ export function splitSentences(text: string): string[] {
     paragraph.push(line.replace(/^>\s?/, ''));
   }
   flush();
+  if (leadIn) add('', true);
   return out;
 }
