@@ -1,0 +1,28 @@
+// Follow-up detection and history -> standalone query, with a model or without one.
+// The chat pipeline talks to this module only.
+
+import type { ChatModel } from '../providers/types.js';
+import { LlmRewriter, type LlmRewriterOptions } from './llm.js';
+import { OfflineRewriter } from './offline.js';
+import type { QueryRewriter } from './types.js';
+
+export type {
+  ConversationTurn,
+  QueryRewriter,
+  RewriteDecision,
+  RewriteOutcome,
+  RewritePolicy,
+  RewriteRequest,
+  Topic,
+  TopicSource,
+} from './types.js';
+export { classifyQuestion, followUpSignal, isSmallTalk, type GateResult, type QuestionKind } from './gate.js';
+export { activeTopic, extractTerms, rankTopics, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
+export { summarizeOffline } from './summary.js';
+export { OfflineRewriter, OFFLINE_REWRITER_ID, contentWords, type OfflineRewriterOptions } from './offline.js';
+export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';
+
+/** The LLM rewriter for `model`, or the offline rewriter when there is no model. */
+export function createRewriter(model: ChatModel | undefined, options: LlmRewriterOptions = {}): QueryRewriter {
+  return model ? new LlmRewriter(model, options) : new OfflineRewriter();
+}

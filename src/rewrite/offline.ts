@@ -1,0 +1,162 @@
+// The rewriter used without a chat model: resolves a follow-up against the tracked
+// topics (or, without topics, against the earlier questions in the window). It is
+// deliberately conservative: every word the user typed stays in the query and the
+// rewrite only adds context terms (or puts the topic where a pronoun stood), so a
+// wrong guess costs a little ranking noise, never the user's own words.
+
+import { tokenize } from '../text/tokenize.js';
+import { stem } from '../text/stem.js';
+import { isStopword } from '../text/stopwords.js';
+import { decide } from './decide.js';
+import { extractTerms, rankTopics, topicKey, updateTopics, wordsOf } from './topics.js';
+import type { QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
+
+export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
+
+export interface OfflineRewriterOptions {
+  /** Most context words added to one question. Default 4. */
+  maxContextWords?: number;
+  /**
+   * `expand`: question + "(context terms)"; `substitute`: also put the active topic
+   * where a pronoun stood ("Does it expire?" -> "Does the API key expire?"). Default `substitute`.
+   */
+  style?: 'expand' | 'substitute';
+  /** Order of context topics: `weight` (heaviest first) or `salience` (latest turn first). Default `weight`. */
+  order?: 'weight' | 'salience';
+}
+
+const PRONOUN_SUBSTITUTES = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these']);
+const POSSESSIVES = new Set(['its', 'their']);
+
+export class OfflineRewriter implements QueryRewriter {
+  readonly id = OFFLINE_REWRITER_ID;
+  readonly #options: Required<OfflineRewriterOptions>;
+
+  constructor(options: OfflineRewriterOptions = {}) {
+    this.#options = { maxContextWords: 4, style: 'substitute', order: 'weight', ...options };
+  }
+
+  async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
+    if (request.signal?.aborted) throw request.signal.reason ?? abortError();
+    return this.rewriteSync(request);
+  }
+
+  /** The same as `rewrite`, synchronously (it does no I/O). */
+  rewriteSync(request: RewriteRequest): RewriteOutcome {
+    const decision = decide(request);
+    if (!decision.rewrite) return decision.outcome;
+    const question = request.question;
+    const topics = request.topics.length > 0 ? request.topics : topicsFromHistory(request);
+    const context = contextTopics(question, topics, this.#options);
+    if (context.length === 0) {
+      return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
+    }
+    const standaloneQuery = resolve(question, context, this.#options.style);
+    return { standaloneQuery, decision: 'rewritten', reason: decision.reason, model: this.id };
+  }
+}
+
+/** Topics built from the window's earlier questions when none are tracked. */
+function topicsFromHistory(request: RewriteRequest): Topic[] {
+  let topics: Topic[] = [];
+  request.history.forEach((turn, index) => {
+    topics = updateTopics(topics, { ordinal: index + 1, question: turn.question, standaloneQuery: turn.standaloneQuery, answer: '' });
+  });
+  return topics;
+}
+
+/** Topics not already in the question, best first, within the word budget. */
+function contextTopics(question: string, topics: Topic[], options: Required<OfflineRewriterOptions>): Topic[] {
+  const present = new Set(tokenize(question, { identifiers: true }).map((word) => stem(word)));
+  const ordered = options.order === 'salience' ? rankTopics(topics) : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
+  const chosen: Topic[] = [];
+  let words = 0;
+  for (const topic of ordered) {
+    const key = topicKey(topic.term).split(' ');
+    const missing = key.filter((part) => !present.has(part));
+    if (missing.length === 0) continue;
+    if (words > 0 && words + missing.length > options.maxContextWords) continue;
+    chosen.push(topic);
+    words += missing.length;
+    for (const part of key) present.add(part);
+    if (words >= options.maxContextWords) break;
+  }
+  return chosen;
+}
+
+/**
+ * The question with its first pointing pronoun replaced by the first topic (when the
+ * style allows and the pronoun is not a determiner), and the remaining topics appended
+ * in parentheses.
+ */
+function resolve(question: string, context: Topic[], style: 'expand' | 'substitute'): string {
+  let text = question.trim();
+  let rest = context;
+  if (style === 'substitute') {
+    const substituted = substitutePronoun(text, context[0]!);
+    if (substituted !== undefined) {
+      text = substituted;
+      rest = context.slice(1);
+    }
+  }
+  if (rest.length === 0) return text;
+  return `${text} (${rest.map((topic) => topic.term).join(', ')})`;
+}
+
+/** Replaces the first pronoun standing for a noun phrase; undefined when there is none. */
+function substitutePronoun(text: string, topic: Topic): string | undefined {
+  const wordPattern = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+  const matches = [...text.matchAll(wordPattern)];
+  for (let i = 0; i < matches.length; i++) {
+    const match = matches[i]!;
+    const word = match[0].toLowerCase().replace(/[’]/g, "'");
+    const next = matches[i + 1]?.[0].toLowerCase();
+    const start = match.index!;
+    const end = start + match[0].length;
+    // Part of an identifier or path ("it.example", "this/that"): not a pronoun.
+    const joiner = /[._\-/@$]/;
+    const wordChar = /[\p{L}\p{N}]/u;
+    if (joiner.test(text[start - 1] ?? '') && wordChar.test(text[start - 2] ?? '')) continue;
+    if (joiner.test(text[end] ?? '') && wordChar.test(text[end + 1] ?? '')) continue;
+    if (PRONOUN_SUBSTITUTES.has(word)) {
+      // "that plan", "these keys": a determiner, keep it and let the topic be appended.
+      if ((word === 'this' || word === 'that' || word === 'those' || word === 'these') && next && !isStopword(next)) return undefined;
+      if (word === 'it' && next && ['possible', 'necessary', 'true', 'worth', 'safe'].includes(next)) continue;
+      if (word === 'that' && i > 0 && !isStopword(matches[i - 1]![0].toLowerCase())) continue;
+      return text.slice(0, start) + phrase(topic, start === 0) + text.slice(end);
+    }
+    if (POSSESSIVES.has(word)) {
+      return text.slice(0, start) + `${phrase(topic, start === 0)}'s` + text.slice(end);
+    }
+    if (word === "it's" || word === "that's") {
+      return text.slice(0, start) + `${phrase(topic, start === 0)} is` + text.slice(end);
+    }
+  }
+  return undefined;
+}
+
+/** "the API key", or the bare term for identifiers and names. */
+function phrase(topic: Topic, sentenceStart: boolean): string {
+  const term = topic.term;
+  const bare = /^(the|a|an)\s/i.test(term) || /[_`]/.test(term) || /^\p{Lu}[\p{Lu}\d]+s?$/u.test(term) || wordsOf(term).length === 0;
+  if (bare) return term;
+  return `${sentenceStart ? 'The' : 'the'} ${term}`;
+}
+
+/** The content words of a text (lower-case tokens that are not stopwords), for checks and tests. */
+export function contentWords(text: string): string[] {
+  return tokenize(text, { identifiers: true }).filter((word) => !isStopword(word));
+}
+
+/** Key terms of a text as a list of surface forms (used by the summary). */
+export function keyTerms(text: string, max = 4): string[] {
+  return extractTerms(text)
+    .slice(0, max)
+    .map((term) => term.term);
+}
+
+function abortError(): Error {
+  const error = new Error('The rewrite was cancelled.');
+  error.name = 'AbortError';
+  return error;
+}

@@ -1,0 +1,72 @@
+// The contract between the chat turn pipeline (src/chat) and the query rewriters:
+// what a rewrite sees (the question, a window of earlier turns, tracked topics) and
+// what it returns (the standalone query and a decision with a human-readable reason,
+// so the user can always see why a question was or was not rewritten).
+
+import type { ChatMessage, TokenUsage } from '../providers/types.js';
+
+/** One earlier exchange as the rewriter sees it. */
+export interface ConversationTurn {
+  /** What the user typed. */
+  question: string;
+  /** What that question was searched as (its own rewrite, or the question itself). */
+  standaloneQuery: string;
+  /** The assistant's answer. */
+  answer: string;
+}
+
+/** A term or noun phrase the conversation is about, tracked across turns. */
+export interface Topic {
+  /** Surface form as last seen, e.g. `API key`, `ORBIT_TOKEN`, `orbit login`. */
+  term: string;
+  /** Salience: grows when the term recurs, decays every turn it does not. */
+  weight: number;
+  /** Ordinal of the turn that last mentioned it. */
+  lastTurn: number;
+  /** Where it was last seen: the user's question (strongest), the carried-over rewrite, or the answer. */
+  source?: TopicSource;
+}
+
+export type TopicSource = 'question' | 'rewrite' | 'answer';
+
+export type RewritePolicy = 'auto' | 'always' | 'never';
+
+export interface RewriteRequest {
+  /** The user's new message. */
+  question: string;
+  /** Earlier turns, oldest first, already cut to the rewrite window. */
+  history: ConversationTurn[];
+  /** Tracked topics, most recent first (see `updateTopics`). */
+  topics: Topic[];
+  /** Running summary of turns that fell out of the history window. */
+  summary?: string;
+  /** What the documents are about, e.g. "the Orbitly API"; given to the model as context. */
+  scope?: string;
+  /** `auto`: rewrite follow-ups only; `always`: rewrite whenever there is history; `never`: search the question as typed. */
+  policy: RewritePolicy;
+  signal?: AbortSignal;
+}
+
+export type RewriteDecision = 'rewritten' | 'skipped' | 'fallback' | 'small_talk';
+
+export interface RewriteOutcome {
+  /** What to search with. The raw question whenever the decision is not `rewritten`. */
+  standaloneQuery: string;
+  decision: RewriteDecision;
+  /** Short human-readable phrase: the follow-up signal, why it was skipped, or why the rewrite was discarded. */
+  reason: string;
+  /** Id of the model or offline rewriter that produced the rewrite. */
+  model?: string;
+  /** Messages sent to the model, for replay and `--json`. */
+  prompt?: ChatMessage[];
+  usage?: TokenUsage;
+  /** The provider's error message when the decision is `fallback` because the call failed. */
+  error?: string;
+}
+
+export interface QueryRewriter {
+  /** e.g. `openai:gpt-4o-mini` or `offline:rewrite-v1`. */
+  readonly id: string;
+  /** Never rejects for provider failures (falls back to the question); rejects when `request.signal` aborts. */
+  rewrite(request: RewriteRequest): Promise<RewriteOutcome>;
+}
