@@ -10,7 +10,7 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { OpenAIChatModel, OpenAIEmbedder } from '../src/providers/openai.js';
 import type { ChatMessage, ChatModel, ChatChunk, Embedder } from '../src/providers/types.js';
 import { Retriever } from '../src/retrieve/search.js';
-import type { QueryRewriter, RewriteOutcome, RewriteRequest } from '../src/rewrite/index.js';
+import { createRewriter, type QueryRewriter, type RewriteOutcome, type RewriteRequest } from '../src/rewrite/index.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { createSession, forkSession, getTurn, loadTurnChunks, loadTurns } from '../src/store/sessions.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
@@ -374,5 +374,16 @@ describe('offline turns (no language model)', () => {
     expect(summaryModel.calls).toHaveLength(1);
     expect(getTurn(db, fourth.turnId)).toMatchObject({ summary: 'Summary #1', summaryThrough: 1 });
     expect(rewriter.requests.at(-1)!.history).toHaveLength(2);
+  });
+
+  test('with the real offline rewriter, a follow-up is searched with the topic carried over', async () => {
+    const context = offlineContext(createRewriter(undefined));
+    await collect(runTurn(context, 'How do I install the Relay agent?'));
+    const events = await collect(runTurn(context, 'And on Windows?'));
+    const rewrite = events.find((e) => e.type === 'rewrite');
+    expect(rewrite?.type === 'rewrite' && rewrite.standaloneQuery.toLowerCase()).toContain('relay');
+    const row = getTurn(db, done(events).turnId)!;
+    expect(row.standaloneQuery?.toLowerCase()).toContain('relay');
+    expect(row.topics?.length).toBeGreaterThan(0);
   });
 });
