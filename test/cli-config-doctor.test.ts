@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../src/config/index.js';
 import { openDatabase } from '../src/store/db.js';
 import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
@@ -72,7 +73,7 @@ describe('ragline config show', () => {
     expect(shown.settings['rewrite.policy']).toEqual({ value: 'never', source: 'env:RAGLINE_REWRITE' });
     expect(shown.settings['retrieval.k']).toEqual({ value: 8, source: `file:${configFile()}` });
     expect(shown.settings['models.embedding']).toEqual({ value: 'nomic-embed-text', source: `file:${configFile()}` });
-    expect(shown.settings['chunk.size']).toEqual({ value: 2000, source: 'default' });
+    expect(shown.settings['chunk.size']).toEqual({ value: DEFAULTS['chunk.size'], source: 'default' });
     expect(shown.settings.baseURL).toEqual({ value: null, source: 'unset' });
     expect(shown.settings.apiKey).toEqual({ value: null, source: 'unset', set: false });
   });
