@@ -1,0 +1,231 @@
+// Extracts the text a reader sees from an HTML file, keeping for every output
+// line the source line it came from, so chunks of a web page cite lines of the
+// .html file rather than lines of some derived text.
+//
+// Rules: script, style, noscript and template content, comments and the <head>
+// (except <title>) are dropped; whitespace collapses as a browser would; <pre>
+// keeps its text verbatim line by line; block elements (p, div, h1-h6, lists,
+// tables, ...) start a new paragraph (a blank line, so the chunker sees
+// paragraph boundaries) and li, tr, dt, dd and br start a new line; table cells
+// on one row are joined with " | ". h1-h6 are reported as heading marks.
+
+import { Parser } from 'htmlparser2';
+import { lineStartsOf } from './chunk.js';
+import type { TextUnit, UnitHeading } from './load.js';
+
+const DROPPED = new Set(['script', 'style', 'noscript', 'template']);
+/** Elements that may appear in <head>; anything else means the body has started. */
+const HEAD_CONTENT = new Set(['title', 'meta', 'link', 'style', 'script', 'base', 'noscript', 'template']);
+const PARAGRAPH_BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'div', 'dl',
+  'fieldset', 'figure', 'footer', 'form', 'header', 'hgroup', 'hr', 'html', 'legend', 'main', 'menu', 'nav',
+  'ol', 'p', 'pre', 'section', 'table', 'tbody', 'tfoot', 'thead', 'title', 'ul', 'h1', 'h2', 'h3', 'h4',
+  'h5', 'h6',
+]);
+const LINE_BLOCKS = new Set(['li', 'tr', 'dt', 'caption', 'figcaption', 'summary', 'option', 'br']);
+const CELLS = new Set(['td', 'th']);
+const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+
+/** HTML's ASCII whitespace (a no-break space is not collapsed, as in browsers). */
+function isHtmlWs(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+}
+
+/** Visible text of an HTML document as one 'line' unit with a source line map and heading marks. */
+export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
+  const starts = lineStartsOf(html);
+  const sourceLineOf = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+
+  const lines: string[] = [];
+  const sourceLines: number[] = [];
+  const headings: UnitHeading[] = [];
+  let parts: string[] = [];
+  let lineHasText = false;
+  let lineSource = 1;
+  /** Break owed before the next text: 0 none, 1 new line, 2 new paragraph. */
+  let pendingBreak = 0;
+  /** Separator owed before the next word on the current line. */
+  let pendingSep = '';
+  let droppedDepth = 0;
+  let inHead = false;
+  let titleDepth = 0;
+  let titleWords: string[] | undefined;
+  let title: string | undefined;
+  let preDepth = 0;
+  let preFresh = false;
+  let heading: { level: number; line: number; words: string[] } | undefined;
+  let firstH1: string | undefined;
+
+  const pushLine = (text: string, source: number): void => {
+    lines.push(text);
+    sourceLines.push(source);
+  };
+  const endLine = (): void => {
+    pushLine(parts.join(''), lineSource);
+    parts = [];
+    lineHasText = false;
+    pendingSep = '';
+  };
+  const requestBreak = (kind: 1 | 2): void => {
+    if (kind > pendingBreak) pendingBreak = kind;
+  };
+  const applyBreak = (offset: number): void => {
+    if (pendingBreak === 0) return;
+    if (lineHasText) endLine();
+    if (pendingBreak === 2 && lines.length > 0 && lines[lines.length - 1] !== '') pushLine('', sourceLineOf(offset));
+    pendingBreak = 0;
+  };
+  const emit = (word: string, offset: number): void => {
+    applyBreak(offset);
+    if (!lineHasText) {
+      lineHasText = true;
+      lineSource = sourceLineOf(offset);
+    } else if (pendingSep !== '') {
+      parts.push(pendingSep);
+    }
+    if (heading && heading.line < 0) heading.line = lines.length;
+    pendingSep = '';
+    parts.push(word);
+  };
+  const finishHeading = (): void => {
+    if (heading && heading.words.length > 0 && heading.line >= 0) {
+      const text = heading.words.join(' ');
+      headings.push({ line: heading.line, level: heading.level, text });
+      if (heading.level === 1 && firstH1 === undefined) firstH1 = text;
+    }
+    heading = undefined;
+  };
+
+  const parser: Parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'head') {
+          inHead = true;
+          return;
+        }
+        if (inHead && (name === 'body' || !HEAD_CONTENT.has(name))) inHead = false;
+        if (DROPPED.has(name)) {
+          droppedDepth++;
+          return;
+        }
+        if (name === 'title') {
+          titleDepth++;
+          titleWords = [];
+        }
+        if (PARAGRAPH_BLOCKS.has(name)) requestBreak(2);
+        else if (LINE_BLOCKS.has(name)) requestBreak(1);
+        else if (CELLS.has(name) && lineHasText && pendingBreak === 0) pendingSep = ' | ';
+        const level = HEADING_LEVEL[name];
+        if (level !== undefined) {
+          finishHeading();
+          heading = { level, line: -1, words: [] };
+        }
+        if (name === 'pre') {
+          preDepth++;
+          preFresh = true;
+        }
+      },
+      onclosetag(name) {
+        if (name === 'head') {
+          inHead = false;
+          return;
+        }
+        if (DROPPED.has(name)) {
+          if (droppedDepth > 0) droppedDepth--;
+          return;
+        }
+        if (name === 'title' && titleDepth > 0) {
+          titleDepth--;
+          if (title === undefined && titleWords && titleWords.length > 0) title = titleWords.join(' ');
+          titleWords = undefined;
+        }
+        if (name === 'pre' && preDepth > 0) preDepth--;
+        if (HEADING_LEVEL[name] !== undefined) finishHeading();
+        if (PARAGRAPH_BLOCKS.has(name)) requestBreak(2);
+        else if (LINE_BLOCKS.has(name) && name !== 'br') requestBreak(1);
+      },
+      ontext(data) {
+        if (droppedDepth > 0 || (inHead && titleDepth === 0)) return;
+        const base = parser.startIndex;
+        if (preDepth > 0) {
+          preText(data, base);
+          return;
+        }
+        flowText(data, base);
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+
+  /** Collapsing text: words separated by single spaces. */
+  const flowText = (data: string, base: number): void => {
+    let i = 0;
+    const n = data.length;
+    while (i < n) {
+      let j = i;
+      while (j < n && isHtmlWs(data.charCodeAt(j))) j++;
+      if (j > i && lineHasText && pendingSep === '') pendingSep = ' ';
+      if (j >= n) break;
+      let k = j;
+      while (k < n && !isHtmlWs(data.charCodeAt(k))) k++;
+      const word = data.slice(j, k);
+      emit(word, base + j);
+      heading?.words.push(word);
+      titleWords?.push(word);
+      i = k;
+    }
+  };
+
+  /** Preformatted text: every newline ends an output line, spacing kept. */
+  const preText = (data: string, base: number): void => {
+    let from = 0;
+    if (preFresh) {
+      // A newline right after <pre> is not content.
+      if (data.startsWith('\r\n')) from = 2;
+      else if (data.startsWith('\n')) from = 1;
+    }
+    preFresh = false;
+    while (from <= data.length) {
+      let nl = data.indexOf('\n', from);
+      const last = nl === -1;
+      if (last) nl = data.length;
+      let segment = data.slice(from, nl);
+      if (segment.endsWith('\r')) segment = segment.slice(0, -1);
+      if (segment !== '') {
+        emit(segment, base + from);
+        const words = segment.trim();
+        if (words !== '') {
+          heading?.words.push(words);
+          titleWords?.push(words);
+        }
+      }
+      if (last) break;
+      applyBreak(base + nl);
+      if (lineHasText) endLine();
+      else pushLine('', sourceLineOf(base + nl));
+      from = nl + 1;
+    }
+  };
+
+  parser.write(html);
+  parser.end();
+  finishHeading();
+  if (lineHasText) endLine();
+  while (lines.length > 0 && lines[lines.length - 1].trim() === '') {
+    lines.pop();
+    sourceLines.pop();
+  }
+
+  const unit: TextUnit = { text: lines.join('\n'), locator: 'line', sourceLines };
+  if (headings.length > 0) unit.headings = headings;
+  return { unit, title: title ?? firstH1 };
+}

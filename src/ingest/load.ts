@@ -1,0 +1,188 @@
+// Turns one file's bytes into text units the chunker can split and cite. It
+// decides the document kind from the extension, decodes UTF-8 (flagging bad
+// bytes instead of failing), finds a title, and keeps enough position data that
+// every chunk can point back at source lines (HTML) or pages (PDF).
+// Pure: no file system, no database, no terminal output.
+
+import { lineStartsOf, scanMarkdown } from './chunk.js';
+import { htmlToUnit } from './html.js';
+import { loadPdf } from './pdf.js';
+
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
+
+export interface LoadedDocument {
+  /** How the bytes were parsed. */
+  kind: DocumentKind;
+  /**
+   * Document title when one is evident: Markdown front-matter `title:` (preferred)
+   * or first H1; HTML <title> or first <h1>; text: the first line when it looks
+   * like a title (short, no trailing period, followed by a blank line, an
+   * underline or the end); PDF: metadata title. Otherwise undefined.
+   */
+  title?: string;
+  /**
+   * Text units with their locator. Markdown/text: one unit holding the whole
+   * decoded text, locator 'line', lines numbered from 1 as in the source file.
+   * HTML: the visible text, each output line mapped to its source line. PDF: one
+   * unit per page, locator 'page'.
+   */
+  units: TextUnit[];
+  /** True when the bytes were not valid UTF-8 and were decoded with U+FFFD replacement characters. */
+  invalidUtf8: boolean;
+}
+
+/** A heading found in an HTML unit, so the chunker can split there and build heading paths. */
+export interface UnitHeading {
+  /** 0-based index of the output line the heading text starts on. */
+  line: number;
+  /** 1-6, from h1-h6. */
+  level: number;
+  /** Heading text, whitespace collapsed. */
+  text: string;
+}
+
+export interface TextUnit {
+  /** The unit's text; lines separated by `\n` (CRLF also accepted by the chunker). */
+  text: string;
+  /** What chunk locators count: source lines, or PDF pages. */
+  locator: 'line' | 'page';
+  /** Page number (1-based) for PDF units. */
+  page?: number;
+  /** For HTML: sourceLines[i] is the 1-based source line of output line i (0-based index); absent means identity. */
+  sourceLines?: number[];
+  /** For HTML: h1-h6 headings in output order. Absent for other kinds (Markdown headings are found in the text). */
+  headings?: UnitHeading[];
+}
+
+const KIND_BY_EXTENSION: Record<string, DocumentKind> = {
+  md: 'markdown',
+  mdx: 'markdown',
+  txt: 'text',
+  rst: 'text',
+  adoc: 'text',
+  html: 'html',
+  htm: 'html',
+  pdf: 'pdf',
+};
+
+/** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
+export function kindOf(path: string): DocumentKind | undefined {
+  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  const name = path.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0) return undefined;
+  const ext = name.slice(dot + 1).toLowerCase();
+  return Object.hasOwn(KIND_BY_EXTENSION, ext) ? KIND_BY_EXTENSION[ext] : undefined;
+}
+
+const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
+
+function isPdfBytes(bytes: Uint8Array): boolean {
+  return PDF_MAGIC.every((b, i) => bytes[i] === b);
+}
+
+/** Cheap binary sniff: a NUL byte in the first 8 KB. PDFs (bytes starting `%PDF-`) are never reported as binary. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  if (isPdfBytes(bytes)) return false;
+  const end = Math.min(bytes.length, 8192);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lenientUtf8 = new TextDecoder('utf-8');
+
+/** UTF-8 decode (BOM dropped); invalid sequences become U+FFFD and are reported. */
+function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
+  try {
+    return { text: strictUtf8.decode(bytes), invalidUtf8: false };
+  } catch {
+    return { text: lenientUtf8.decode(bytes), invalidUtf8: true };
+  }
+}
+
+/**
+ * Decodes and parses one file's bytes. The kind comes from the extension;
+ * unknown extensions load as text. Throws only on a PDF that cannot be parsed
+ * (the caller counts it as skipped).
+ */
+export async function loadDocument(path: string, bytes: Uint8Array): Promise<LoadedDocument> {
+  const kind = kindOf(path) ?? 'text';
+  if (kind === 'pdf') {
+    const pdf = await loadPdf(bytes);
+    return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
+  }
+  const { text, invalidUtf8 } = decode(bytes);
+  if (kind === 'html') {
+    const { unit, title } = htmlToUnit(text);
+    return { kind, title, units: [unit], invalidUtf8 };
+  }
+  const title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
+  return { kind, title, units: [{ text, locator: 'line' }], invalidUtf8 };
+}
+
+/** Front-matter `title:` (YAML) or `title =` (TOML) if present, else the first H1. */
+function markdownTitle(rawText: string): string | undefined {
+  const text = rawText.indexOf('\r') === -1 ? rawText : rawText.replace(/\r\n/g, '\n');
+  const starts = lineStartsOf(text);
+  const outline = scanMarkdown(text, starts, true);
+  for (let i = 1; i < outline.bodyStart - 1; i++) {
+    const line = text.slice(starts[i], i + 1 < starts.length ? starts[i + 1] - 1 : text.length);
+    const value = frontMatterTitle(line);
+    if (value) return value;
+  }
+  const h1 = outline.headings.find((h) => h.level === 1 && h.text.trim() !== '');
+  return h1?.text.trim();
+}
+
+function frontMatterTitle(line: string): string | undefined {
+  if (!line.startsWith('title')) return undefined;
+  const rest = line.slice(5).trimStart();
+  if (rest[0] !== ':' && rest[0] !== '=') return undefined;
+  let value = rest.slice(1).trim();
+  if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) value = value.slice(1, -1).trim();
+  return value === '' ? undefined : value;
+}
+
+const TITLE_MAX = 100;
+
+/**
+ * The first non-blank line of a plain-text file when it reads like a title: at
+ * most 100 characters, containing a letter or digit, not ending in sentence or
+ * clause punctuation, and followed by a blank line, an underline (reStructuredText)
+ * or the end of the file. reStructuredText overlines and the AsciiDoc `= ` marker
+ * are stripped.
+ */
+function textTitle(text: string): string | undefined {
+  const lines: string[] = [];
+  let from = 0;
+  // Only the first few lines matter; avoid splitting the whole file.
+  while (lines.length < 8 && from <= text.length) {
+    let nl = text.indexOf('\n', from);
+    if (nl === -1) nl = text.length;
+    lines.push(text.slice(from, nl).replace(/\r$/, ''));
+    from = nl + 1;
+  }
+  let i = 0;
+  while (i < lines.length && (lines[i].trim() === '' || isAdornment(lines[i]))) i++;
+  if (i >= lines.length) return undefined;
+  let candidate = lines[i].trim();
+  if (candidate.startsWith('= ')) candidate = candidate.slice(2).trim();
+  const next = lines[i + 1];
+  const endsWell = next === undefined || next.trim() === '' || isAdornment(next);
+  if (!endsWell) return undefined;
+  if (candidate.length === 0 || candidate.length > TITLE_MAX) return undefined;
+  if (!/[\p{L}\p{N}]/u.test(candidate)) return undefined;
+  if (/[.,;:]$/.test(candidate)) return undefined;
+  return candidate;
+}
+
+/** A reStructuredText section adornment such as `=====` or `-----`. */
+function isAdornment(line: string): boolean {
+  const t = line.trim();
+  if (t.length < 3) return false;
+  const c = t[0];
+  if (!'=-~^"\'`#*+_:.<>'.includes(c)) return false;
+  for (const ch of t) if (ch !== c) return false;
+  return true;
+}

@@ -1,0 +1,267 @@
+// Tests for loading documents: kind by extension, binary sniffing, UTF-8
+// decoding, titles, HTML visible text with source lines, and PDF pages from a
+// small PDF written by hand in the test.
+
+import { describe, expect, test } from 'vitest';
+import { chunkDocument } from '../src/ingest/chunk.js';
+import { kindOf, loadDocument, looksBinary } from '../src/ingest/load.js';
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/**
+ * A minimal valid PDF: one page per string, each drawing its lines in Helvetica,
+ * an Info dictionary with a title, and a cross-reference table whose byte
+ * offsets are computed as the file is written. Text must be ASCII without
+ * parentheses or backslashes (no escaping is done).
+ */
+function makePdf(pages: string[][], title: string): Uint8Array {
+  const objects: string[] = [];
+  const pageIds = pages.map((_, i) => 4 + 2 * i);
+  const infoId = 4 + 2 * pages.length;
+  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`;
+  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+  pages.forEach((lines, i) => {
+    const ops = lines.map((line, j) => `${j === 0 ? '72 720 Td' : '0 -16 Td'} (${line}) Tj`).join('\n');
+    const stream = `BT\n/F1 12 Tf\n${ops}\nET`;
+    objects[pageIds[i]] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[i] + 1} 0 R >>`;
+    objects[pageIds[i] + 1] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
+  });
+  objects[infoId] = `<< /Title (${title}) >>`;
+
+  let file = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (let id = 1; id < objects.length; id++) {
+    offsets[id] = file.length; // ASCII only, so string length is the byte offset
+    file += `${id} 0 obj\n${objects[id]}\nendobj\n`;
+  }
+  const xrefOffset = file.length;
+  file += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
+  for (let id = 1; id < objects.length; id++) file += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  file += `trailer\n<< /Size ${objects.length} /Root 1 0 R /Info ${infoId} 0 R >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  return utf8(file);
+}
+
+describe('kindOf', () => {
+  test('maps extensions to kinds, case-insensitively, and unknown ones to undefined', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['docs/guide.md', 'markdown'],
+      ['README.MD', 'markdown'],
+      ['page.mdx', 'markdown'],
+      ['notes.txt', 'text'],
+      ['index.rst', 'text'],
+      ['manual.adoc', 'text'],
+      ['site/index.html', 'html'],
+      ['old.HTM', 'html'],
+      ['paper.pdf', 'pdf'],
+      ['archive.tar.gz', undefined],
+      ['Makefile', undefined],
+      ['dir.md/file', undefined],
+      ['C:\\docs\\a.txt', 'text'],
+    ];
+    for (const [path, kind] of cases) expect([path, kindOf(path)]).toEqual([path, kind]);
+  });
+});
+
+describe('looksBinary', () => {
+  test('a NUL byte in the first 8 KB means binary; later NULs and plain text do not', () => {
+    expect(looksBinary(utf8('hello world'))).toBe(false);
+    expect(looksBinary(new Uint8Array(0))).toBe(false);
+    expect(looksBinary(new Uint8Array([0x68, 0x00, 0x69]))).toBe(true);
+    const late = new Uint8Array(9000).fill(0x61);
+    late[8500] = 0;
+    expect(looksBinary(late)).toBe(false);
+  });
+
+  test('PDFs are never reported as binary, even with NUL bytes', () => {
+    const pdf = new Uint8Array([...utf8('%PDF-1.7\n'), 0, 1, 2]);
+    expect(looksBinary(pdf)).toBe(false);
+    expect(looksBinary(makePdf([['x']], 'T'))).toBe(false);
+  });
+});
+
+describe('decoding', () => {
+  test('invalid UTF-8 is flagged and decoded with replacement characters', async () => {
+    const doc = await loadDocument('bad.txt', new Uint8Array([0x68, 0xff, 0x69, 0xc3]));
+    expect(doc.invalidUtf8).toBe(true);
+    expect(doc.units[0].text).toBe('h\ufffdi\ufffd');
+    const html = await loadDocument('bad.html', new Uint8Array([...utf8('<p>caf'), 0xe9, ...utf8('</p>')]));
+    expect(html.invalidUtf8).toBe(true);
+    expect(html.units[0].text).toBe('caf\ufffd');
+  });
+
+  test('valid UTF-8 is not flagged and a byte-order mark is dropped', async () => {
+    const doc = await loadDocument('ok.md', new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('# Café ☕\n')]));
+    expect(doc.invalidUtf8).toBe(false);
+    expect(doc.units[0].text).toBe('# Café ☕\n');
+    expect(doc.title).toBe('Café ☕');
+  });
+
+  test('files with unknown extensions load as text', async () => {
+    const doc = await loadDocument('LICENSE', utf8('MIT License\n\nPermission is hereby granted.'));
+    expect(doc.kind).toBe('text');
+    expect(doc.title).toBe('MIT License');
+  });
+});
+
+describe('markdown and text', () => {
+  test('a markdown file is one line unit holding the whole text', async () => {
+    const source = '---\ntitle: x\n---\n# Head\r\n\r\nBody\n';
+    const doc = await loadDocument('a.md', utf8(source));
+    expect(doc).toEqual({ kind: 'markdown', title: 'x', units: [{ text: source, locator: 'line' }], invalidUtf8: false });
+  });
+
+  test('markdown title comes from front matter when present, else the first H1 outside code', async () => {
+    const title = async (source: string) => (await loadDocument('a.md', utf8(source))).title;
+    expect(await title('---\ntitle: "Quoted: yes"\ndate: 2024\n---\n# Other\n')).toBe('Quoted: yes');
+    expect(await title('+++\ntitle = "Hugo page"\n+++\n')).toBe('Hugo page');
+    expect(await title('Intro\n\n```\n# not this\n```\n\n## Sub\n\n# Real Title #\n')).toBe('Real Title');
+    expect(await title('Setext Title\n============\n\ntext')).toBe('Setext Title');
+    expect(await title('## Only H2\n\ntext')).toBeUndefined();
+    expect(await title('')).toBeUndefined();
+  });
+
+  test('a text title is a short first line without a trailing period, set apart from the body', async () => {
+    const title = async (source: string) => (await loadDocument('a.txt', utf8(source))).title;
+    expect(await title('Release Notes\n\nVersion 2 adds things.')).toBe('Release Notes');
+    expect(await title('\n\n  Spaced Title  \r\n\r\nbody')).toBe('Spaced Title');
+    expect(await title('Only line')).toBe('Only line');
+    expect(await title('This is a sentence.\n\nMore.')).toBeUndefined();
+    expect(await title('a line that wraps\ninto the next one')).toBeUndefined();
+    expect(await title(`${'Long '.repeat(30)}\n\nbody`)).toBeUndefined();
+    expect(await title('=====\n-----\n')).toBeUndefined();
+    expect(await (async () => (await loadDocument('a.rst', utf8('=========\nRST Title\n=========\n\nbody'))).title)()).toBe('RST Title');
+    expect(await (async () => (await loadDocument('a.adoc', utf8('= Doc Title\n\nbody'))).title)()).toBe('Doc Title');
+  });
+});
+
+describe('HTML', () => {
+  const html = [
+    '<!doctype html>', // 1
+    '<html>', // 2
+    '<head>', // 3
+    '  <title>Guide &amp; Reference</title>', // 4
+    '  <style>p { color: red }</style>', // 5
+    '  <script>var hidden = "<p>not text</p>";</script>', // 6
+    '  <meta name="x" content="also hidden">', // 7
+    '</head>', // 8
+    '<body>', // 9
+    '  <!-- a comment that must not appear -->', // 10
+    '  <h1>Getting started</h1>', // 11
+    '  <p>Install the', // 12
+    '     <b>tool</b> first.</p>', // 13
+    '  <script>', // 14
+    '    document.write("script text");', // 15
+    '  </script>', // 16
+    '  <pre>', // 17
+    'npm install', // 18
+    '', // 19
+    '    --global</pre>', // 20
+    '  <h2>Usage</h2>', // 21
+    '  <ul><li>One</li><li>Two &lt;3</li></ul>', // 22
+    '  <table><tr><td>key</td><td>value</td></tr></table>', // 23
+    '</body>', // 24
+    '</html>', // 25
+  ].join('\n');
+
+  test('visible text keeps the title and drops head, scripts, styles and comments', async () => {
+    const doc = await loadDocument('page.html', utf8(html));
+    const text = doc.units[0].text;
+    expect(doc.kind).toBe('html');
+    expect(doc.title).toBe('Guide & Reference');
+    expect(text).toBe(
+      [
+        'Guide & Reference',
+        '',
+        'Getting started',
+        '',
+        'Install the tool first.',
+        '',
+        'npm install',
+        '',
+        '    --global',
+        '',
+        'Usage',
+        '',
+        'One',
+        'Two <3',
+        '',
+        'key | value',
+      ].join('\n'),
+    );
+    for (const hidden of ['color', 'hidden', 'comment', 'script text', 'not text']) expect(text).not.toContain(hidden);
+  });
+
+  test('each output line maps to the source line its text starts on', async () => {
+    const doc = await loadDocument('page.html', utf8(html));
+    const unit = doc.units[0];
+    const outputLines = unit.text.split('\n');
+    expect(unit.sourceLines).toHaveLength(outputLines.length);
+    const sourceLines = html.split('\n');
+    outputLines.forEach((line, i) => {
+      const firstWord = line.trim().split(/\s+/)[0].replace('&', '&amp;').replace('<', '&lt;');
+      if (firstWord !== '') expect([line, sourceLines[unit.sourceLines![i] - 1]]).toEqual([line, expect.stringContaining(firstWord)]);
+    });
+    expect(unit.sourceLines![outputLines.indexOf('Install the tool first.')]).toBe(12);
+    expect(unit.sourceLines![outputLines.indexOf('    --global')]).toBe(20);
+    expect(unit.headings).toEqual([
+      { line: 2, level: 1, text: 'Getting started' },
+      { line: 10, level: 2, text: 'Usage' },
+    ]);
+  });
+
+  test('chunks of an HTML page cite lines of the .html file and carry h1-h6 paths', async () => {
+    const doc = await loadDocument('page.html', utf8(html));
+    const chunks = chunkDocument(doc, { size: 60, overlap: 0 });
+    const usage = chunks.find((c) => c.text.startsWith('Usage'));
+    expect(usage).toMatchObject({ headingPath: ['Getting started', 'Usage'], startLine: 21, locator: 'line' });
+    const install = chunks.find((c) => c.text.includes('Install the tool'));
+    expect(install?.headingPath).toEqual(['Getting started']);
+    expect(install!.startLine).toBeLessThanOrEqual(12);
+    for (const c of chunks) expect(c.endLine).toBeLessThanOrEqual(25);
+  });
+
+  test('without a <title> the first h1 is the title; a page with no text gives an empty unit', async () => {
+    const doc = await loadDocument('a.htm', utf8('<body><h2>Sub</h2><h1>Main  <i>Title</i></h1></body>'));
+    expect(doc.title).toBe('Main Title');
+    const empty = await loadDocument('b.html', utf8('<html><head><title></title></head><body><script>x</script></body></html>'));
+    expect(empty.title).toBeUndefined();
+    expect(empty.units).toEqual([{ text: '', locator: 'line', sourceLines: [] }]);
+    expect(chunkDocument(empty)).toEqual([]);
+  });
+
+  test('CRLF HTML maps to the same source lines as LF HTML', async () => {
+    const lf = await loadDocument('page.html', utf8(html));
+    const crlf = await loadDocument('page.html', utf8(html.replace(/\n/g, '\r\n')));
+    expect(crlf.units).toEqual(lf.units);
+  });
+});
+
+describe('PDF', () => {
+  test('a two-page PDF gives one page unit per page with its text and the metadata title', async () => {
+    const bytes = makePdf([['Hello from page one.', 'Second line of page one.'], ['Page two says goodbye.']], 'Tiny Test PDF');
+    const doc = await loadDocument('tiny.pdf', bytes);
+    expect(doc.kind).toBe('pdf');
+    expect(doc.title).toBe('Tiny Test PDF');
+    expect(doc.invalidUtf8).toBe(false);
+    expect(doc.units.map((u) => [u.locator, u.page])).toEqual([
+      ['page', 1],
+      ['page', 2],
+    ]);
+    expect(doc.units[0].text).toBe('Hello from page one.\nSecond line of page one.');
+    expect(doc.units[1].text).toBe('Page two says goodbye.');
+    const chunks = chunkDocument(doc);
+    expect(chunks.map((c) => [c.locator, c.startLine, c.endLine])).toEqual([
+      ['page', 1, 1],
+      ['page', 2, 2],
+    ]);
+    // The caller's buffer is left intact (pdfjs may detach what it is given).
+    expect(bytes.byteLength).toBeGreaterThan(0);
+  });
+
+  test('bytes that are not a parseable PDF make loadDocument throw', async () => {
+    await expect(loadDocument('broken.pdf', utf8('%PDF-1.4\nthis is not a pdf'))).rejects.toThrow(/cannot parse PDF/);
+    await expect(loadDocument('empty.pdf', new Uint8Array(0))).rejects.toThrow(/cannot parse PDF/);
+  });
+});
