@@ -3,10 +3,13 @@
 
 import { Command, CommanderError } from 'commander';
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
+import { registerAsk } from './commands/ask.js';
+import { registerChat } from './commands/chat.js';
 import { registerEval } from './commands/eval.js';
 import { registerConfig } from './commands/config.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerIngest } from './commands/ingest.js';
+import { registerPrune } from './commands/prune.js';
 import { registerSearch } from './commands/search.js';
 import { registerStats } from './commands/stats.js';
 import { createOutput } from './output.js';
@@ -36,9 +39,12 @@ Quick start:
   ragline chat`,
     );
   registerIngest(program);
+  registerChat(program);
+  registerAsk(program);
   registerSearch(program);
   registerEval(program);
   registerStats(program);
+  registerPrune(program);
   registerConfig(program);
   registerDoctor(program);
   return program;

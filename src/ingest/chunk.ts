@@ -18,7 +18,7 @@ export interface ChunkerSettings {
 }
 
 /** Provisional defaults; to be tuned on the retrieval benchmark. */
-export const DEFAULT_CHUNKER: ChunkerSettings = { size: 2000, overlap: 200 };
+export const DEFAULT_CHUNKER: ChunkerSettings = { size: 3000, overlap: 150 };
 
 export interface Chunk {
   /**

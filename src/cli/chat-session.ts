@@ -1,0 +1,56 @@
+// Builds what a chat turn needs from the resolved configuration, and runs one
+// turn with its output: shared by `chat` (REPL and piped) and `ask`.
+
+import type { ResolvedConfig } from '../config/index.js';
+import type { RewritePolicy } from '../config/index.js';
+import type { TurnEvent } from '../chat/events.js';
+import { runTurn, type TurnContext } from '../chat/turn.js';
+import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
+import { Retriever } from '../retrieve/search.js';
+import { createRewriter } from '../rewrite/index.js';
+import type { Db } from '../store/db.js';
+import type { Output } from './output.js';
+import { TurnView } from './turn-view.js';
+
+export function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): TurnContext {
+  const { config } = settings;
+  return {
+    db,
+    config,
+    sessionId,
+    retriever: new Retriever(db, createEmbedder(config)),
+    rewriter: createRewriter(createRewriteModel(config)),
+    answerModel: createChatModel(config),
+  };
+}
+
+export interface TurnSettings {
+  k?: number;
+  rewritePolicy?: RewritePolicy;
+  json: boolean;
+  signal?: AbortSignal;
+}
+
+/** Runs one turn, rendering (or printing NDJSON); returns the final `done` event's status and the retrieved chunks. */
+export async function runTurnWithOutput(
+  context: TurnContext,
+  question: string,
+  output: Output,
+  settings: TurnSettings,
+): Promise<{ status: string; chunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[] }> {
+  const view = new TurnView(output);
+  let status = 'failed';
+  let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];
+  for await (const event of runTurn(context, question, { signal: settings.signal, k: settings.k, rewritePolicy: settings.rewritePolicy })) {
+    if (settings.json) output.write(JSON.stringify(toJsonEvent(event)) + '\n');
+    else view.render(event);
+    if (event.type === 'retrieval') chunks = event.chunks;
+    if (event.type === 'done') status = event.status;
+  }
+  return { status, chunks };
+}
+
+/** NDJSON shape: the event as is (it holds no secrets; chunk text included for scripts). */
+function toJsonEvent(event: TurnEvent): TurnEvent {
+  return event;
+}

@@ -1,0 +1,44 @@
+// `ragline ask "<question>"`: one turn without the REPL, same output as chat.
+
+import type { Command } from 'commander';
+import { createSession, requireSession } from '../../store/sessions.js';
+import { UserError } from '../../util/errors.js';
+import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput } from '../output.js';
+
+export function registerAsk(program: Command): void {
+  program
+    .command('ask')
+    .description('ask one question (a follow-up too, with --session) and print the answer')
+    .argument('<question...>', 'the question')
+    .option('--session <id|name>', 'ask within this session (`last` for the most recent); default: a new session')
+    .option('-k, --k <n>', 'chunks to retrieve')
+    .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
+    .option('--scope <text>', 'what the assistant is for')
+    .option('--json', 'print NDJSON events')
+    .addHelpText('after', '\nExamples:\n  ragline ask "How do I create an API key?"\n  ragline ask --session last "does it expire?"')
+    .action(async (words: string[], flags: { session?: string; k?: string; rewrite?: string; scope?: string; json?: boolean }, command: Command) => {
+      const question = words.join(' ').trim();
+      if (!question) throw new UserError('The question is empty.', { exitCode: 2 });
+      const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
+      const output = createOutput();
+      const db = openDb(settings);
+      const controller = new AbortController();
+      const onSigint = () => controller.abort();
+      process.on('SIGINT', onSigint);
+      try {
+        const session = flags.session ? requireSession(db, flags.session) : createSession(db);
+        const result = await runTurnWithOutput(createTurnContext(settings, db, session.id), question, output, {
+          json: Boolean(flags.json),
+          signal: controller.signal,
+        });
+        if (!flags.json) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
+        if (result.status === 'failed') process.exitCode = 1;
+        if (result.status === 'interrupted') process.exitCode = 130;
+      } finally {
+        process.off('SIGINT', onSigint);
+        db.close();
+      }
+    });
+}

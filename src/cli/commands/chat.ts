@@ -1,0 +1,323 @@
+// `ragline chat`: the REPL (TTY) and the piped mode (one question per line).
+// All conversation logic lives in src/chat; this file reads lines, handles
+// slash commands and Ctrl-C, and renders the turn's events.
+
+import readline from 'node:readline';
+import type { Command } from 'commander';
+import { select } from '@inquirer/prompts';
+import type { RewritePolicy, ResolvedConfig } from '../../config/index.js';
+import type { Db } from '../../store/db.js';
+import { createSession, findSession, forkSession, listSessions, loadTurns, requireSession, type SessionInfo } from '../../store/sessions.js';
+import { UserError } from '../../util/errors.js';
+import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
+import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput, type Output } from '../output.js';
+import { formatLocation } from '../../retrieve/search.js';
+import { applyRetention } from './prune.js';
+
+interface ChatFlags {
+  session?: string;
+  new?: string | boolean;
+  k?: string;
+  rewrite?: string;
+  scope?: string;
+  json?: boolean;
+}
+
+const HELP = `Commands:
+  /help               this list
+  /new [name]         start a new session
+  /sessions           switch to another session
+  /history            this session's questions and how they were searched
+  /show N             the whole text of retrieved chunk N of the last answer
+  /k N                retrieve N chunks per question
+  /rewrite MODE       auto (rewrite follow-ups only), always, or never
+  /topics             what this conversation is about (tracked topics)
+  /fork N             branch a new session from turn N of this one
+  /quit               leave (also Ctrl-D, or Ctrl-C on an empty line)
+Ctrl-C while an answer streams stops it; the turn is kept.`;
+
+export function registerChat(program: Command): void {
+  program
+    .command('chat')
+    .description('ask questions about your documents, with follow-ups understood (REPL on a terminal, one question per line when piped)')
+    .option('--session <id|name>', 'continue this session (`last` for the most recent)')
+    .option('--new [name]', 'start a new session, optionally named')
+    .option('-k, --k <n>', 'chunks to retrieve per question')
+    .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
+    .option('--scope <text>', 'what the assistant is for, e.g. "Orbitly product documentation"')
+    .option('--json', 'print each turn as NDJSON events (start, rewrite, retrieval, token, error, done)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ragline chat
+  ragline chat --new onboarding --scope "Orbitly product documentation"
+  echo "How do I rotate an API key?" | ragline chat --json
+
+${HELP}`,
+    )
+    .action(async (flags: ChatFlags, command: Command) => {
+      const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
+      const output = createOutput();
+      const db = openDb(settings);
+      try {
+        applyRetention(db, settings.config, output);
+        const interactive = Boolean(process.stdin.isTTY) && !flags.json;
+        const session = await chooseSession(db, flags, interactive);
+        if (interactive) await repl(settings, db, session, output);
+        else await piped(settings, db, session, output, Boolean(flags.json));
+      } finally {
+        db.close();
+      }
+    });
+}
+
+async function chooseSession(db: Db, flags: ChatFlags, interactive: boolean): Promise<SessionInfo> {
+  if (flags.session) return requireSession(db, flags.session);
+  if (flags.new !== undefined) return newSession(db, typeof flags.new === 'string' ? flags.new : undefined);
+  const recent = listSessions(db).slice(0, 10);
+  if (!interactive || recent.length === 0) return createSession(db);
+  const choice = await select({
+    message: 'Resume a conversation?',
+    choices: [
+      { name: 'Start a new session', value: '' },
+      ...recent.map((s) => ({
+        name: `${s.name ?? s.id}  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${s.lastActive.slice(0, 16).replace('T', ' ')}  ${oneLine(s.firstQuestion ?? '', 50)}`,
+        value: s.id,
+      })),
+    ],
+  });
+  return choice ? requireSession(db, choice) : createSession(db);
+}
+
+function newSession(db: Db, name?: string): SessionInfo {
+  if (name && findSession(db, name)) throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
+  return createSession(db, { name });
+}
+
+/** Mutable REPL state: the session, per-session settings and the last retrieval. */
+interface ReplState {
+  session: SessionInfo;
+  k?: number;
+  rewritePolicy?: RewritePolicy;
+  lastChunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[];
+}
+
+async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output, json: boolean): Promise<void> {
+  const state: ReplState = { session, lastChunks: [] };
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  let failed = false;
+  for await (const raw of lines) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line.startsWith('/')) {
+      if (await slashCommand(line, state, db, output, false)) break;
+      continue;
+    }
+    const context = createTurnContext(settings, db, state.session.id);
+    const result = await runTurnWithOutput(context, line, output, { k: state.k, rewritePolicy: state.rewritePolicy, json });
+    state.lastChunks = result.chunks;
+    if (result.status === 'failed') failed = true;
+  }
+  if (!json) output.err(output.errColor.dim(`session ${state.session.name ?? state.session.id}`));
+  if (failed) process.exitCode = 1;
+}
+
+async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output): Promise<void> {
+  const state: ReplState = { session, lastChunks: [] };
+  const { color } = output;
+  const turns = loadTurns(db, session.id).length;
+  output.out(
+    color.dim(`session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`),
+  );
+  const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
+  for (;;) {
+    const line = await readQuestion(inputHistory, color.bold('› '));
+    if (line === null) break;
+    const question = line.trim();
+    if (!question) continue;
+    if (question.startsWith('/')) {
+      if (await slashCommand(question, state, db, output, true)) break;
+      continue;
+    }
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.on('SIGINT', onSigint);
+    try {
+      const context = createTurnContext(settings, db, state.session.id);
+      const result = await runTurnWithOutput(context, question, output, {
+        k: state.k,
+        rewritePolicy: state.rewritePolicy,
+        json: false,
+        signal: controller.signal,
+      });
+      state.lastChunks = result.chunks;
+    } catch (err) {
+      // The REPL stays alive: a turn's failure is reported, the session kept.
+      if (err instanceof UserError) {
+        output.err(`${output.errColor.red('error:')} ${err.message}`);
+        if (err.hint) output.err(output.errColor.dim(err.hint));
+      } else if (!controller.signal.aborted) {
+        output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
+      }
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  }
+  output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
+}
+
+/**
+ * Reads one question with line editing and history. Lines that arrive together
+ * (a paste) are joined into one multi-line question; a trailing backslash
+ * continues on the next line. Resolves null on Ctrl-D, or Ctrl-C on an empty line.
+ */
+function readQuestion(history: string[], prompt: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...history], historySize: 500, prompt });
+    const parts: string[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const finish = (value: string | null) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      rl.close();
+      if (value && value.trim()) {
+        history.unshift(value.replace(/\n/g, ' '));
+        if (history.length > 500) history.pop();
+      }
+      resolve(value);
+    };
+    rl.on('line', (line) => {
+      if (line.endsWith('\\')) {
+        parts.push(line.slice(0, -1));
+        rl.setPrompt('  ');
+        rl.prompt();
+        return;
+      }
+      parts.push(line);
+      if (timer) clearTimeout(timer);
+      // Pasted lines arrive within a few milliseconds of each other.
+      timer = setTimeout(() => finish(parts.join('\n')), 25);
+    });
+    rl.on('SIGINT', () => {
+      if (rl.line === '' && parts.length === 0) {
+        process.stdout.write('\n');
+        finish(null);
+      } else {
+        parts.length = 0;
+        process.stdout.write('\n');
+        rl.setPrompt(prompt);
+        rl.write(null, { ctrl: true, name: 'u' });
+        rl.prompt();
+      }
+    });
+    rl.on('close', () => finish(parts.length ? parts.join('\n') : null));
+    rl.prompt();
+  });
+}
+
+/** Handles a slash command; returns true when the REPL should end. */
+async function slashCommand(line: string, state: ReplState, db: Db, output: Output, interactive: boolean): Promise<boolean> {
+  const [name, ...args] = line.slice(1).split(/\s+/);
+  const arg = args.join(' ').trim();
+  const { color } = output;
+  switch (name) {
+    case 'quit':
+    case 'exit':
+    case 'q':
+      return true;
+    case 'help':
+      output.out(HELP);
+      return false;
+    case 'new':
+      try {
+        state.session = newSession(db, arg || undefined);
+        state.lastChunks = [];
+        output.out(color.dim(`new session ${state.session.name ?? state.session.id}`));
+      } catch (err) {
+        output.err((err as Error).message);
+      }
+      return false;
+    case 'sessions': {
+      const sessions = listSessions(db);
+      if (!interactive) {
+        for (const s of sessions) output.out(`${s.id}  ${s.name ?? ''}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 60)}`);
+        return false;
+      }
+      if (sessions.length === 0) {
+        output.out('No sessions yet.');
+        return false;
+      }
+      const id = await select({
+        message: 'Switch to session',
+        choices: sessions.slice(0, 30).map((s) => ({ name: `${s.name ?? s.id}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 50)}`, value: s.id })),
+      });
+      state.session = requireSession(db, id);
+      state.lastChunks = [];
+      output.out(color.dim(`session ${state.session.name ?? state.session.id}`));
+      return false;
+    }
+    case 'history': {
+      const turns = loadTurns(db, state.session.id);
+      if (turns.length === 0) output.out('No turns yet in this session.');
+      for (const turn of turns) {
+        const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
+        output.out(`${String(turn.ordinal).padStart(3)}  ${oneLine(turn.question, 80)}${searched}${turn.status !== 'answered' ? color.yellow(` (${turn.status})`) : ''}`);
+      }
+      return false;
+    }
+    case 'show': {
+      const n = Number(arg);
+      const chunk = state.lastChunks[n - 1];
+      if (!Number.isInteger(n) || !chunk) {
+        output.err(state.lastChunks.length ? `Give a chunk number from 1 to ${state.lastChunks.length}.` : 'No chunks retrieved yet in this session.');
+        return false;
+      }
+      output.out(color.cyan(formatLocation(chunk)) + (chunk.heading ? '  ' + color.bold(oneLine(chunk.heading, 80)) : ''));
+      output.out(sanitizeForTerminal(chunk.text));
+      return false;
+    }
+    case 'k': {
+      const k = Number(arg);
+      if (!Number.isInteger(k) || k < 1 || k > 100) output.err('Usage: /k N (1-100)');
+      else {
+        state.k = k;
+        output.out(color.dim(`retrieving ${k} chunks per question`));
+      }
+      return false;
+    }
+    case 'rewrite':
+      if (!['auto', 'always', 'never'].includes(arg)) output.err('Usage: /rewrite auto|always|never');
+      else {
+        state.rewritePolicy = arg as RewritePolicy;
+        output.out(color.dim(`rewrite policy: ${arg}`));
+      }
+      return false;
+    case 'topics': {
+      const turns = loadTurns(db, state.session.id);
+      const topics = [...turns].reverse().find((t) => t.topics && t.topics.length)?.topics ?? [];
+      if (topics.length === 0) output.out('No topics tracked yet.');
+      else output.out(topics.map((t, i) => (i === 0 ? color.bold(`${oneLine(t.term, 60)} (active)`) : oneLine(t.term, 60))).join(', '));
+      return false;
+    }
+    case 'fork': {
+      const n = Number(arg);
+      const turns = loadTurns(db, state.session.id).length;
+      if (!Number.isInteger(n) || n < 0 || n > turns) {
+        output.err(`Usage: /fork N, with N from 0 to ${turns} (the turns to keep).`);
+        return false;
+      }
+      state.session = forkSession(db, state.session.id, n);
+      state.lastChunks = [];
+      output.out(color.dim(`forked: new session ${state.session.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
+      return false;
+    }
+    default:
+      output.err(`Unknown command /${name}. Type /help for the list.`);
+      return false;
+  }
+}

@@ -1,0 +1,32 @@
+// Retention for conversation history: turns older than a cutoff are removed
+// with their retrieval rows (never documents). Sessions left without turns go too.
+
+import type { Db } from './db.js';
+
+export interface PruneReport {
+  cutoff: string;
+  turns: number;
+  retrievalRows: number;
+  sessions: number;
+  dryRun: boolean;
+}
+
+/** Removes (or with dryRun, counts) turns created before `cutoff`, in one transaction. */
+export function pruneTurns(db: Db, cutoff: Date, dryRun = false): PruneReport {
+  const iso = cutoff.toISOString();
+  const run = db.transaction(() => {
+    const turns = (db.prepare('SELECT count(*) AS n FROM turns WHERE created_at < ?').get(iso) as { n: number }).n;
+    const retrievalRows = (
+      db.prepare('SELECT count(*) AS n FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').get(iso) as { n: number }
+    ).n;
+    const emptied = `SELECT s.id FROM sessions s WHERE s.created_at < @iso AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.created_at >= @iso)`;
+    const sessions = (db.prepare(`SELECT count(*) AS n FROM (${emptied})`).get({ iso }) as { n: number }).n;
+    if (!dryRun) {
+      db.prepare('DELETE FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').run(iso);
+      db.prepare('DELETE FROM turns WHERE created_at < ?').run(iso);
+      db.prepare(`DELETE FROM sessions WHERE id IN (${emptied})`).run({ iso });
+    }
+    return { cutoff: iso, turns, retrievalRows, sessions, dryRun };
+  });
+  return run.immediate();
+}
