@@ -1,0 +1,330 @@
+// `ragline ingest` end to end through the built CLI (build first: npx tsc -p .),
+// as a real child process against a real SQLite file in a temp dir: the product
+// docs and the edge-case tree, citations checked against the source lines, HTML
+// script/style never indexed, and everything the walker must skip (symlinks that
+// go nowhere or in circles, unreadable and oversized files, .gitignore, hidden
+// folders, .git, node_modules, --include/--exclude) skipped and counted.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+
+const EDGE = path.join(ROOT, 'fixtures', 'edge');
+const IS_ROOT = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+let home: string;
+const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+const env = () => isolatedEnv(home);
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+});
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+interface Summary {
+  db: string;
+  root: string;
+  files: { added: number; changed: number; unchanged: number; removed: number; skipped: Record<string, number> };
+  invalidUtf8: number;
+  chunks: { written: number; embedded: number; reused: number; removed: number };
+  bytes: number;
+  seconds: number;
+  embedder: string;
+  interrupted: boolean;
+}
+
+async function ingestJson(dir: string, ...flags: string[]): Promise<Summary> {
+  const result = await runCli(['ingest', dir, '--json', ...flags], { env: env() });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as Summary;
+}
+
+function withDb<T>(work: (db: Database.Database) => T): T {
+  const db = new Database(dbFile(), { readonly: true });
+  sqliteVec.load(db);
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
+interface ChunkRow {
+  root: string;
+  path: string;
+  kind: string;
+  text: string;
+  startLine: number;
+  endLine: number;
+}
+
+const allChunks = () =>
+  withDb(
+    (db) =>
+      db
+        .prepare(
+          'SELECT d.root, d.path, d.kind, c.text, c.start_line AS startLine, c.end_line AS endLine FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id',
+        )
+        .all() as ChunkRow[],
+  );
+
+const documentPaths = () => withDb((db) => db.prepare('SELECT path FROM documents ORDER BY path').pluck().all() as string[]);
+
+/** A folder of small Markdown files, one per name, each with a line naming it. */
+function docsFolder(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(home, 'docs-'));
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+/** Runs the CLI as user nobody (so permissions apply even when the suite runs as root). */
+function runCliAsNobody(args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env(), cwd: ROOT, uid: NOBODY, gid: NOBODY });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end('');
+  });
+}
+
+function chownTree(dir: string, uid: number): void {
+  fs.chownSync(dir, uid, uid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(full, uid);
+    else fs.lchownSync(full, uid, uid);
+  }
+}
+
+describe('ingest of the product docs', () => {
+  test('every supported file becomes a document and stats --json reports the same counts as the tables', async () => {
+    const summary = await ingestJson(FIXTURE_DOCS);
+    const onDisk = fs.readdirSync(FIXTURE_DOCS, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    expect(summary.files.added).toBe(onDisk);
+    expect(summary.files.skipped).toEqual({});
+
+    const stats = JSON.parse((await runCli(['stats', '--json'], { env: env() })).stdout);
+    const tables = withDb((db) => ({
+      documents: db.prepare('SELECT count(*) FROM documents').pluck().get(),
+      chunks: db.prepare('SELECT count(*) FROM chunks').pluck().get(),
+      fts: db.prepare('SELECT count(*) FROM chunks_fts').pluck().get(),
+      vectors: db.prepare('SELECT count(*) FROM vec_chunks').pluck().get(),
+    }));
+    expect(stats.documents).toBe(onDisk);
+    expect(stats.chunks).toBe(summary.chunks.written);
+    expect(tables).toEqual({ documents: onDisk, chunks: summary.chunks.written, fts: summary.chunks.written, vectors: summary.chunks.written });
+    expect(stats.embedder).toBe(summary.embedder);
+    expect(stats.lastIngest.root).toBe(FIXTURE_DOCS);
+  });
+
+  test('--json prints one summary object with files, chunks, bytes, embedder and interrupted', async () => {
+    const summary = await ingestJson(FIXTURE_DOCS);
+    expect(Object.keys(summary).sort()).toEqual(
+      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'root', 'seconds'].sort(),
+    );
+    expect(summary).toMatchObject({
+      db: dbFile(),
+      root: FIXTURE_DOCS,
+      files: { changed: 0, unchanged: 0, removed: 0 },
+      invalidUtf8: 0,
+      interrupted: false,
+      embedder: expect.stringMatching(/^offline:/),
+    });
+    expect(summary.chunks.written).toBeGreaterThan(summary.files.added);
+    expect(summary.chunks.embedded + summary.chunks.reused).toBe(summary.chunks.written);
+    expect(summary.bytes).toBe(
+      fs
+        .readdirSync(FIXTURE_DOCS, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .reduce((sum, e) => sum + fs.statSync(path.join(e.parentPath, e.name)).size, 0),
+    );
+  });
+
+  test('every chunk cites start and end lines whose source text contains the chunk (HTML: its first and last lines)', async () => {
+    await ingestJson(FIXTURE_DOCS);
+    const chunks = allChunks();
+    expect(chunks.length).toBeGreaterThan(20);
+    for (const chunk of chunks) {
+      const lines = fs.readFileSync(path.join(chunk.root, chunk.path), 'utf8').split(/\r?\n/);
+      expect(chunk.startLine, chunk.path).toBeGreaterThanOrEqual(1);
+      expect(chunk.endLine, chunk.path).toBeLessThanOrEqual(lines.length);
+      expect(chunk.startLine, chunk.path).toBeLessThanOrEqual(chunk.endLine);
+      const cited = lines.slice(chunk.startLine - 1, chunk.endLine).join('\n');
+      if (chunk.kind === 'html') {
+        const visible = chunk.text.split('\n').map((l) => l.trim()).filter(Boolean);
+        // the longest markup-free piece of the first and last visible lines (table cells render as ' | ')
+        for (const line of [visible[0]!, visible.at(-1)!]) {
+          const pieces = line.split(/[&<|]/).map((piece) => piece.trim());
+          const prefix = pieces.reduce((a, b) => (b.length > a.length ? b : a)).slice(0, 20);
+          expect(cited, `${chunk.path}:${chunk.startLine}-${chunk.endLine} should contain "${prefix}"`).toContain(prefix);
+        }
+      } else {
+        expect(cited, `${chunk.path}:${chunk.startLine}-${chunk.endLine}`).toContain(chunk.text);
+      }
+    }
+  });
+
+  test('HTML script and style contents never reach a chunk or the full-text index', async () => {
+    await ingestJson(FIXTURE_DOCS);
+    const html = allChunks().filter((c) => c.kind === 'html');
+    expect(html.length).toBeGreaterThan(0);
+    for (const canary of ['script-canary-7f3a', 'style-canary-91bc', '__ORBIT_SCRIPT_CANARY__']) {
+      for (const chunk of allChunks()) expect(chunk.text).not.toContain(canary);
+      const ftsHits = withDb((db) => db.prepare('SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().get(`"${canary}"`));
+      expect(ftsHits, canary).toBe(0);
+    }
+  });
+});
+
+describe('ingest of the edge-case tree', () => {
+  test('empty and front-matter-only files are skipped as empty, binary .txt as binary, image.png as unsupported', async () => {
+    const summary = await ingestJson(EDGE);
+    expect(summary.files.skipped).toEqual({ empty: 2, binary: 1, 'unsupported-type': 1 });
+    expect(documentPaths()).toEqual(['README.txt', 'hostile.md', 'invalid-utf8.txt', 'long-line.md']);
+  });
+
+  test('invalid UTF-8 is counted and decoded with U+FFFD, keeping the text on both sides', async () => {
+    const summary = await ingestJson(EDGE);
+    expect(summary.invalidUtf8).toBe(1);
+    const text = allChunks()
+      .filter((c) => c.path === 'invalid-utf8.txt')
+      .map((c) => c.text)
+      .join('\n');
+    expect(text).toMatch(/before-marker.*\uFFFD.*after-marker/s);
+  });
+
+  test('a 3000-character line is split into several chunks near the size limit and no text is lost', async () => {
+    await ingestJson(EDGE, '--chunk-size', '1000', '--chunk-overlap', '100');
+    const chunks = allChunks().filter((c) => c.path === 'long-line.md');
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(1500);
+    const joined = chunks.map((c) => c.text).join('');
+    expect(joined).toContain('after-the-code-block');
+    const longLine = fs.readFileSync(path.join(EDGE, 'long-line.md'), 'utf8').split('\n').find((l) => l.length >= 3000)!;
+    for (let i = 0; i < longLine.length; i += 500) expect(joined).toContain(longLine.slice(i, i + 40));
+  });
+});
+
+describe('ingest arguments that are not a folder', () => {
+  test('a missing path exits 2 with a one-line error and a hint', async () => {
+    const result = await runCli(['ingest', path.join(home, 'no-such-folder')], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^error: No such folder: .*no-such-folder$/);
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(fs.existsSync(dbFile())).toBe(false);
+  });
+
+  test('a file given as the folder exits 2 with a one-line error suggesting --include', async () => {
+    const result = await runCli(['ingest', path.join(FIXTURE_DOCS, 'faq.md')], { env: env() });
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^error: .*faq\.md is a file, not a folder\.$/);
+    expect(lines[1]).toContain('--include "faq.md"');
+    expect(lines.length).toBe(2);
+  });
+});
+
+describe('what the walker skips', () => {
+  test('a broken symlink and symlink loops are skipped and counted, and ingest does not hang', async () => {
+    const dir = docsFolder({ 'real.md': '# Real\n\nreal content here\n', 'sub/inner.md': '# Inner\n\ninner content\n' });
+    fs.symlinkSync(path.join(dir, 'gone.md'), path.join(dir, 'broken.md'));
+    fs.symlinkSync('self.md', path.join(dir, 'self.md')); // ELOOP
+    fs.symlinkSync('..', path.join(dir, 'sub', 'up')); // directory cycle
+    const started = Date.now();
+    const summary = await ingestJson(dir);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(summary.files.skipped['broken-symlink']).toBe(1);
+    expect(summary.files.skipped['symlink-loop']).toBe(2);
+    expect(documentPaths()).toEqual(['real.md', 'sub/inner.md']);
+  });
+
+  test('an unreadable file (chmod 000) is skipped and counted (run as user nobody when the suite runs as root, since root reads anything)', async () => {
+    const dir = docsFolder({ 'ok.md': '# OK\n\nreadable\n', 'secret.md': '# Secret\n\nunreadable-canary\n' });
+    fs.chmodSync(path.join(dir, 'secret.md'), 0o000);
+    let result: CliResult;
+    if (IS_ROOT) {
+      chownTree(home, NOBODY);
+      result = await runCliAsNobody(['ingest', dir, '--json']);
+    } else result = await runCli(['ingest', dir, '--json'], { env: env() });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as Summary;
+    expect(summary.files.skipped).toEqual({ unreadable: 1 });
+    expect(summary.files.added).toBe(1);
+    expect(documentPaths()).toEqual(['ok.md']);
+  });
+
+  test('a file over --max-file-size is skipped as too-large and counted', async () => {
+    const dir = docsFolder({ 'small.md': '# Small\n\nsmall file\n', 'big.md': '# Big\n\n' + 'big words here. '.repeat(200) });
+    const summary = await ingestJson(dir, '--max-file-size', '1000');
+    expect(summary.files.skipped).toEqual({ 'too-large': 1 });
+    expect(documentPaths()).toEqual(['small.md']);
+  });
+
+  test('.gitignore rules are honoured at the root and in subfolders', async () => {
+    const dir = docsFolder({
+      '.gitignore': 'drafts/\n*.tmp.md\n',
+      'keep.md': '# Keep\n\nkept\n',
+      'notes.tmp.md': '# Tmp\n\nignored by pattern\n',
+      'drafts/wip.md': '# WIP\n\nignored folder\n',
+      'sub/.gitignore': 'private.md\n',
+      'sub/private.md': '# Private\n\nignored in sub\n',
+      'sub/public.md': '# Public\n\nkept in sub\n',
+    });
+    const summary = await ingestJson(dir);
+    expect(documentPaths()).toEqual(['keep.md', 'sub/public.md']);
+    expect(summary.files.skipped.gitignored).toBe(2); // the two files; an ignored folder is not entered
+  });
+
+  test('hidden folders, hidden files, .git and node_modules are skipped', async () => {
+    const dir = docsFolder({
+      'visible.md': '# Visible\n\nseen\n',
+      '.hidden/secret.md': '# Hidden\n\nnot seen\n',
+      '.git/HEAD.md': '# Git\n\nnot seen\n',
+      'node_modules/pkg/README.md': '# Pkg\n\nnot seen\n',
+      'deep/node_modules/x.md': '# X\n\nnot seen\n',
+      '.dotfile.md': '# Dot\n\nnot seen\n',
+    });
+    await ingestJson(dir);
+    expect(documentPaths()).toEqual(['visible.md']);
+  });
+
+  test('--include keeps only matching files and --exclude drops matching ones, both counted as excluded', async () => {
+    const dir = docsFolder({
+      'a.md': '# A\n\nalpha\n',
+      'b.txt': 'Bravo\n\nbravo text\n',
+      'guides/c.md': '# C\n\ncharlie\n',
+      'guides/drafts/d.md': '# D\n\ndelta\n',
+    });
+    const included = await ingestJson(dir, '--include', '**/*.md');
+    expect(documentPaths()).toEqual(['a.md', 'guides/c.md', 'guides/drafts/d.md']);
+    expect(included.files.skipped).toEqual({ excluded: 1 });
+
+    fs.rmSync(path.join(home, 'data'), { recursive: true });
+    const excluded = await ingestJson(dir, '--exclude', 'guides/drafts/**', '*.txt');
+    expect(documentPaths()).toEqual(['a.md', 'guides/c.md']);
+    expect(excluded.files.skipped).toEqual({ excluded: 2 });
+  });
+});
