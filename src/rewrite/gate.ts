@@ -7,6 +7,7 @@
 
 import { tokenize } from '../text/tokenize.js';
 import { isStopword } from '../text/stopwords.js';
+import { extractTerms } from './topics.js';
 
 export type QuestionKind = 'small_talk' | 'follow_up' | 'standalone';
 
@@ -88,7 +89,8 @@ const THAT_CONJUNCTION_BEFORE = new Set(
 /** Words after `it` that make it the dummy subject ("is it possible to ..."). */
 const DUMMY_IT_AFTER = new Set(
   `possible necessary true safe okay ok recommended worth better best wise advisable required
-  important hard easy difficult allowed legal mandatory normal common typical smart`.split(/\s+/).filter(Boolean),
+  important hard easy difficult allowed legal mandatory normal common typical smart so a an too really
+  enough still good bad wise`.split(/\s+/).filter(Boolean),
 );
 /** `this year`, `this month`: time, not a reference. */
 const TIME_NOUNS = new Set(['year', 'month', 'week', 'time', 'morning', 'quarter', 'weekend', 'evening', 'afternoon', 'season']);
@@ -158,6 +160,9 @@ export function followUpSignal(question: string): string | undefined {
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!.replace(/'s$/, '');
     if (!PRONOUNS.has(word)) continue;
+    // A pronoun after a noun phrase of the question itself most likely points at that
+    // ("my credit card ... it keeps failing", "a company and its employees").
+    if (extractTerms(words.slice(0, i).join(' ')).length > 0) break;
     const before = words[i - 1];
     const after = words[i + 1];
     if (word === 'it' && after && DUMMY_IT_AFTER.has(after)) continue;
@@ -171,7 +176,8 @@ export function followUpSignal(question: string): string | undefined {
   const comparative = content.length > 0 && !words.includes('than') ? lastComparative(words) : undefined;
   if (comparative) return `comparative '${comparative}' without 'than'`;
 
-  if (content.length <= SHORT_QUESTION_CONTENT_WORDS) {
+  // A short question naming something specific ("What is WACC?", "how can I use WebSocket API?") stands alone.
+  if (content.length <= SHORT_QUESTION_CONTENT_WORDS && !namesSomethingSpecific(question)) {
     return `${content.length} content word${content.length === 1 ? '' : 's'}`;
   }
 
@@ -201,4 +207,17 @@ function lastComparative(words: string[]): string | undefined {
     return undefined;
   }
   return undefined;
+}
+
+/** An acronym, identifier or a capitalised name after the first word: "WACC", "max_connections", "CocoaPods". */
+function namesSomethingSpecific(question: string): boolean {
+  const words = question.split(/\s+/).map((word) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter(Boolean);
+  return words.some(
+    (word, index) =>
+      /^\p{Lu}[\p{Lu}\d]+s?$/u.test(word) ||
+      /[_]/.test(word) ||
+      /^\p{Ll}+\p{Lu}/u.test(word) ||
+      /^\p{Lu}\p{Ll}+\p{Lu}/u.test(word) ||
+      (index > 0 && /^\p{Lu}\p{Ll}/u.test(word) && word !== 'I'),
+  );
 }

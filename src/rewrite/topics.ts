@@ -45,7 +45,8 @@ okay ok yes yeah no thanks thank hi hello hey please really actually just even s
 always never sure right also else one ones first second third fourth fifth last next previous former
 latter able etc via per without within around across among upon since though although however instead
 yet every much many several another each any someone anyone everyone people person guys thing
-am pm today tomorrow yesterday now then here there maybe perhaps probably usually often sometimes
+came come comes coming went gone fail fails failed failing long left keep kept told wanted needed
+used using am pm today tomorrow yesterday now then here there maybe perhaps probably usually often sometimes
 more less most least very quite rather too enough well fine great cool nice
 `
     .split(/\s+/)
@@ -170,7 +171,13 @@ export function updateTopics(
   };
   refresh(extractTerms(turn.question), 'question');
   refresh(extractTerms(turn.standaloneQuery), 'rewrite');
-  refresh(extractTerms(turn.answer).slice(0, ANSWER_TERMS), 'answer');
+  // From an answer only what looks like a name: phrases, identifiers, capitalised or repeated terms.
+  refresh(
+    extractTerms(turn.answer)
+      .filter((term) => term.score >= 1.5)
+      .slice(0, ANSWER_TERMS),
+    'answer',
+  );
 
   return [...byKey.values()]
     .filter((topic) => topic.weight >= MIN_WEIGHT)
