@@ -24,7 +24,22 @@ function colorLevel(stream: NodeJS.WriteStream): 0 | 1 | 2 | 3 {
   return depth >= 24 ? 3 : depth >= 8 ? 2 : depth >= 4 ? 1 : 0;
 }
 
+let pipeGuard = false;
+
+/** `ragline ... | head` closes the pipe early: that is the reader's choice, not an error. */
+function guardBrokenPipe(): void {
+  if (pipeGuard) return;
+  pipeGuard = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
+  guardBrokenPipe();
   return {
     color: new Chalk({ level: colorLevel(stdout) }),
     errColor: new Chalk({ level: colorLevel(stderr) }),

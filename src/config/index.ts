@@ -59,7 +59,7 @@ interface Setting {
   fallback?: (partial: Record<string, unknown>) => unknown;
 }
 
-const text: Parser = (raw) => raw;
+const text: Parser = (raw) => raw.trim();
 const positiveInt: Parser = (raw, where) => {
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new UserError(`${where} must be a positive whole number, got "${raw}".`, { exitCode: 2 });

@@ -92,7 +92,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
   const releaseLock = acquireIngestLock(db);
   try {
-    if (embedder.dimensions === 0) await embedder.resolveDimensions?.(options.signal);
+    // A remote model's dimension is learnt from the server only when a new index
+    // needs it; an existing index records it.
+    const fingerprint = getFingerprint(db);
+    if (embedder.dimensions === 0 && (!fingerprint || options.reindex || fingerprint.embedder !== embedder.id)) {
+      await embedder.resolveDimensions?.(options.signal);
+    }
     prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
     const found = walk(root, { include: options.include, exclude: options.exclude, maxFileBytes: options.maxFileBytes });
     for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;
@@ -244,7 +249,7 @@ function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, rein
   const fingerprint = getFingerprint(db);
   if (fingerprint && reindex) clearIndex(db);
   else if (fingerprint) {
-    const sameEmbedder = fingerprint.embedder === embedder.id && fingerprint.dimensions === embedder.dimensions;
+    const sameEmbedder = fingerprint.embedder === embedder.id && (embedder.dimensions === 0 || fingerprint.dimensions === embedder.dimensions);
     const sameChunker = fingerprint.chunker.size === chunker.size && fingerprint.chunker.overlap === chunker.overlap;
     if (!sameEmbedder) {
       throw new UserError(

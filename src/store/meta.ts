@@ -39,7 +39,7 @@ export function setFingerprint(db: Db, fingerprint: IndexFingerprint): void {
 export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: number }): void {
   const stored = getFingerprint(db);
   if (!stored) return;
-  if (stored.embedder !== embedder.id) {
+  if (stored.embedder !== embedder.id || (embedder.dimensions > 0 && stored.dimensions !== embedder.dimensions)) {
     throw new UserError(
       `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
       {
