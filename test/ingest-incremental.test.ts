@@ -1,0 +1,188 @@
+// Running `ragline ingest` again on the same folder (built CLI, real child
+// processes, real SQLite file): only what changed is chunked and embedded,
+// deleted files leave no rows behind in chunks, chunks_fts or vec_chunks,
+// renamed and duplicated files reuse stored vectors, and a different embedder or
+// chunk size is refused until --reindex.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+let home: string;
+let docs: string;
+const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+
+interface Summary {
+  files: { added: number; changed: number; unchanged: number; removed: number; skipped: Record<string, number> };
+  chunks: { written: number; embedded: number; reused: number; removed: number };
+}
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+});
+beforeEach(() => {
+  home = tempDir();
+  docs = path.join(home, 'docs');
+  fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function ingest(...flags: string[]): Promise<Summary> {
+  const result = await runCli(['ingest', docs, '--json', ...flags], { env: isolatedEnv(home) });
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as Summary;
+}
+
+function counts() {
+  const db = new Database(dbFile(), { readonly: true });
+  sqliteVec.load(db);
+  try {
+    const one = (sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(...args) as number;
+    return {
+      documents: one('SELECT count(*) FROM documents'),
+      chunks: one('SELECT count(*) FROM chunks'),
+      fts: one('SELECT count(*) FROM chunks_fts'),
+      vectors: one('SELECT count(*) FROM vec_chunks'),
+      chunkCountSum: one('SELECT coalesce(sum(chunk_count), 0) FROM documents'),
+      orphanFts: one('SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT id FROM chunks)'),
+      orphanVectors: one('SELECT count(*) FROM vec_chunks WHERE rowid NOT IN (SELECT id FROM chunks)'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function chunksOf(relative: string): number {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db.prepare('SELECT chunk_count FROM documents WHERE path = ?').pluck().get(relative) as number;
+  } finally {
+    db.close();
+  }
+}
+
+function expectConsistent(c = counts()) {
+  expect(c.fts).toBe(c.chunks);
+  expect(c.vectors).toBe(c.chunks);
+  expect(c.chunkCountSum).toBe(c.chunks);
+  expect(c.orphanFts).toBe(0);
+  expect(c.orphanVectors).toBe(0);
+}
+
+describe('incremental ingest', () => {
+  test('an unchanged folder embeds nothing and reports every file unchanged', async () => {
+    const first = await ingest();
+    const before = counts();
+    const second = await ingest();
+    expect(second.files).toEqual({ added: 0, changed: 0, unchanged: first.files.added, removed: 0, skipped: {} });
+    expect(second.chunks).toEqual({ written: 0, embedded: 0, reused: 0, removed: 0 });
+    expect(counts()).toEqual(before);
+  });
+
+  test('an edited file is re-chunked and only its new chunks are embedded', async () => {
+    const first = await ingest();
+    fs.appendFileSync(path.join(docs, 'faq.md'), '\n## Brand new question\n\nA freshly added answer about zebra-crossing quotas.\n');
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 0, changed: 1, unchanged: first.files.added - 1, removed: 0 });
+    expect(second.chunks.written).toBe(chunksOf('faq.md'));
+    expect(second.chunks.embedded).toBeGreaterThanOrEqual(1);
+    expect(second.chunks.embedded).toBeLessThanOrEqual(second.chunks.written);
+    expectConsistent();
+  });
+
+  test("a deleted file's chunks, FTS rows and vectors are all removed", async () => {
+    await ingest();
+    const before = counts();
+    const faqChunks = chunksOf('faq.md');
+    fs.rmSync(path.join(docs, 'faq.md'));
+    const second = await ingest();
+    expect(second.files.removed).toBe(1);
+    expect(second.chunks.removed).toBe(faqChunks);
+    const after = counts();
+    expect(after.documents).toBe(before.documents - 1);
+    expect(after.chunks).toBe(before.chunks - faqChunks);
+    expectConsistent(after);
+  });
+
+  test('a renamed file reuses its stored vectors: nothing embedded, its chunks reused', async () => {
+    await ingest();
+    const faqChunks = chunksOf('faq.md');
+    fs.renameSync(path.join(docs, 'faq.md'), path.join(docs, 'questions.md'));
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 1, removed: 1, changed: 0 });
+    expect(second.chunks).toEqual({ written: faqChunks, embedded: 0, reused: faqChunks, removed: faqChunks });
+    expectConsistent();
+  });
+
+  test('a duplicated file reuses the vectors of the original', async () => {
+    const first = await ingest();
+    const before = counts();
+    const faqChunks = chunksOf('faq.md');
+    fs.copyFileSync(path.join(docs, 'faq.md'), path.join(docs, 'faq-copy.md'));
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 1, unchanged: first.files.added, removed: 0 });
+    expect(second.chunks).toEqual({ written: faqChunks, embedded: 0, reused: faqChunks, removed: 0 });
+    expect(counts().chunks).toBe(before.chunks + faqChunks);
+    expectConsistent();
+  });
+
+  test('touching mtime without changing content re-hashes the file and leaves it unchanged', async () => {
+    const first = await ingest();
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(docs, 'faq.md'), later, later);
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 0, changed: 0, unchanged: first.files.added });
+    expect(second.chunks.written).toBe(0);
+    // the new mtime was recorded, so a third run does not even read the file
+    const db = new Database(dbFile(), { readonly: true });
+    const mtime = db.prepare("SELECT mtime_ms FROM documents WHERE path = 'faq.md'").pluck().get();
+    db.close();
+    expect(mtime).toBe(Math.trunc(fs.statSync(path.join(docs, 'faq.md')).mtimeMs));
+  });
+
+  test('--reindex drops the index and rebuilds it from scratch', async () => {
+    const first = await ingest();
+    const before = counts();
+    const rebuilt = await ingest('--reindex');
+    expect(rebuilt.files).toMatchObject({ added: first.files.added, changed: 0, unchanged: 0 });
+    expect(rebuilt.chunks.written).toBe(first.chunks.written);
+    expect(rebuilt.chunks.embedded).toBe(first.chunks.embedded);
+    const after = counts();
+    expect(after).toEqual(before);
+    expectConsistent(after);
+  });
+
+  test('a different chunk size stops with exit 2 and the --reindex hint, and changes nothing', async () => {
+    await ingest();
+    const before = counts();
+    const result = await runCli(['ingest', docs, '--chunk-size', '777'], { env: isolatedEnv(home) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/chunked with size \d+ .*size 777/);
+    expect(result.stderr).toContain('--reindex');
+    expect(counts()).toEqual(before);
+    const rebuilt = await ingest('--chunk-size', '777', '--reindex');
+    expect(rebuilt.chunks.written).toBeGreaterThan(0);
+    expectConsistent();
+  });
+
+  test('a different embedder stops with exit 2 and the --reindex hint', async () => {
+    await ingest();
+    const before = counts();
+    // a remote embedder that is never contacted: the fingerprint check comes first
+    const env = isolatedEnv(home, {
+      RAGLINE_BASE_URL: 'http://127.0.0.1:9/v1',
+      RAGLINE_API_KEY: 'sk-unused',
+      RAGLINE_EMBED_MODEL: 'other-model',
+      RAGLINE_EMBED_DIMENSIONS: '384',
+    });
+    const result = await runCli(['ingest', docs], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/built with the embedder offline:/);
+    expect(result.stderr).toContain('--reindex');
+    expect(counts()).toEqual(before);
+  });
+});
