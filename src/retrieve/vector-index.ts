@@ -1,0 +1,327 @@
+// An in-memory copy of the vec0 table, kept in step with the database, scanned
+// exactly with the WebAssembly SIMD kernel. The database stays the single source
+// of truth: before every search a cheap check (PRAGMA data_version, this
+// connection's total_changes(), PRAGMA schema_version) says whether anything was
+// written since the copy was taken; if so, the copy is brought up to date from
+// vec0's own storage, in one read transaction, touching only the vec0 chunks
+// whose slots changed.
+//
+// The copy mirrors vec0's layout: vec0 keeps vectors in chunks of `size` slots
+// (`vec_chunks_chunks`: validity bitmap and rowid array; `vec_chunks_vector_chunks00`:
+// the vectors of one chunk as one blob), so a chunk is loaded with one blob copy.
+// Empty and deleted slots get an inverse norm of NaN and never rank.
+// Limitation: an embedding updated in place (same rowid, same slot) is not
+// noticed; ragline's writer never does that (a changed chunk gets a new id).
+
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/db.js';
+import { createKernelMemory, instantiateKernel, type Kernel } from './vector-kernel.js';
+import type { VectorCandidate } from './knn.js';
+import { ScanHelper } from './vector-worker.js';
+import os from 'node:os';
+
+interface ChunkSlots {
+  /** First slot of this vec0 chunk in our arrays. */
+  base: number;
+  size: number;
+  /** rowid per slot, 0 when the slot is empty or deleted. */
+  rowids: Float64Array;
+  /** vec0's validity and rowids blobs as last seen: when both are byte-equal nothing changed. */
+  validity?: Buffer;
+  rowidBytes?: Buffer;
+}
+
+interface ChunkRow {
+  chunk_id: number;
+  size: number;
+  validity: Buffer;
+  rowids: Buffer;
+}
+
+const QUERY_BYTES_ALIGN = 64;
+/** Below this many slots one thread is as fast as two (the hand-off costs tens of microseconds). */
+const SPLIT_MIN_SLOTS = 16384;
+
+export class VectorIndex {
+  readonly dimensions: number;
+  /** Bytes per stored vector: dimensions rounded up to 16 floats. */
+  readonly stride: number;
+  private kernel: Kernel | undefined;
+  private slotCount = 0;
+  private slotCapacity = 0;
+  private readonly chunks = new Map<number, ChunkSlots>();
+  /** Per slot: chunk rowid (0 = empty). */
+  private ids = new Float64Array(0);
+  /** Per slot: 1/|v|, NaN for empty slots. */
+  private invNorms = new Float32Array(0);
+  private stamp: [number, number, number] = [-1, -1, -1];
+  private readonly stmts: {
+    dataVersion: Statement<unknown[]>;
+    schemaVersion: Statement<unknown[]>;
+    totalChanges: Statement<unknown[]>;
+    chunkRows: Statement<unknown[]>;
+    vectorBlob: Statement<unknown[]>;
+  };
+  private helper: ScanHelper | undefined;
+  private helperDisabled = false;
+  /** Time spent in the last refresh, ms (for benchmarks). */
+  lastRefreshMs = 0;
+
+  constructor(
+    private readonly db: Db,
+    dimensions: number,
+  ) {
+    this.dimensions = dimensions;
+    this.stride = Math.ceil((dimensions * 4) / QUERY_BYTES_ALIGN) * QUERY_BYTES_ALIGN;
+    this.stmts = {
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
+      schemaVersion: db.prepare('PRAGMA schema_version').pluck(),
+      totalChanges: db.prepare('SELECT total_changes()').pluck(),
+      chunkRows: db.prepare('SELECT chunk_id, size, validity, rowids FROM vec_chunks_chunks ORDER BY chunk_id'),
+      vectorBlob: db.prepare('SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?').pluck(),
+    };
+  }
+
+  /** Vectors currently held (live slots). */
+  get size(): number {
+    let live = 0;
+    for (const chunk of this.chunks.values()) for (const id of chunk.rowids) if (id !== 0) live++;
+    return live;
+  }
+
+  /** Bytes of vector memory held. */
+  get memoryBytes(): number {
+    return this.kernel ? this.kernel.memory.buffer.byteLength : 0;
+  }
+
+  /** Brings the copy up to date if anything was written since; cheap when nothing was. */
+  refresh(): void {
+    const stamp: [number, number, number] = [
+      this.stmts.dataVersion.get() as number,
+      this.stmts.schemaVersion.get() as number,
+      this.stmts.totalChanges.get() as number,
+    ];
+    if (stamp[0] === this.stamp[0] && stamp[1] === this.stamp[1] && stamp[2] === this.stamp[2]) return;
+    const started = performance.now();
+    if (stamp[1] !== this.stamp[1]) this.reset();
+    // One read transaction: chunk rows and vector blobs from the same snapshot.
+    const sync = () => this.sync();
+    if (this.db.inTransaction) sync();
+    else this.db.transaction(sync).deferred();
+    this.stamp = stamp;
+    this.lastRefreshMs = performance.now() - started;
+  }
+
+  /** The `n` nearest live vectors to `query` by cosine distance, nearest first. */
+  search(query: Float32Array, n: number): VectorCandidate[] {
+    this.refresh();
+    const kernel = this.kernel;
+    if (!kernel || n <= 0 || this.slotCount === 0) return [];
+    if (query.length !== this.dimensions) {
+      throw new Error(`query vector has ${query.length} dimensions, the index ${this.dimensions}`);
+    }
+    let qNorm = 0;
+    for (let i = 0; i < query.length; i++) qNorm += query[i]! * query[i]!;
+    const invQ = qNorm > 0 ? 1 / Math.sqrt(qNorm) : 0;
+    const layout = this.layout();
+    const f32 = new Float32Array(kernel.memory.buffer);
+    f32.fill(0, layout.query / 4, (layout.query + this.stride) / 4);
+    f32.set(query, layout.query / 4);
+    this.scan(kernel, layout);
+    return selectNearest(f32, layout.scores / 4, this.invNorms, this.ids, this.slotCount, n, invQ);
+  }
+
+  /** Dot products of the query with every slot, split with the helper thread when there is one. */
+  private scan(kernel: Kernel, layout: { query: number; vectors: number; scores: number }): void {
+    const count = this.slotCount;
+    const helper = count >= SPLIT_MIN_SLOTS ? this.scanHelper(kernel) : undefined;
+    if (!helper?.ready) {
+      kernel.dot(layout.query, layout.vectors, count, this.stride, layout.scores);
+      return;
+    }
+    const half = count >> 1;
+    const rest = { vectors: layout.vectors + half * this.stride, scores: layout.scores + half * 4 };
+    helper.start(layout.query, rest.vectors, count - half, this.stride, rest.scores);
+    kernel.dot(layout.query, layout.vectors, half, this.stride, layout.scores);
+    if (!helper.wait()) {
+      this.helper = undefined;
+      kernel.dot(layout.query, rest.vectors, count - half, this.stride, rest.scores);
+    }
+  }
+
+  /** The helper thread, started on first need (2+ cores, not disabled by RAGLINE_VECTOR_THREADS=1). */
+  private scanHelper(kernel: Kernel): ScanHelper | undefined {
+    if (this.helper) return this.helper;
+    if (this.helperDisabled) return undefined;
+    this.helperDisabled = true; // one attempt per index
+    if (process.env.RAGLINE_VECTOR_THREADS === '1' || os.availableParallelism() < 2) return undefined;
+    try {
+      this.helper = new ScanHelper(kernel.memory);
+    } catch {
+      return undefined;
+    }
+    return this.helper;
+  }
+
+  /** Stops the helper thread (it never keeps the process alive, but tests tidy up). */
+  close(): void {
+    this.helper?.close();
+    this.helper = undefined;
+  }
+
+  /** Byte offsets in kernel memory: [query | vectors (capacity) | scores]; growing never moves vectors. */
+  private layout() {
+    const query = 0;
+    const vectors = this.stride;
+    const scores = vectors + this.slotCapacity * this.stride;
+    return { query, scores, vectors };
+  }
+
+  private reset(): void {
+    this.chunks.clear();
+    this.slotCount = 0;
+    this.ids.fill(0);
+    this.invNorms.fill(Number.NaN);
+  }
+
+  private sync(): void {
+    const rows = this.stmts.chunkRows.all() as ChunkRow[];
+    let newSlots = 0;
+    for (const row of rows) if (this.chunks.get(row.chunk_id)?.size !== row.size) newSlots += row.size;
+    this.reserve(this.slotCount + newSlots);
+    const seen = new Set<number>();
+    for (const row of rows) {
+      seen.add(row.chunk_id);
+      let chunk = this.chunks.get(row.chunk_id);
+      if (!chunk || chunk.size !== row.size) {
+        chunk = { base: this.allocate(row.size), size: row.size, rowids: new Float64Array(row.size) };
+        this.chunks.set(row.chunk_id, chunk);
+      }
+      if (chunk.validity?.equals(row.validity) && chunk.rowidBytes?.equals(row.rowids)) continue;
+      chunk.validity = Buffer.from(row.validity);
+      chunk.rowidBytes = Buffer.alloc(row.rowids.byteLength); // unpooled: 8-byte aligned
+      row.rowids.copy(chunk.rowidBytes);
+      const rowids = new BigInt64Array(chunk.rowidBytes.buffer, chunk.rowidBytes.byteOffset, row.size);
+      const changed: number[] = [];
+      for (let slot = 0; slot < row.size; slot++) {
+        const valid = (row.validity[slot >> 3]! >> (slot & 7)) & 1;
+        const id = valid ? Number(rowids[slot]) : 0;
+        if (id !== chunk.rowids[slot]) changed.push(slot);
+      }
+      if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed);
+    }
+    for (const [chunkId, chunk] of this.chunks) {
+      if (seen.has(chunkId)) continue;
+      for (let slot = 0; slot < chunk.size; slot++) this.clearSlot(chunk.base + slot);
+      this.chunks.delete(chunkId); // its slots stay allocated but empty
+    }
+  }
+
+  private loadSlots(row: ChunkRow, chunk: ChunkSlots, rowids: BigInt64Array, changed: number[]): void {
+    const kernel = this.kernel!;
+    const blob = this.stmts.vectorBlob.get(row.chunk_id) as Buffer | undefined;
+    const vectorBytes = this.dimensions * 4;
+    const u8 = new Uint8Array(kernel.memory.buffer);
+    const f32 = new Float32Array(kernel.memory.buffer);
+    const { vectors, scores } = this.layout();
+    const wholeChunk = blob !== undefined && this.stride === vectorBytes && changed.length === row.size && blob.byteLength >= row.size * vectorBytes;
+    if (wholeChunk) u8.set(blob.subarray(0, row.size * vectorBytes), vectors + chunk.base * this.stride);
+    for (const slot of changed) {
+      const global = chunk.base + slot;
+      const valid = (row.validity[slot >> 3]! >> (slot & 7)) & 1;
+      if (!valid || !blob || blob.byteLength < (slot + 1) * vectorBytes) {
+        chunk.rowids[slot] = 0;
+        this.clearSlot(global);
+        continue;
+      }
+      const at = vectors + global * this.stride;
+      if (!wholeChunk) {
+        u8.set(blob.subarray(slot * vectorBytes, (slot + 1) * vectorBytes), at);
+        if (this.stride > vectorBytes) u8.fill(0, at + vectorBytes, at + this.stride);
+      }
+      kernel.dot(at, at, 1, this.stride, scores);
+      const norm2 = f32[scores / 4]!;
+      const id = Number(rowids[slot]);
+      chunk.rowids[slot] = id;
+      this.ids[global] = id;
+      this.invNorms[global] = norm2 > 0 ? 1 / Math.sqrt(norm2) : 0;
+    }
+  }
+
+  private clearSlot(global: number): void {
+    this.ids[global] = 0;
+    this.invNorms[global] = Number.NaN;
+  }
+
+  /** Makes room for `slots` slots in all arrays (one growth, with headroom for later inserts). */
+  private reserve(slots: number): void {
+    if (slots <= this.slotCapacity) return;
+    const capacity = Math.max(slots + (this.slotCapacity > 0 ? slots >> 3 : 0), 1024);
+    this.slotCapacity = capacity;
+    const bytes = this.layout().scores + capacity * 4 + QUERY_BYTES_ALIGN;
+    if (!this.kernel) {
+      this.kernel = instantiateKernel(createKernelMemory(bytes));
+    } else {
+      const have = this.kernel.memory.buffer.byteLength;
+      if (bytes > have) this.kernel.memory.grow(Math.ceil((bytes - have) / 65536));
+    }
+    const ids = new Float64Array(capacity);
+    ids.set(this.ids.subarray(0, this.slotCount));
+    this.ids = ids;
+    const invNorms = new Float32Array(capacity).fill(Number.NaN);
+    invNorms.set(this.invNorms.subarray(0, this.slotCount));
+    this.invNorms = invNorms;
+  }
+
+  /** Takes `size` slots at the end. */
+  private allocate(size: number): number {
+    const base = this.slotCount;
+    this.reserve(base + size);
+    this.slotCount = base + size;
+    for (let i = base; i < this.slotCount; i++) this.clearSlot(i);
+    return base;
+  }
+}
+
+function align(n: number, to: number): number {
+  return Math.ceil(n / to) * to;
+}
+
+/**
+ * Top-n by cosine similarity from raw dot products: sim = dot * invNorm * invQ.
+ * Keeps a small sorted buffer; most slots fail the threshold test.
+ */
+function selectNearest(
+  f32: Float32Array,
+  scoresAt: number,
+  invNorms: Float32Array,
+  ids: Float64Array,
+  count: number,
+  n: number,
+  invQ: number,
+): VectorCandidate[] {
+  const topSim = new Float64Array(n);
+  const topSlot = new Int32Array(n);
+  let filled = 0;
+  let worst = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const sim = f32[scoresAt + i]! * invNorms[i]!;
+    if (!(sim > worst) && filled === n) continue;
+    if (sim !== sim) continue; // NaN: empty slot
+    // insert into the descending buffer
+    let j = filled < n ? filled++ : n - 1;
+    while (j > 0 && topSim[j - 1]! < sim) {
+      topSim[j] = topSim[j - 1]!;
+      topSlot[j] = topSlot[j - 1]!;
+      j--;
+    }
+    topSim[j] = sim;
+    topSlot[j] = i;
+    if (filled === n) worst = topSim[n - 1]!;
+  }
+  const out: VectorCandidate[] = [];
+  for (let j = 0; j < filled; j++) {
+    out.push({ id: ids[topSlot[j]!]!, distance: 1 - topSim[j]! * invQ });
+  }
+  return out;
+}

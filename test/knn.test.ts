@@ -1,0 +1,231 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { createVectorTable, dropVectorTable, vectorBytes } from '../src/store/vectors.js';
+import { loadedVectorIndex, vectorCandidates, warmVectorIndex, type VectorCandidate } from '../src/retrieve/knn.js';
+import { VectorIndex } from '../src/retrieve/vector-index.js';
+import { createKernelMemory, instantiateKernel } from '../src/retrieve/vector-kernel.js';
+
+/** mulberry32 */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomVector(next: () => number, dim: number): Float32Array {
+  // not normalised on purpose: cosine must not depend on stored norms
+  return Float32Array.from({ length: dim }, () => (next() - 0.5) * (1 + next()));
+}
+
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return 1 - dot / Math.sqrt(na * nb);
+}
+
+function bruteForce(vectors: Map<number, Float32Array>, query: Float32Array, n: number): VectorCandidate[] {
+  return [...vectors]
+    .map(([id, v]) => ({ id, distance: cosineDistance(query, v) }))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, n);
+}
+
+function insert(db: Db, vectors: Map<number, Float32Array>, id: number, v: Float32Array) {
+  db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)').run(BigInt(id), vectorBytes(v));
+  vectors.set(id, v);
+}
+
+function remove(db: Db, vectors: Map<number, Float32Array>, id: number) {
+  db.prepare('DELETE FROM vec_chunks WHERE rowid = ?').run(BigInt(id));
+  vectors.delete(id);
+}
+
+/** Same ids in the same order, up to swaps of (near-)equal distances; distances within float error. */
+function expectSameNeighbours(got: VectorCandidate[], want: VectorCandidate[]) {
+  expect(got.length).toBe(want.length);
+  for (let i = 0; i < want.length; i++) {
+    expect(got[i]!.distance).toBeCloseTo(want[i]!.distance, 5);
+    if (got[i]!.id !== want[i]!.id) {
+      // a tie within float error may be ordered either way
+      expect(Math.abs(got[i]!.distance - want[i]!.distance)).toBeLessThan(1e-5);
+    }
+  }
+  expect(new Set(got.map((c) => c.id))).toEqual(new Set(want.map((c) => c.id)));
+}
+
+let dir: string;
+let dbs: Db[];
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-knn-'));
+  dbs = [];
+  delete process.env.RAGLINE_VECTOR_SEARCH;
+  delete process.env.RAGLINE_VECTOR_THREADS;
+});
+afterEach(() => {
+  for (const db of dbs) {
+    loadedVectorIndex(db)?.close();
+    db.close();
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function open(file = path.join(dir, 'test.db')): Db {
+  const db = openDatabase(file, { create: true });
+  dbs.push(db);
+  return db;
+}
+
+function fill(db: Db, count: number, dim: number, seed: number): Map<number, Float32Array> {
+  createVectorTable(db, dim);
+  const next = rng(seed);
+  const vectors = new Map<number, Float32Array>();
+  db.transaction(() => {
+    for (let id = 1; id <= count; id++) insert(db, vectors, id * 3, randomVector(next, dim));
+  })();
+  return vectors;
+}
+
+describe('vectorCandidates', () => {
+  it('returns the exact nearest neighbours, on the first (vec0) and later (in-memory) searches alike', () => {
+    const db = open();
+    const vectors = fill(db, 3000, 50, 1); // 50: not a multiple of 16, exercises padding
+    const next = rng(99);
+    for (let q = 0; q < 20; q++) {
+      const query = randomVector(next, 50);
+      const want = bruteForce(vectors, query, 25);
+      expectSameNeighbours(vectorCandidates(db, query, 25), want);
+    }
+    expect(loadedVectorIndex(db)).toBeDefined(); // searches after the first used the copy
+  });
+
+  it('nearest first, with cosine distances, and fewer than n when the index is small', () => {
+    const db = open();
+    createVectorTable(db, 4);
+    const vectors = new Map<number, Float32Array>();
+    insert(db, vectors, 1, new Float32Array([1, 0, 0, 0]));
+    insert(db, vectors, 2, new Float32Array([1, 1, 0, 0]));
+    insert(db, vectors, 3, new Float32Array([0, 0, 5, 0]));
+    warmVectorIndex(db);
+    const got = vectorCandidates(db, new Float32Array([2, 0, 0, 0]), 10);
+    expect(got.map((c) => c.id)).toEqual([1, 2, 3]);
+    expect(got[0]!.distance).toBeCloseTo(0, 6);
+    expect(got[1]!.distance).toBeCloseTo(1 - Math.SQRT1_2, 6);
+    expect(got[2]!.distance).toBeCloseTo(1, 6);
+    expect(vectorCandidates(db, new Float32Array([2, 0, 0, 0]), 0)).toEqual([]);
+  });
+
+  it('returns nothing when there is no vector table, and finds one created later', () => {
+    const db = open();
+    expect(vectorCandidates(db, new Float32Array([1, 0]), 5)).toEqual([]);
+    createVectorTable(db, 2);
+    db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)').run(7n, vectorBytes(new Float32Array([1, 0])));
+    expect(vectorCandidates(db, new Float32Array([1, 0]), 5).map((c) => c.id)).toEqual([7]);
+  });
+
+  it('sees deletions and insertions committed by another connection', () => {
+    const file = path.join(dir, 'shared.db');
+    const reader = open(file);
+    const vectors = fill(reader, 2500, 32, 2);
+    const writer = open(file);
+    const next = rng(5);
+    const query = randomVector(next, 32);
+    warmVectorIndex(reader);
+    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(vectors, query, 10));
+
+    // the writer deletes the current nearest five and adds a vector equal to the query
+    const nearest = bruteForce(vectors, query, 5).map((c) => c.id);
+    writer.transaction(() => {
+      for (const id of nearest) remove(writer, vectors, id);
+      insert(writer, vectors, 100_000, Float32Array.from(query, (x) => x * 3));
+    })();
+    const after = vectorCandidates(reader, query, 10);
+    expect(after[0]!.id).toBe(100_000);
+    expect(after[0]!.distance).toBeCloseTo(0, 5);
+    for (const id of nearest) expect(after.map((c) => c.id)).not.toContain(id);
+    expectSameNeighbours(after, bruteForce(vectors, query, 10));
+
+    // many inserts (new vec0 chunks) and a reindex (table dropped and rebuilt)
+    writer.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert(writer, vectors, 200_000 + i, randomVector(next, 32));
+    })();
+    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(vectors, query, 10));
+    dropVectorTable(writer);
+    const rebuilt = fill(writer, 500, 32, 3);
+    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(rebuilt, query, 10));
+  });
+
+  it('sees writes made on its own connection', () => {
+    const db = open();
+    const vectors = fill(db, 1500, 16, 4);
+    const query = randomVector(rng(6), 16);
+    warmVectorIndex(db);
+    const top = vectorCandidates(db, query, 3)[0]!.id;
+    remove(db, vectors, top);
+    insert(db, vectors, 9_999_999, query);
+    const got = vectorCandidates(db, query, 10);
+    expect(got[0]!.id).toBe(9_999_999);
+    expect(got.map((c) => c.id)).not.toContain(top);
+    expectSameNeighbours(got, bruteForce(vectors, query, 10));
+  });
+
+  it('gives the same answers with the scan split across a helper thread', async () => {
+    const db = open();
+    const vectors = fill(db, 20_000, 16, 7); // above the split threshold
+    const index = new VectorIndex(db, 16);
+    try {
+      const next = rng(8);
+      index.search(randomVector(next, 16), 10); // starts the helper
+      const started = Date.now();
+      while (!(index as unknown as { helper?: { ready: boolean } }).helper?.ready && Date.now() - started < 5000) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect((index as unknown as { helper?: { ready: boolean } }).helper?.ready).toBe(true);
+      for (let q = 0; q < 10; q++) {
+        const query = randomVector(next, 16);
+        expectSameNeighbours(index.search(query, 20), bruteForce(vectors, query, 20));
+      }
+    } finally {
+      index.close();
+    }
+  });
+});
+
+describe('vector kernel', () => {
+  it('computes dot products and hamming distances like plain JavaScript', () => {
+    const dim = 32, count = 40, stride = 128;
+    const kernel = instantiateKernel(createKernelMemory(1 << 20));
+    const f32 = new Float32Array(kernel.memory.buffer);
+    const next = rng(11);
+    for (let i = 0; i < (count + 1) * dim; i++) f32[i] = next() - 0.5;
+    const out = 1 << 19;
+    kernel.dot(0, stride, count, stride, out);
+    for (let i = 0; i < count; i++) {
+      let want = 0;
+      for (let j = 0; j < dim; j++) want += f32[j]! * f32[(i + 1) * dim + j]!;
+      expect(f32[out / 4 + i]).toBeCloseTo(want, 5);
+    }
+    const u8 = new Uint8Array(kernel.memory.buffer);
+    kernel.hamming(0, 32, count, 32, out);
+    const i32 = new Int32Array(kernel.memory.buffer);
+    for (let i = 0; i < count; i++) {
+      let want = 0;
+      for (let j = 0; j < 32; j++) {
+        let x = u8[j]! ^ u8[32 + i * 32 + j]!;
+        while (x) (want += x & 1), (x >>= 1);
+      }
+      expect(i32[out / 4 + i]).toBe(want);
+    }
+  });
+});
