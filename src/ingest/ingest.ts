@@ -159,7 +159,15 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       pendingChunks = 0;
     };
 
+    let lastYield = performance.now();
     for (const file of work) {
+      // Reading, chunking and offline embedding never wait on I/O, so without
+      // this the event loop never runs and Ctrl-C (the abort signal) is not
+      // seen until every file is done.
+      if (performance.now() - lastYield > 20) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       if (options.signal?.aborted) break;
       progress.filesDone++;
       progress.bytesDone += file.size;
