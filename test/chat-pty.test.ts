@@ -1,0 +1,128 @@
+// The REPL as a person meets it: `ragline chat --new` in a real pseudo-terminal
+// (util-linux `script`), offline over fixtures/docs, driven by keystrokes and read
+// back from the screen with escape sequences stripped. Then the rows the REPL wrote
+// are checked in the SQLite file. Build first: npx tsc -p .
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from './helpers/pty.js';
+
+const unavailable = ptyUnavailable();
+if (unavailable) console.warn(`chat-pty.test.ts skipped: ${unavailable}`);
+
+const PROMPT = '› ';
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+const sessions: PtySession[] = [];
+const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+  home = tempDir('ragline-pty-');
+  env = isolatedEnv(home);
+  const ingested = await runCli(['ingest', FIXTURE_DOCS], { env });
+  expect(ingested.code, ingested.stderr).toBe(0);
+});
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill();
+});
+
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function start(args: string[]): PtySession {
+  const session = spawnRaglineInPty(args, { env });
+  sessions.push(session);
+  return session;
+}
+
+/** Types a line and waits for what it printed, up to the next prompt. */
+async function say(pty: PtySession, line: string): Promise<string> {
+  pty.type(line + KEY.enter);
+  // The echo of the line ends at the first newline; the reply ends at the next prompt.
+  await pty.expect(line);
+  return pty.expect(PROMPT);
+}
+
+describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', () => {
+  it('answers, shows the rewrite of a follow-up, runs slash commands, recalls with the up-arrow and saves on Ctrl-D', async () => {
+    const pty = start(['chat', '--new', 'pty-demo']);
+    const banner = await pty.expect(PROMPT);
+    expect(banner).toMatch(/session pty-demo · .*ragline\.db · \/help for commands, Ctrl-D to leave/);
+
+    const first = await say(pty, 'How do I create an API key?');
+    expect(first).toContain('↳ not rewritten (first turn');
+    expect(first).toMatch(/^\s+1\s+\d\.\d{4}\s+guides\/authentication\.md:\d+-\d+/m);
+    expect(first).toContain('Extractive answer (no language model configured):');
+    expect(first).toMatch(/\[1\] guides\/authentication\.md:\d+-\d+/);
+
+    // /show N prints the whole chunk N of the last answer, with its location.
+    const shown = await say(pty, '/show 1');
+    expect(shown).toMatch(/^guides\/authentication\.md:\d+-\d+ {2}Authentication > API keys$/m);
+    expect(shown).toContain('### Expiry'); // the whole text, not the one-line snippet
+    expect(await say(pty, '/show 99')).toMatch(/Give a chunk number from 1 to 5\./);
+
+    expect(await say(pty, '/k 3')).toContain('retrieving 3 chunks per question');
+
+    const followUp = await say(pty, 'does it expire?');
+    expect(followUp).toMatch(/↳ searching for: .*\bAPI key\b.*\(rewritten: /);
+    const ranks = [...followUp.matchAll(/^\s+(\d+)\s+\d\.\d{4}\s+\S+:\d+-\d+/gm)].map((m) => Number(m[1]));
+    expect(ranks).toEqual([1, 2, 3]); // /k 3 took effect
+    expect(followUp).toMatch(/Extractive answer [\s\S]*\[1\] guides\/authentication\.md:\d+-\d+/);
+
+    // Up-arrow brings back the last question; Enter asks it again.
+    pty.type(KEY.up);
+    await pty.expect(`${PROMPT}does it expire?`);
+    pty.type(KEY.enter);
+    const again = await pty.expect(PROMPT);
+    expect(again).toContain('↳ searching for:');
+
+    const history = await say(pty, '/history');
+    expect(history).toMatch(/^\s+1 {2}How do I create an API key\?$/m);
+    expect(history).toMatch(/^\s+2 {2}does it expire\? → .*API key/m);
+    expect(history).toMatch(/^\s+3 {2}does it expire\? → /m);
+
+    const topics = await say(pty, '/topics');
+    expect(topics).toMatch(/API key.* \(active\)/);
+
+    pty.type(KEY.ctrlD);
+    await pty.expect(/session pty-demo saved\. Replay it with: ragline replay pty-demo/);
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          `SELECT t.ordinal, t.question, t.status, t.rewrite_decision AS decision, t.settings_json AS settings,
+                  (SELECT count(*) FROM turn_chunks c WHERE c.turn_id = t.id) AS chunks
+           FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-demo' ORDER BY t.ordinal`,
+        )
+        .all() as { ordinal: number; question: string; status: string; decision: string; settings: string; chunks: number }[];
+      expect(rows.map(({ ordinal, question, status, decision, chunks }) => ({ ordinal, question, status, decision, chunks }))).toEqual([
+        { ordinal: 1, question: 'How do I create an API key?', status: 'answered', decision: 'skipped', chunks: 5 },
+        { ordinal: 2, question: 'does it expire?', status: 'answered', decision: 'rewritten', chunks: 3 },
+        { ordinal: 3, question: 'does it expire?', status: 'answered', decision: 'rewritten', chunks: 3 },
+      ]);
+      expect(JSON.parse(rows[1]!.settings).k).toBe(3);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('Ctrl-C on an empty line leaves and saves the session; Ctrl-C on a typed line only clears it', async () => {
+    const pty = start(['chat', '--new']);
+    await pty.expect(PROMPT);
+    pty.type('half a question');
+    await pty.expect('half a question');
+    pty.type(KEY.ctrlC);
+    await pty.expect(PROMPT); // a fresh prompt, still running
+    pty.type(KEY.ctrlC);
+    await pty.expect(/session s-[0-9a-f]{6} saved\./);
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+    expect(pty.text()).not.toMatch(/↳/); // the cleared line was never asked
+  });
+});
