@@ -4,6 +4,6 @@
 set -e
 cd "$(dirname "$0")/../.."
 npx tsc --outDir bench/out/scale/lib --rootDir src --module NodeNext --moduleResolution NodeNext \
-  --target ES2022 --strict --skipLibCheck --types node \
+  --target ES2022 --lib ES2023 --strict --skipLibCheck --types node \
   src/store/db.ts src/store/documents.ts src/retrieve/knn.ts src/retrieve/vector-index.ts \
   src/retrieve/vector-kernel.ts src/retrieve/vector-worker.ts src/providers/offline-embedder.ts

@@ -10,6 +10,19 @@
 //   hamming(query, base, count, strideBytes, out)  out[i] = popcount(query ^ bits i)  (i32)
 //     strideBytes must be a multiple of 16.
 
+// tsconfig's lib (ES2023, no DOM) and @types/node 20 do not declare WebAssembly:
+// the little used here is declared locally.
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+export type WasmModule = object;
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => WasmMemory;
+};
+
 const SIMD = 0xfd;
 const op = {
   block: 0x02,
@@ -131,10 +144,10 @@ function hammingBody(): number[] {
   return [...uleb(body.length), ...body];
 }
 
-let compiled: WebAssembly.Module | undefined;
+let compiled: WasmModule | undefined;
 
 /** The compiled kernel module (compiled once per thread; it is small). */
-export function kernelModule(): WebAssembly.Module {
+export function kernelModule(): WasmModule {
   if (compiled) return compiled;
   const i32 = 0x7f;
   const bytes = [
@@ -151,19 +164,19 @@ export function kernelModule(): WebAssembly.Module {
 }
 
 export interface Kernel {
-  memory: WebAssembly.Memory;
+  memory: WasmMemory;
   dot(query: number, base: number, count: number, strideBytes: number, out: number): void;
   hamming(query: number, base: number, count: number, strideBytes: number, out: number): void;
 }
 
 /** Shared memory of at least `bytes` (WebAssembly pages are 64 KiB). */
-export function createKernelMemory(bytes: number): WebAssembly.Memory {
+export function createKernelMemory(bytes: number): WasmMemory {
   const pages = Math.max(1, Math.ceil(bytes / 65536));
   if (pages > 65536) throw new Error(`vector index of ${bytes} bytes exceeds the 4 GiB WebAssembly memory`);
   return new WebAssembly.Memory({ initial: pages, maximum: 65536, shared: true });
 }
 
-export function instantiateKernel(memory: WebAssembly.Memory): Kernel {
+export function instantiateKernel(memory: WasmMemory): Kernel {
   const instance = new WebAssembly.Instance(kernelModule(), { env: { memory } });
   const exports = instance.exports as unknown as Omit<Kernel, 'memory'>;
   return { memory, dot: exports.dot, hamming: exports.hamming };

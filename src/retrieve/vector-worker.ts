@@ -7,7 +7,7 @@
 // from sources under test alike). It is unref'd: it never keeps a process alive.
 
 import { Worker } from 'node:worker_threads';
-import { kernelModule } from './vector-kernel.js';
+import { kernelModule, type WasmMemory } from './vector-kernel.js';
 
 // Control block (Int32Array over a SharedArrayBuffer).
 const READY = 0, SEQ = 1, DONE = 2, QUERY = 3, BASE = 4, COUNT = 5, STRIDE = 6, OUT = 7;
@@ -38,7 +38,7 @@ export class ScanHelper {
   private seq = 0;
   private broken = false;
 
-  constructor(memory: WebAssembly.Memory) {
+  constructor(memory: WasmMemory) {
     this.worker = new Worker(SOURCE, {
       eval: true,
       workerData: { module: kernelModule(), memory, control: this.ctrl.buffer },
