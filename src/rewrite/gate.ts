@@ -86,6 +86,7 @@ const THAT_CONJUNCTION_BEFORE = new Set(
   believe true given assuming show shows prove proves so such seems seem clear possible note
   requirement requires require make guarantee guarantees hope means way fact`.split(/\s+/).filter(Boolean),
 );
+const AUXILIARIES = new Set('is are was were can could would should will does do did has have had may might must'.split(' '));
 /** Words after `it` that make it the dummy subject ("is it possible to ..."). */
 const DUMMY_IT_AFTER = new Set(
   `possible necessary true safe okay ok recommended worth better best wise advisable required
@@ -144,7 +145,11 @@ export function isSmallTalk(message: string): boolean {
 /** The first follow-up signal found in `question`, as a short phrase, or undefined. */
 export function followUpSignal(question: string): string | undefined {
   const text = question.toLowerCase().replace(/[’‘]/g, "'");
-  const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}_'.\-]*/gu)?.map((word) => word.replace(/[.\-']+$/, '')) ?? [];
+  const all = text.match(/[\p{L}\p{N}][\p{L}\p{N}_'.\-]*/gu)?.map((word) => word.replace(/[.\-']+$/, '')) ?? [];
+  // "ok, and on Windows?", "thanks, what about CI?": the acknowledgement is not the question.
+  let lead = 0;
+  while (lead < all.length - 1 && (SMALL_TALK_CORE.has(all[lead]!) || all[lead] === 'well')) lead++;
+  const words = all.slice(lead);
   if (words.length === 0) return undefined;
 
   const joined = words.join(' ');
@@ -162,7 +167,8 @@ export function followUpSignal(question: string): string | undefined {
     if (!PRONOUNS.has(word)) continue;
     // A pronoun after a noun phrase of the question itself most likely points at that
     // ("my credit card ... it keeps failing", "a company and its employees").
-    if (extractTerms(words.slice(0, i).join(' ')).length > 0) break;
+    // Not after an auxiliary, though: "how many workspaces does it allow?" asks about the earlier topic.
+    if (!AUXILIARIES.has(words[i - 1] ?? '') && extractTerms(words.slice(0, i).join(' ')).length > 0) break;
     const before = words[i - 1];
     const after = words[i + 1];
     if (word === 'it' && after && DUMMY_IT_AFTER.has(after)) continue;

@@ -45,7 +45,7 @@ okay ok yes yeah no thanks thank hi hello hey please really actually just even s
 always never sure right also else one ones first second third fourth fifth last next previous former
 latter able etc via per without within around across among upon since though although however instead
 yet every much many several another each any someone anyone everyone people person guys thing
-came come comes coming went gone fail fails failed failing long left keep kept told wanted needed
+reach reaches reached came come comes coming went gone fail fails failed failing long left keep kept told wanted needed
 used using am pm today tomorrow yesterday now then here there maybe perhaps probably usually often sometimes
 more less most least very quite rather too enough well fine great cool nice
 `
@@ -152,8 +152,9 @@ export function updateTopics(
   }
   const seenThisTurn = new Set<string>();
   const refresh = (terms: ExtractedTerm[], source: TopicSource) => {
-    for (const extracted of terms) {
-      const gain = SOURCE_GAIN[source] * Math.min(2, extracted.score);
+    for (const [index, extracted] of terms.entries()) {
+      // Among equals, the earlier term is more likely the subject ("run a job every night at 2am").
+      const gain = SOURCE_GAIN[source] * Math.min(2, extracted.score) * Math.max(0.7, 1 - 0.1 * index);
       const existing = byKey.get(extracted.key);
       if (seenThisTurn.has(extracted.key) && existing) {
         // Already refreshed by a stronger source this turn: only a little more weight.

@@ -1,0 +1,169 @@
+// The LLM rewriter against a real OpenAI-compatible server on 127.0.0.1: what the
+// condense prompt carries, how the reply is cleaned, every fallback (the question is
+// searched as typed, with the reason), and that the gate saves the model call.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAbortError } from '../src/providers/describe-error.js';
+import { OpenAIChatModel } from '../src/providers/openai.js';
+import { createRewriter, type ConversationTurn, type RewriteRequest, type Topic } from '../src/rewrite/index.js';
+import { sanitizeRewrite } from '../src/rewrite/llm.js';
+import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
+
+let server: FakeOpenAI;
+beforeEach(async () => {
+  server = await startOpenAIServer();
+});
+afterEach(() => server.close());
+
+function model(maxRetries = 0) {
+  return new OpenAIChatModel({
+    baseURL: server.baseURL,
+    apiKey: 'test-key',
+    model: 'rewrite-model',
+    maxRetries,
+    operation: 'rewrite',
+    retry: { sleep: async () => {} },
+  });
+}
+
+const history: ConversationTurn[] = [
+  { question: 'What plans are there?', standaloneQuery: 'What plans are there?', answer: 'Free, Team and Enterprise.' },
+  {
+    question: 'How do I create an API key?',
+    standaloneQuery: 'How do I create an API key?',
+    answer: 'Open Settings > API keys and click Create key. The key is shown once; store it in a secret manager.',
+  },
+];
+const topics: Topic[] = [
+  { term: 'API key', weight: 1.5, lastTurn: 2, source: 'question' },
+  { term: 'plans', weight: 0.6, lastTurn: 1, source: 'question' },
+];
+const request = (overrides: Partial<RewriteRequest> = {}): RewriteRequest => ({
+  question: 'Does it expire?',
+  history,
+  topics,
+  scope: 'the Orbitly platform',
+  policy: 'auto',
+  ...overrides,
+});
+
+describe('LLM rewriter: prompt and output', () => {
+  it('sends the history (latest answer in full), the topics line, the scope and the keep-the-language instruction', async () => {
+    server.queueChat('Do Orbitly API keys expire?');
+    const outcome = await createRewriter(model()).rewrite(request());
+
+    expect(outcome).toMatchObject({ standaloneQuery: 'Do Orbitly API keys expire?', decision: 'rewritten', reason: "pronoun 'it'", model: 'openai:rewrite-model' });
+    const [sent] = server.requestsTo('chat');
+    const messages = sent!.body.messages as { role: string; content: string }[];
+    expect(messages.map((m) => m.content)).toEqual(outcome.prompt!.map((m) => m.content));
+    const system = messages[0]!.content;
+    const user = messages[1]!.content;
+    expect(system).toMatch(/language/);
+    expect(system).toMatch(/standalone question only/);
+    expect(user).toContain('Questions are about the Orbitly platform.');
+    expect(user).toContain('Topics so far (most recent first): API key, plans');
+    expect(user).toContain('User: What plans are there?');
+    expect(user).toContain('User: How do I create an API key?');
+    expect(user).toContain('store it in a secret manager.');
+    expect(user).toContain('Last message: Does it expire?');
+    expect(sent!.body.temperature).toBe(0);
+  });
+
+  it('keeps `$` sequences in user text verbatim (no String.replace templating)', async () => {
+    server.queueChat('Does the $& key expire?');
+    const tricky = [{ question: "What does $' mean in $& and $$?", standaloneQuery: "What does $' mean?", answer: "$` and $' are patterns." }];
+    const outcome = await createRewriter(model()).rewrite(request({ history: tricky, question: "and $' then?" }));
+    const user = outcome.prompt![1]!.content;
+    expect(user).toContain("User: What does $' mean in $& and $$?");
+    expect(user).toContain("Assistant: $` and $' are patterns.");
+    expect(user).toContain("Last message: and $' then?");
+  });
+
+  it('takes the first line and strips labels, markdown and quotes', async () => {
+    server.queueChat('**Standalone question:** "Do Orbitly API keys expire?"\nThis resolves "it" to the API key.');
+    const outcome = await createRewriter(model()).rewrite(request());
+    expect(outcome.standaloneQuery).toBe('Do Orbitly API keys expire?');
+    expect(outcome.decision).toBe('rewritten');
+    expect(outcome.usage).toBeDefined();
+  });
+
+  it('rewrites a standalone question under policy always, and reports the policy', async () => {
+    server.queueChat('How do I install the Relay agent on Windows?');
+    const outcome = await createRewriter(model()).rewrite(request({ question: 'How do I install the Relay agent on Windows?', policy: 'always' }));
+    expect(outcome).toMatchObject({ decision: 'rewritten', reason: 'rewrite policy: always' });
+    expect(server.requestsTo('chat')).toHaveLength(1);
+  });
+});
+
+describe('LLM rewriter: fallbacks to the question as typed', () => {
+  it('server error after the retries are used up', async () => {
+    server.queueFailure({ route: 'chat', status: 500, count: 2 });
+    const outcome = await createRewriter(model(1)).rewrite(request());
+    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'fallback' });
+    expect(outcome.reason).toMatch(/^rewrite failed: The server at .* failed with 500 after 1 retry/);
+    expect(outcome.error).toMatch(/500/);
+    expect(server.requestsTo('chat')).toHaveLength(2);
+  });
+
+  it.each([
+    ['an empty reply', '   \n  ', 'rewrite was empty'],
+    ['a bare label', 'Standalone question:', 'rewrite was empty'],
+    ['an overlong reply', `Do Orbitly API keys expire ${'and what happens to them '.repeat(20)}?`, /^rewrite too long \(\d+ > \d+ characters\)$/],
+    ['an answer', 'Yes, API keys expire after 90 days.', 'rewrite looks like an answer'],
+    ['several sentences without a question', 'API keys expire after 90 days. You can rotate them in Settings.', /^rewrite looks like an answer/],
+  ])('%s', async (_name, reply, reason) => {
+    server.queueChat(reply);
+    const outcome = await createRewriter(model()).rewrite(request());
+    expect(outcome.standaloneQuery).toBe('Does it expire?');
+    expect(outcome.decision).toBe('fallback');
+    if (typeof reason === 'string') expect(outcome.reason).toBe(reason);
+    else expect(outcome.reason).toMatch(reason);
+  });
+
+  it('a model slower than the rewrite timeout', async () => {
+    server.queueChat({ content: 'Do Orbitly API keys expire?', chunkDelayMs: 2000 });
+    const started = Date.now();
+    const outcome = await createRewriter(model(), { timeoutMs: 100 }).rewrite(request());
+    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'fallback', reason: 'rewrite timed out' });
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it("the user's cancellation propagates instead of falling back", async () => {
+    server.queueChat({ content: 'Do Orbitly API keys expire?', chunkDelayMs: 2000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await createRewriter(model())
+      .rewrite(request({ signal: controller.signal }))
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(isAbortError(error)).toBe(true);
+  });
+});
+
+describe('LLM rewriter: the gate saves the model call', () => {
+  it.each([
+    ['the first turn', request({ history: [], question: 'Does it expire?' }), 'skipped', 'first turn: no history'],
+    ['a standalone question', request({ question: 'How do I install the Relay agent on Windows?' }), 'skipped', 'standalone: no reference to earlier turns'],
+    ['small talk', request({ question: 'thanks!' }), 'small_talk', 'small talk'],
+    ['policy never', request({ policy: 'never' }), 'skipped', 'rewrite policy: never'],
+  ])('%s', async (_name, input, decision, reason) => {
+    const outcome = await createRewriter(model()).rewrite(input);
+    expect(outcome).toEqual({ standaloneQuery: input.question, decision, reason });
+    expect(server.requestsTo('chat')).toHaveLength(0);
+  });
+});
+
+describe('sanitizeRewrite', () => {
+  it('allows a rewrite of a short question up to the floor length and caps at 300 characters', () => {
+    expect(sanitizeRewrite('x'.repeat(120), 'Why?')).toEqual({ ok: true, text: 'x'.repeat(120) });
+    expect(sanitizeRewrite('x'.repeat(121), 'Why?').ok).toBe(false);
+    expect(sanitizeRewrite('y'.repeat(301), 'q'.repeat(200)).ok).toBe(false);
+  });
+
+  it('keeps a question that starts like an answer word only when it is not one ("Nothing", "Yesterday")', () => {
+    expect(sanitizeRewrite('Yesterday my Orbitly job failed: why?', 'why?').ok).toBe(true);
+    expect(sanitizeRewrite('No, it does not.', 'does it?').ok).toBe(false);
+  });
+});

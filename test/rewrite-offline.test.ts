@@ -1,0 +1,181 @@
+// The offline rewriter and topic tracker on the fixture conversations (about
+// fixtures/docs), plus properties: the gate and the rewriter never throw, and the
+// rewrite always keeps every content word the user typed.
+
+import fs from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  activeTopic,
+  classifyQuestion,
+  contentWords,
+  createRewriter,
+  extractTerms,
+  OfflineRewriter,
+  summarizeOffline,
+  updateTopics,
+  type ConversationTurn,
+  type RewriteOutcome,
+  type Topic,
+} from '../src/rewrite/index.js';
+
+interface Conversation {
+  id: string;
+  turns: { question: string; standalone: string; path: string }[];
+}
+const conversations = JSON.parse(fs.readFileSync(new URL('../fixtures/CONVERSATIONS.json', import.meta.url), 'utf8')) as Conversation[];
+
+/** Plays a conversation the way the chat does: rewrite, then update the topics (no answers in the fixture). */
+async function play(conversation: Conversation): Promise<RewriteOutcome[]> {
+  const rewriter = createRewriter(undefined);
+  const history: ConversationTurn[] = [];
+  let topics: Topic[] = [];
+  const outcomes: RewriteOutcome[] = [];
+  for (const [index, turn] of conversation.turns.entries()) {
+    const outcome = await rewriter.rewrite({ question: turn.question, history: history.slice(-3), topics, policy: 'auto' });
+    outcomes.push(outcome);
+    history.push({ question: turn.question, standaloneQuery: outcome.standaloneQuery, answer: '' });
+    topics = updateTopics(topics, { ordinal: index + 1, question: turn.question, standaloneQuery: outcome.standaloneQuery, answer: '' });
+  }
+  return outcomes;
+}
+
+const conversation = (id: string) => conversations.find((c) => c.id === id)!;
+
+describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
+  // [conversation, turn index, words the rewrite must contain (lower case)]
+  const expected: [string, number, string[]][] = [
+    ['api-key-lifecycle', 1, ['api key', 'expire']],
+    ['api-key-lifecycle', 2, ['api key', 'rotate']],
+    ['plans-ordinal', 1, ['plans']],
+    ['plans-ordinal', 2, ['plans', 'workspaces']],
+    ['relay-install', 1, ['relay agent', 'windows']],
+    ['relay-install', 2, ['relay agent', 'port']],
+    ['webhook-verification', 1, ['webhook', 'signature']],
+    ['nightly-schedule-then-failure', 1, ['job', 'timezone']],
+    ['nightly-schedule-then-failure', 3, ['job', 'attempts']],
+    ['headless-cli-auth', 1, ['cli', 'ci']],
+    ['headless-cli-auth', 2, ['cli', 'exit code']],
+  ];
+  it.each(expected)('%s turn %i contains %j', async (id, index, words) => {
+    const outcome = (await play(conversation(id)))[index]!;
+    expect(outcome.decision).toBe('rewritten');
+    expect(outcome.model).toBe('offline:rewrite-v1');
+    for (const word of words) expect(outcome.standaloneQuery.toLowerCase()).toContain(word);
+  });
+
+  it('resolves "it" in place: "Does it expire?" -> "Does the API key expire?"', async () => {
+    const outcomes = await play(conversation('api-key-lifecycle'));
+    expect(outcomes.map((o) => o.standaloneQuery)).toEqual(['How do I create an API key?', 'Does the API key expire?', 'How do I rotate the API key?']);
+    expect(outcomes.map((o) => o.reason)).toEqual(['first turn: no history', "pronoun 'it'", "pronoun 'it'"]);
+  });
+
+  it('does not drag the old topic into a new standalone question (topic switch)', async () => {
+    const outcomes = await play(conversation('rate-limit-then-topic-switch'));
+    expect(outcomes[2]).toEqual({
+      standaloneQuery: 'How do I install the orbit CLI on macOS?',
+      decision: 'skipped',
+      reason: 'standalone: no reference to earlier turns',
+    });
+  });
+
+  it('without tracked topics falls back to the questions in the history window', async () => {
+    const outcome = await new OfflineRewriter().rewrite({
+      question: 'And on Windows?',
+      history: [{ question: 'How do I install the Relay agent?', standaloneQuery: 'How do I install the Relay agent?', answer: '' }],
+      topics: [],
+      policy: 'auto',
+    });
+    expect(outcome).toMatchObject({ standaloneQuery: 'And on Windows? (Relay agent)', decision: 'rewritten', reason: "opener 'and'" });
+  });
+
+  it('skips with a reason when a follow-up has nothing to resolve against', async () => {
+    const outcome = await new OfflineRewriter().rewrite({
+      question: 'Does it expire?',
+      history: [{ question: 'hi', standaloneQuery: 'hi', answer: 'Hello!' }],
+      topics: [],
+      policy: 'auto',
+    });
+    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'skipped', reason: "pronoun 'it'; no topic to resolve it with" });
+  });
+
+  it('propagates an abort', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(new OfflineRewriter().rewrite({ question: 'x', history: [], topics: [], policy: 'auto', signal: controller.signal })).rejects.toBeDefined();
+  });
+});
+
+describe('topics', () => {
+  it('extracts identifiers, backticked commands, names and noun phrases, merging by stem', () => {
+    const terms = extractTerms('Set ORBIT_TOKEN and run `orbit login` so the Relay agent can reach IBM Cloud. API keys and the API key rotate.').map((t) => t.term);
+    expect(terms).toEqual(expect.arrayContaining(['ORBIT_TOKEN', 'orbit login', 'Relay agent', 'IBM Cloud', 'API keys']));
+    expect(terms).not.toContain('API key'); // merged with "API keys"
+  });
+
+  it('keeps topics most recent first, bounded, with the latest question as the active topic', () => {
+    let topics: Topic[] = [];
+    for (let ordinal = 1; ordinal <= 30; ordinal++) {
+      topics = updateTopics(topics, { ordinal, question: `How do I configure widget${ordinal} limits?`, standaloneQuery: `How do I configure widget${ordinal} limits?`, answer: `The widget${ordinal} dashboard shows them.` });
+    }
+    expect(topics.length).toBeLessThanOrEqual(20);
+    expect(topics[0]!.lastTurn).toBe(30);
+    for (let i = 1; i < topics.length; i++) expect(topics[i - 1]!.lastTurn).toBeGreaterThanOrEqual(topics[i]!.lastTurn);
+    expect(activeTopic(topics)).toMatchObject({ lastTurn: 30, source: 'question' });
+    expect(activeTopic(topics)!.term).toMatch(/widget30/);
+  });
+
+  it('decays a topic that is not mentioned again', () => {
+    let topics = updateTopics([], { ordinal: 1, question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: '' });
+    const first = topics.find((t) => t.term === 'API key')!.weight;
+    topics = updateTopics(topics, { ordinal: 2, question: 'What are webhooks?', standaloneQuery: 'What are webhooks?', answer: '' });
+    expect(topics.find((t) => t.term === 'API key')!.weight).toBeLessThan(first);
+    expect(activeTopic(topics)!.term).toBe('webhooks');
+  });
+
+  it('summarizes earlier turns as their standalone queries and the topics, short', () => {
+    const turns = Array.from({ length: 40 }, (_, i) => ({ question: `q${i}`, standaloneQuery: `How do I configure the retry policy number ${i}?`, answer: 'a' }));
+    const topics = updateTopics([], { ordinal: 1, question: 'retry policy', standaloneQuery: 'retry policy', answer: '' });
+    const summary = summarizeOffline(turns, topics);
+    expect(summary.length).toBeLessThanOrEqual(400);
+    expect(summary).toContain('number 39?');
+    expect(summary).toContain('Topics: retry policy');
+    expect(summarizeOffline([], [])).toBe('');
+  });
+});
+
+describe('properties', () => {
+  const RUNS = { seed: 20240611, numRuns: 300 };
+  const word = fc.oneof(
+    fc.constantFrom('it', 'its', 'that', 'this', 'they', 'them', 'what', 'about', 'and', 'the', 'second', 'one', 'cheaper', 'more', 'ok', 'thanks', 'hi', "it's", 'ORBIT_TOKEN', 'v1.2', 'API', 'key', 'Relay', 'agent', '$&', "$'", 'it.example', '-it', 'é', '日本語'),
+    fc.string({ maxLength: 8 }),
+  );
+  const text = fc.array(word, { maxLength: 12 }).map((words) => words.join(' '));
+  const turn = fc.record({ question: text, standaloneQuery: text, answer: text });
+
+  it('classifyQuestion never throws and always names a reason', () => {
+    fc.assert(
+      fc.property(text, fc.boolean(), (question, hasHistory) => {
+        const result = classifyQuestion(question, hasHistory);
+        expect(result.reason.length).toBeGreaterThan(0);
+      }),
+      RUNS,
+    );
+  });
+
+  it('the offline rewrite never throws and keeps every content word of the question', () => {
+    const rewriter = new OfflineRewriter();
+    fc.assert(
+      fc.property(text, fc.array(turn, { maxLength: 4 }), fc.constantFrom('auto', 'always', 'never'), (question, history, policy) => {
+        let topics: Topic[] = [];
+        history.forEach((t, i) => {
+          topics = updateTopics(topics, { ordinal: i + 1, ...t });
+        });
+        const outcome = rewriter.rewriteSync({ question, history, topics, policy });
+        const kept = new Set(contentWords(outcome.standaloneQuery));
+        for (const word of contentWords(question)) expect(kept.has(word)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+});
