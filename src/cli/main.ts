@@ -10,6 +10,8 @@ import { registerConfig } from './commands/config.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerPrune } from './commands/prune.js';
+import { registerReplay } from './commands/replay.js';
+import { registerSessions } from './commands/sessions.js';
 import { registerSearch } from './commands/search.js';
 import { registerStats } from './commands/stats.js';
 import { createOutput } from './output.js';
@@ -45,6 +47,8 @@ Quick start:
   registerEval(program);
   registerStats(program);
   registerPrune(program);
+  registerReplay(program);
+  registerSessions(program);
   registerConfig(program);
   registerDoctor(program);
   return program;

@@ -1,0 +1,265 @@
+// `ragline sessions`: list (the default), show, rename, rm, export and fork the
+// stored chat sessions. All reads and writes go through src/store/sessions; this
+// file parses, confirms and renders. Session names, questions and answers are
+// user or model text: sanitised before they reach the terminal.
+
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { confirm } from '@inquirer/prompts';
+import {
+  forkSession,
+  getSession,
+  listSessions,
+  loadTurnChunks,
+  loadTurns,
+  removeSession,
+  renameSession,
+  requireSession,
+  type SessionInfo,
+  type StoredTopic,
+  type StoredTurn,
+} from '../../store/sessions.js';
+import { formatLocation } from '../../retrieve/search.js';
+import type { Db } from '../../store/db.js';
+import { UserError } from '../../util/errors.js';
+import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
+import { openDb, settingsFor } from '../context.js';
+import { createOutput, type Output } from '../output.js';
+
+export function registerSessions(program: Command): void {
+  const sessions = program
+    .command('sessions')
+    .description('list, show, rename, remove, export and fork chat sessions')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ragline sessions
+  ragline sessions show last
+  ragline sessions rename s-7f3a2c onboarding
+  ragline sessions export onboarding --format md -o onboarding.md
+  ragline sessions fork onboarding --at 2 --name onboarding-b
+  ragline sessions rm onboarding --yes`,
+    );
+
+  sessions
+    .command('list', { isDefault: true })
+    .description('every session, most recently active first')
+    .option('--json', 'print as JSON')
+    .action((flags: { json?: boolean }, command: Command) =>
+      withDb(command, (db, output) => {
+        const listing = listSessions(db);
+        if (flags.json) return output.json(listing);
+        if (listing.length === 0) {
+          output.out('No sessions yet. Start one with `ragline chat`.');
+          return;
+        }
+        const names = new Map(listing.map((s) => [s.id, s.name]));
+        const { color } = output;
+        output.out(color.dim(`${'id'.padEnd(9)} ${'name'.padEnd(20)} ${'turns'.padStart(5)}  ${'last active'.padEnd(16)}  first question`));
+        for (const s of listing) {
+          const from = s.parentSessionId ? color.dim(`  (fork of ${oneLine(names.get(s.parentSessionId) ?? s.parentSessionId, 30)} at turn ${s.parentTurn})`) : '';
+          output.out(
+            `${s.id.padEnd(9)} ${oneLine(s.name ?? '', 20).padEnd(20)} ${String(s.turns).padStart(5)}  ${stamp(s.lastActive).slice(0, 16).padEnd(16)}  ${oneLine(s.firstQuestion ?? '', 60)}${from}`,
+          );
+        }
+      }),
+    );
+
+  sessions
+    .command('show')
+    .description("a session's details: metadata, its turns, tracked topics, where it was forked from")
+    .argument('<session>', 'id, name, or `last`')
+    .option('--json', 'print as JSON')
+    .action((ref: string, flags: { json?: boolean }, command: Command) =>
+      withDb(command, (db, output) => {
+        const session = requireSession(db, ref);
+        const turns = loadTurns(db, session.id);
+        const topics = latestTopics(turns);
+        const parent = session.parentSessionId ? getSession(db, session.parentSessionId) : undefined;
+        if (flags.json) {
+          output.json({
+            session,
+            parent: parent ?? null,
+            topics,
+            turns: turns.map((t) => ({
+              ordinal: t.ordinal,
+              createdAt: t.createdAt,
+              status: t.status,
+              question: t.question,
+              standaloneQuery: t.standaloneQuery,
+              rewriteDecision: t.rewriteDecision,
+              answerKind: t.answerKind,
+              error: t.error,
+            })),
+          });
+          return;
+        }
+        const { color } = output;
+        output.out(`${color.bold('session')}  ${session.id}`);
+        output.out(`${color.bold('name')}     ${session.name ? oneLine(session.name, 80) : color.dim('(none)')}`);
+        output.out(`${color.bold('created')}  ${stamp(session.createdAt)}`);
+        output.out(`${color.bold('updated')}  ${stamp(session.updatedAt)}`);
+        if (session.parentSessionId) {
+          output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
+        }
+        output.out(`${color.bold('topics')}   ${topics.length ? topics.map((t, i) => (i === 0 ? `${oneLine(t.term, 60)} (active)` : oneLine(t.term, 60))).join(', ') : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}`);
+        for (const turn of turns) {
+          const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
+          const status = turn.status === 'answered' ? '' : color.yellow(` (${turn.status})`);
+          output.out(`  ${String(turn.ordinal).padStart(3)}  ${oneLine(turn.question, 80)}${searched}${status}`);
+        }
+      }),
+    );
+
+  sessions
+    .command('rename')
+    .description('give a session a (new) name')
+    .argument('<session>', 'id, name, or `last`')
+    .argument('<name>', 'the new name')
+    .action((ref: string, name: string, _flags: unknown, command: Command) =>
+      withDb(command, (db, output) => {
+        const session = requireSession(db, ref);
+        const renamed = renameSession(db, session.id, name);
+        output.out(`Renamed ${session.id}${session.name ? ` (was ${oneLine(session.name, 60)})` : ''} to ${oneLine(renamed.name ?? '', 60)}.`);
+      }),
+    );
+
+  sessions
+    .command('rm')
+    .alias('remove')
+    .description('remove a session with its turns and retrieval rows (forks keep their own copies)')
+    .argument('<session>', 'id, name, or `last`')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((ref: string, flags: { yes?: boolean }, command: Command) =>
+      withDb(command, async (db, output) => {
+        const session = requireSession(db, ref);
+        const turns = loadTurns(db, session.id).length;
+        const what = `session ${session.name ? `${oneLine(session.name, 60)} (${session.id})` : session.id} and its ${turns} turn${turns === 1 ? '' : 's'}`;
+        if (!flags.yes) {
+          if (!process.stdin.isTTY || !process.stdout.isTTY) {
+            throw new UserError(`Not removing ${what}: there is no terminal to confirm on.`, {
+              hint: `Add --yes to remove it without asking: ragline sessions rm ${session.id} --yes`,
+              exitCode: 2,
+            });
+          }
+          const ok = await confirm({ message: `Remove ${what}?`, default: false });
+          if (!ok) {
+            output.out('Nothing removed.');
+            return;
+          }
+        }
+        removeSession(db, session.id);
+        output.out(`Removed ${what}.`);
+      }),
+    );
+
+  sessions
+    .command('export')
+    .description('write a session as Markdown or JSON (to stdout, or a file with -o)')
+    .argument('<session>', 'id, name, or `last`')
+    .option('--format <format>', 'md or json', 'md')
+    .option('-o, --output <file>', 'write to this file instead of stdout')
+    .action((ref: string, flags: { format: string; output?: string }, command: Command) =>
+      withDb(command, (db, output) => {
+        const format = flags.format.trim().toLowerCase();
+        if (format !== 'md' && format !== 'json' && format !== 'markdown') {
+          throw new UserError(`--format must be md or json, got "${flags.format}".`, { exitCode: 2 });
+        }
+        const session = requireSession(db, ref);
+        const text = format === 'json' ? exportJson(db, session) : exportMarkdown(db, session);
+        if (flags.output) {
+          try {
+            fs.writeFileSync(flags.output, text);
+          } catch (err) {
+            throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
+          }
+          output.err(output.errColor.dim(`wrote ${flags.output}`));
+        } else {
+          output.write(text);
+        }
+      }),
+    );
+
+  sessions
+    .command('fork')
+    .description('a new session with the first N turns of this one (the original is untouched)')
+    .argument('<session>', 'id, name, or `last`')
+    .requiredOption('--at <turn>', 'the last turn to copy')
+    .option('--name <name>', 'name of the new session')
+    .option('--json', 'print the new session as JSON')
+    .action((ref: string, flags: { at: string; name?: string; json?: boolean }, command: Command) =>
+      withDb(command, (db, output) => {
+        const at = Number(flags.at);
+        if (!Number.isInteger(at) || at < 1) throw new UserError(`--at must be a turn number (1, 2, ...), got "${flags.at}".`, { exitCode: 2 });
+        const source = requireSession(db, ref);
+        const fork = forkSession(db, source.id, at, flags.name);
+        if (flags.json) return output.json(fork);
+        output.out(`Forked ${source.name ? oneLine(source.name, 60) : source.id} at turn ${at}: new session ${fork.name ? `${oneLine(fork.name, 60)} (${fork.id})` : fork.id}.`);
+        output.err(output.errColor.dim(`Continue it with: ragline chat --session ${fork.name ?? fork.id}`));
+      }),
+    );
+}
+
+async function withDb(command: Command, run: (db: Db, output: Output) => void | Promise<void>): Promise<void> {
+  const output = createOutput();
+  const db = openDb(settingsFor(command));
+  try {
+    await run(db, output);
+  } finally {
+    db.close();
+  }
+}
+
+function stamp(iso: string): string {
+  return iso.slice(0, 19).replace('T', ' ');
+}
+
+/** Topics stored on the latest turn that has any. */
+function latestTopics(turns: StoredTurn[]): StoredTopic[] {
+  return [...turns].reverse().find((t) => t.topics && t.topics.length > 0)?.topics ?? [];
+}
+
+function statusCounts(turns: StoredTurn[]): string {
+  const counts = new Map<string, number>();
+  for (const turn of turns) counts.set(turn.status, (counts.get(turn.status) ?? 0) + 1);
+  const parts = [...counts].filter(([status]) => status !== 'answered').map(([status, n]) => `${n} ${status}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/** The whole trail, as stored: turns with their retrieved chunks. JSON escapes control characters. */
+function exportJson(db: Db, session: SessionInfo): string {
+  const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id) }));
+  return JSON.stringify({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, null, 2) + '\n';
+}
+
+/** A readable transcript. Text is sanitised (it may be printed to a terminal) and kept otherwise as written. */
+function exportMarkdown(db: Db, session: SessionInfo): string {
+  const clean = (text: string) => sanitizeForTerminal(text).trim();
+  const inline = (text: string) => oneLine(text, 10_000).replace(/`/g, 'ʼ');
+  const lines: string[] = [`# Session ${inline(session.name ?? session.id)}`, ''];
+  lines.push(`- id: ${session.id}`, `- created: ${session.createdAt}`);
+  if (session.parentSessionId) lines.push(`- forked from: ${session.parentSessionId} at turn ${session.parentTurn}`);
+  const turns = loadTurns(db, session.id);
+  lines.push(`- turns: ${turns.length}`, '');
+  for (const turn of turns) {
+    lines.push(`## Turn ${turn.ordinal}`, '');
+    lines.push(`**Question:** ${inline(turn.question)}`, '');
+    if (turn.standaloneQuery !== null) {
+      const why = turn.rewriteReason ? `: ${inline(turn.rewriteReason)}` : '';
+      lines.push(`**Searched as:** ${inline(turn.standaloneQuery)} _(${turn.rewriteDecision ?? 'skipped'}${why})_`, '');
+    }
+    const chunks = loadTurnChunks(db, turn.id);
+    if (chunks.length > 0) {
+      lines.push('**Sources:**', '');
+      for (const chunk of chunks) {
+        lines.push(`${chunk.rank}. \`${inline(formatLocation(chunk))}\`${chunk.heading ? ` — ${inline(chunk.heading)}` : ''} (score ${chunk.score.toFixed(4)})`);
+      }
+      lines.push('');
+    }
+    if (turn.status !== 'answered') lines.push(`**Status:** ${turn.status}${turn.error ? ` — ${inline(turn.error)}` : ''}`, '');
+    if (turn.answer) lines.push('**Answer:**', '', clean(turn.answer), '');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,64 @@
+// A stored session as replay shows it: each turn's question, the standalone query
+// with the rewrite decision, the chunks exactly as they were retrieved (with where
+// they stand in today's index), the answer, status and prompts. Reads only.
+
+import type { Db } from '../store/db.js';
+import {
+  loadTurnChunks,
+  loadTurns,
+  type SessionInfo,
+  type StoredTurn,
+  type StoredTurnChunk,
+} from '../store/sessions.js';
+import { UserError } from '../util/errors.js';
+import { IndexStateLookup, type ChunkIndexState } from './index-state.js';
+
+export interface ReplayChunk extends StoredTurnChunk {
+  /** Where this chunk stands in the index now. */
+  indexState: ChunkIndexState;
+}
+
+export interface ReplayTurn extends StoredTurn {
+  /** The chunks the turn retrieved, by rank. */
+  chunks: ReplayChunk[];
+  /** The k the turn asked for (its stored settings; else the number of chunks it got). */
+  k: number | null;
+}
+
+export interface ReplaySession {
+  session: SessionInfo;
+  /** Ordinal of the session's last turn (0 without turns), whatever `turn` selected. */
+  lastOrdinal: number;
+  turns: ReplayTurn[];
+}
+
+/** The k a stored turn used. */
+export function storedK(turn: StoredTurn, chunks: number): number | null {
+  const k = turn.settings?.k;
+  if (typeof k === 'number' && Number.isInteger(k) && k > 0) return k;
+  return chunks > 0 ? chunks : null;
+}
+
+/** Loads `session` for replay; with `turn`, only that turn (a UserError when it does not exist). */
+export function loadReplay(db: Db, session: SessionInfo, options: { turn?: number } = {}): ReplaySession {
+  const all = loadTurns(db, session.id);
+  const lastOrdinal = all.at(-1)?.ordinal ?? 0;
+  let selected = all;
+  if (options.turn !== undefined) {
+    selected = all.filter((turn) => turn.ordinal === options.turn);
+    if (selected.length === 0) {
+      throw new UserError(
+        lastOrdinal === 0
+          ? `Session ${session.name ?? session.id} has no turns.`
+          : `Session ${session.name ?? session.id} has turns 1 to ${lastOrdinal}; there is no turn ${options.turn}.`,
+        { exitCode: 2 },
+      );
+    }
+  }
+  const lookup = new IndexStateLookup(db);
+  const turns = selected.map((turn): ReplayTurn => {
+    const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, indexState: lookup.state(chunk) }));
+    return { ...turn, chunks, k: storedK(turn, chunks.length) };
+  });
+  return { session, lastOrdinal, turns };
+}

@@ -1,0 +1,230 @@
+// Re-runs a stored session's rewrites and retrievals with the current
+// configuration and diffs them against what was recorded. Each turn's rewrite sees
+// the history as it stood at that turn (the earlier turns' questions, stored
+// standalone queries and stored answers, the topics stored on the previous turn,
+// the running summary the turn saw), so only the rewriter, its prompt, the gate
+// policy and the index can make a difference. Nothing is written here: see save.ts.
+
+import type { Config, RewritePolicy } from '../config/index.js';
+import { loadHistory, type TurnHistory } from '../chat/turn.js';
+import type { ChatMessage, TokenUsage } from '../providers/types.js';
+import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
+import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from '../rewrite/index.js';
+import type { Db } from '../store/db.js';
+import type { StoredTurn } from '../store/sessions.js';
+import { diffRetrieval, rewriteChanged, type ComparableChunk, type RetrievalDiff, type RewriteSide } from './diff.js';
+import type { ChunkIndexState } from './index-state.js';
+import type { ReplayChunk, ReplaySession, ReplayTurn } from './load.js';
+
+export interface RerunContext {
+  db: Db;
+  /** Searches the current index; only `search` and the embedder's id are used. */
+  retriever: Pick<Retriever, 'search' | 'embedder'>;
+  /** The rewriter of the current configuration (model or offline). */
+  rewriter: QueryRewriter;
+  config: Config;
+}
+
+export interface RerunOptions {
+  /** Instead of config.rewrite.policy. */
+  policy?: RewritePolicy;
+  signal?: AbortSignal;
+}
+
+/** A chunk of the rerun's retrieval: what a turn stores, without the text. */
+export interface RerunChunk extends ComparableChunk {
+  chunkId: number;
+  vectorRank?: number;
+  vectorDistance?: number;
+  keywordRank?: number;
+  bm25?: number;
+}
+
+/** The rewrite as it comes out now. */
+export interface RerunRewrite extends RewriteSide {
+  model?: string;
+  /** The provider error behind a `fallback`. */
+  error?: string;
+  /** Messages sent to the rewrite model, when one was asked. */
+  prompt?: ChatMessage[];
+  usage?: TokenUsage;
+}
+
+export interface RerunTurn {
+  turnId: number;
+  ordinal: number;
+  question: string;
+  /** Status of the original turn. */
+  status: StoredTurn['status'];
+  /** The k the original turn retrieved with, used again. */
+  k: number;
+  /** The stored rewrite; null when the turn never got that far. */
+  before: RewriteSide | null;
+  after: RerunRewrite;
+  rewriteChanged: boolean;
+  /** The chunks as stored, each with where it stands in today's index. */
+  oldChunks: ReplayChunk[];
+  newChunks: RerunChunk[];
+  retrieval: RetrievalDiff<ReplayChunk, RerunChunk>;
+}
+
+export interface RerunSummary {
+  turns: number;
+  /** Ordinals of the turns whose rewrite changed (query or decision). */
+  rewritesChanged: number[];
+  /** Ordinals of the turns whose ranked top k changed (entered, left or moved). */
+  retrievalsChanged: number[];
+  /** Mean of |old ∩ new| / k over turns that retrieved on either side; null when none did. */
+  meanOverlap: number | null;
+  /** Stored chunks by where they stand in today's index (each turn's chunks counted). */
+  staleChunks: { removed: number; documentChanged: number };
+  /** In-process time of the rerun, milliseconds. */
+  ms: number;
+}
+
+export interface RerunReport {
+  sessionId: string;
+  sessionName: string | null;
+  rewriter: string;
+  policy: RewritePolicy;
+  embedder: string;
+  turns: RerunTurn[];
+  summary: RerunSummary;
+}
+
+/** Re-runs the rewrite and retrieval of every turn in `replay` (one turn, if it was loaded with `turn`). */
+export async function rerunSession(context: RerunContext, replay: ReplaySession, options: RerunOptions = {}): Promise<RerunReport> {
+  const started = performance.now();
+  const policy = options.policy ?? context.config.rewrite.policy;
+  const turns: RerunTurn[] = [];
+  for (const turn of replay.turns) {
+    turns.push(await rerunTurn(context, replay.session.id, turn, policy, options.signal));
+  }
+  return {
+    sessionId: replay.session.id,
+    sessionName: replay.session.name,
+    rewriter: context.rewriter.id,
+    policy,
+    embedder: context.retriever.embedder.id,
+    turns,
+    summary: summarize(turns, performance.now() - started),
+  };
+}
+
+async function rerunTurn(
+  context: RerunContext,
+  sessionId: string,
+  turn: ReplayTurn,
+  policy: RewritePolicy,
+  signal?: AbortSignal,
+): Promise<RerunTurn> {
+  const { config } = context;
+  const history = await historyAt(context.db, sessionId, turn, config);
+  const request = rewriteRequest(turn.question, history, config, policy, signal);
+  let outcome: RewriteOutcome;
+  try {
+    outcome = await context.rewriter.rewrite(request);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    // As in a live turn: a rewriter that throws anyway means searching the question as asked.
+    const message = error instanceof Error ? error.message : String(error);
+    outcome = { standaloneQuery: turn.question, decision: 'fallback', reason: 'the rewriter failed; searching with the question as asked', error: message };
+  }
+  const after: RerunRewrite = {
+    standaloneQuery: outcome.standaloneQuery.trim() || turn.question,
+    decision: outcome.decision,
+    reason: outcome.reason,
+    model: outcome.model ?? context.rewriter.id,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.prompt === undefined ? {} : { prompt: outcome.prompt }),
+    ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
+  };
+  const before: RewriteSide | null =
+    turn.standaloneQuery === null
+      ? null
+      : { standaloneQuery: turn.standaloneQuery, decision: turn.rewriteDecision ?? 'skipped', reason: turn.rewriteReason ?? '' };
+
+  const k = turn.k ?? config.retrieval.k;
+  const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, { k }, signal);
+  const newChunks = retrieved.map(withoutText);
+  return {
+    turnId: turn.id,
+    ordinal: turn.ordinal,
+    question: turn.question,
+    status: turn.status,
+    k,
+    before,
+    after,
+    rewriteChanged: rewriteChanged(before, after),
+    oldChunks: turn.chunks,
+    newChunks,
+    retrieval: diffRetrieval(turn.chunks, newChunks, k),
+  };
+}
+
+/**
+ * The history turn `turn` saw: the shared loader of src/chat (earlier exchanges
+ * within the token budget, topics stored on the previous turn), with the running
+ * summary the turn itself stored when it covers the same turns (the loader would
+ * otherwise recompute it offline, and replay never calls a model for a summary).
+ */
+async function historyAt(db: Db, sessionId: string, turn: ReplayTurn, config: Config): Promise<TurnHistory> {
+  const history = await loadHistory(db, sessionId, turn.ordinal, { tokenBudget: config.history.tokenBudget });
+  if (turn.summary && turn.summaryThrough !== null && turn.summaryThrough === history.summaryThrough) {
+    return { ...history, summary: turn.summary };
+  }
+  return history;
+}
+
+// NOTE: mirrors step (2) of runTurn in src/chat/turn.ts, which builds this request
+// inline. Once src/chat exports a helper for it, use that instead (see the replay
+// report: `rewriteRequestFor(history, question, config, policy, signal)`).
+function rewriteRequest(question: string, history: TurnHistory, config: Config, policy: RewritePolicy, signal?: AbortSignal): RewriteRequest {
+  const window = config.history.rewriteTurns > 0 ? history.verbatim.slice(-config.history.rewriteTurns) : [];
+  return {
+    question,
+    history: window.map(
+      (earlier): ConversationTurn => ({ question: earlier.question, standaloneQuery: earlier.standaloneQuery ?? earlier.question, answer: earlier.answer ?? '' }),
+    ),
+    topics: history.topics,
+    summary: history.summary,
+    scope: config.assistant?.scope,
+    policy,
+    signal,
+  };
+}
+
+function withoutText(chunk: RetrievedChunk): RerunChunk {
+  return {
+    chunkId: chunk.chunkId,
+    documentPath: chunk.documentPath,
+    heading: chunk.heading,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    locator: chunk.locator,
+    textHash: chunk.textHash,
+    rank: chunk.rank,
+    score: chunk.score,
+    ...(chunk.vectorRank === undefined ? {} : { vectorRank: chunk.vectorRank }),
+    ...(chunk.vectorDistance === undefined ? {} : { vectorDistance: chunk.vectorDistance }),
+    ...(chunk.keywordRank === undefined ? {} : { keywordRank: chunk.keywordRank }),
+    ...(chunk.bm25 === undefined ? {} : { bm25: chunk.bm25 }),
+  };
+}
+
+/** The summary line of a rerun; pure. */
+export function summarize(turns: RerunTurn[], ms: number): RerunSummary {
+  const overlaps = turns.map((turn) => turn.retrieval.overlap).filter((value): value is number => value !== null);
+  const states: ChunkIndexState[] = turns.flatMap((turn) => turn.oldChunks.map((chunk) => chunk.indexState));
+  return {
+    turns: turns.length,
+    rewritesChanged: turns.filter((turn) => turn.rewriteChanged).map((turn) => turn.ordinal),
+    retrievalsChanged: turns.filter((turn) => turn.retrieval.changed).map((turn) => turn.ordinal),
+    meanOverlap: overlaps.length === 0 ? null : overlaps.reduce((sum, value) => sum + value, 0) / overlaps.length,
+    staleChunks: {
+      removed: states.filter((state) => state === 'removed').length,
+      documentChanged: states.filter((state) => state === 'document_changed').length,
+    },
+    ms,
+  };
+}

@@ -1,0 +1,91 @@
+// `replay --rerun --save`: keeps a rerun as a new session, so it can be replayed,
+// compared or continued like any other. Decision on answers: the rerun does not
+// regenerate them (it re-runs rewrites and retrievals only, and works offline), so
+// each saved turn carries the ORIGINAL answer and status, copied, with the new
+// standalone query and the new chunks, and its settings say so:
+//   settings.rerunOf = { sessionId, turnId, ordinal }, settings.answer = 'copied'.
+// A copied answer's [n] citations number the ORIGINAL turn's chunks. The answer
+// prompt is not copied (it held the old chunks). Copying keeps the session usable
+// as history for `chat --session <name>`; a status such as "not regenerated" would
+// leave every follow-up without the exchanges it refers to.
+// The original session is never touched; the new one is written in one transaction.
+
+import { updateTopics, type Topic } from '../rewrite/index.js';
+import type { Db } from '../store/db.js';
+import { createSession, findSession, finishTurn, startTurn, type FinishedStatus, type SessionInfo } from '../store/sessions.js';
+import { UserError } from '../util/errors.js';
+import type { ReplaySession } from './load.js';
+import type { RerunReport } from './rerun.js';
+
+/** What settings.answer says on a saved rerun turn. */
+export const COPIED_ANSWER = 'copied';
+
+/** Provenance stored in a saved rerun turn's settings. */
+export interface RerunOrigin {
+  sessionId: string;
+  turnId: number;
+  ordinal: number;
+}
+
+/** The rerun origin of a stored turn's settings, if it was saved by `replay --rerun --save`. */
+export function rerunOrigin(settings: Record<string, unknown> | null): RerunOrigin | undefined {
+  const origin = settings?.rerunOf as RerunOrigin | undefined;
+  return origin && typeof origin.sessionId === 'string' && typeof origin.ordinal === 'number' ? origin : undefined;
+}
+
+/** `<orig>-rerun-<n>` with the smallest n not taken. */
+export function rerunName(db: Db, original: SessionInfo): string {
+  const base = original.name ?? original.id;
+  for (let n = 1; ; n++) {
+    const name = `${base}-rerun-${n}`;
+    if (!findSession(db, name)) return name;
+  }
+}
+
+/** Stores `report` (a rerun of every turn of `original`) as a new session; returns it. */
+export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, options: { name?: string } = {}): SessionInfo {
+  const byTurnId = new Map(report.turns.map((turn) => [turn.turnId, turn]));
+  return db
+    .transaction(() => {
+      const session = createSession(db, { name: options.name ?? rerunName(db, original.session) });
+      let topics: Topic[] = [];
+      for (const turn of original.turns) {
+        const rerun = byTurnId.get(turn.id);
+        if (!rerun) throw new Error(`turn ${turn.ordinal} was not re-run`);
+        const started = startTurn(db, session.id, turn.question);
+        // A turn that never finished is kept as interrupted: the store has no way back to pending.
+        const status: FinishedStatus = turn.status === 'pending' ? 'interrupted' : turn.status;
+        const answer = turn.answer ?? undefined;
+        const standaloneQuery = rerun.after.standaloneQuery;
+        if ((status === 'answered' || status === 'interrupted') && answer && turn.answerKind !== 'small_talk') {
+          topics = updateTopics(topics, { ordinal: started.ordinal, question: turn.question, standaloneQuery, answer });
+        }
+        finishTurn(db, started.id, {
+          status,
+          error: turn.status === 'pending' ? 'the original turn never finished' : (turn.error ?? undefined),
+          standaloneQuery,
+          rewriteDecision: rerun.after.decision,
+          rewriteReason: rerun.after.reason,
+          rewriteError: rerun.after.error,
+          rewritePrompt: rerun.after.prompt,
+          chunks: rerun.newChunks,
+          answer,
+          answerKind: turn.answerKind ?? undefined,
+          models: { rewrite: rerun.after.model, ...(turn.models.chat ? { chat: turn.models.chat } : {}), embed: report.embedder },
+          settings: {
+            k: rerun.k,
+            rewritePolicy: report.policy,
+            rerunOf: { sessionId: original.session.id, turnId: turn.id, ordinal: turn.ordinal } satisfies RerunOrigin,
+            answer: COPIED_ANSWER,
+          },
+          timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 },
+          usage: rerun.after.usage ? { rewrite: rerun.after.usage } : {},
+          topics,
+          summary: turn.summary ?? undefined,
+          summaryThrough: turn.summaryThrough ?? undefined,
+        });
+      }
+      return findSession(db, session.id) ?? session;
+    })
+    .immediate();
+}
