@@ -35,6 +35,8 @@ export interface RewriteEvent {
 export interface RetrievalEvent {
   type: 'retrieval';
   query: string;
+  /** The question as asked, searched beside a rewrite and fused in with this weight. */
+  fusedWith?: { query: string; weight: number };
   chunks: RetrievedChunk[];
   ms: number;
 }

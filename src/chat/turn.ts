@@ -308,9 +308,13 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     }
 
     stage = performance.now();
-    chunks = await retriever.search(standaloneQuery, { k }, signal);
+    // A rewrite searches beside the question as asked, so a bad rewrite cannot
+    // lose what the question alone finds (measured on bench/mtrag: BENCHMARKS.md).
+    const rawWeight = config.retrieval.rawWeight ?? 0;
+    const secondary = outcome.decision === 'rewritten' && standaloneQuery !== question && rawWeight > 0 ? { query: question, weight: rawWeight } : undefined;
+    chunks = await retriever.search(standaloneQuery, { k, secondary }, signal);
     timings.retrieveMs = performance.now() - stage;
-    yield { type: 'retrieval', query: standaloneQuery, chunks, ms: timings.retrieveMs };
+    yield { type: 'retrieval', query: standaloneQuery, ...(secondary ? { fusedWith: secondary } : {}), chunks, ms: timings.retrieveMs };
     if (signal?.aborted) return yield* done('interrupted');
 
     // (5) Answer.

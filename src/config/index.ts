@@ -25,7 +25,11 @@ export interface Config {
   request: { timeoutMs: number; maxRetries: number };
   chunk: { size: number; overlap: number };
   ingest: { maxFileBytes: number };
-  retrieval: { k: number };
+  retrieval: {
+    k: number;
+    /** Weight of the raw question's results fused beside a rewritten query's; 0 searches with the rewrite alone. */
+    rawWeight: number;
+  };
   rewrite: { policy: RewritePolicy; timeoutMs: number };
   history: {
     /** Approximate tokens of earlier turns carried verbatim; older turns go into the running summary. */
@@ -68,6 +72,11 @@ const positiveInt: Parser = (raw, where) => {
 const nonNegativeInt: Parser = (raw, where) => {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new UserError(`${where} must be a whole number of 0 or more, got "${raw}".`, { exitCode: 2 });
+  return value;
+};
+const nonNegativeNumber: Parser = (raw, where) => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new UserError(`${where} must be a number of 0 or more, got "${raw}".`, { exitCode: 2 });
   return value;
 };
 const oneOf =
@@ -134,6 +143,7 @@ const SETTINGS: Setting[] = [
   { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: nonNegativeInt },
   { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: positiveInt },
   { key: 'retrieval.k', env: ['RAGLINE_K'], parse: positiveInt },
+  { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: nonNegativeNumber },
   { key: 'rewrite.policy', env: ['RAGLINE_REWRITE'], parse: oneOf('auto', 'always', 'never') },
   { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: positiveInt },
   { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: positiveInt },
@@ -157,6 +167,7 @@ export const DEFAULTS: Record<string, unknown> = {
   'chunk.overlap': 150,
   'ingest.maxFileBytes': 20 * 1024 * 1024,
   'retrieval.k': 5,
+  'retrieval.rawWeight': 1,
   'rewrite.policy': 'auto',
   'rewrite.timeoutMs': 15_000,
   'history.tokenBudget': 2000,

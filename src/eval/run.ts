@@ -65,7 +65,17 @@ export class DocumentNames {
   }
 }
 
-export type QueryFor = (task: EvalTask) => Promise<string | null>;
+/** What a variant searches for on one task. */
+export interface VariantQuery {
+  query: string;
+  /** The rewrite gate's decision, for rewrite variants. */
+  decision?: string;
+  /** A second query fused in (the raw question beside a rewrite). */
+  secondary?: string;
+}
+
+/** The query a variant sends for a task, or null when it has none (e.g. no reference rewrite). */
+export type QueryFor = (task: EvalTask) => Promise<string | VariantQuery | null>;
 
 export interface EvalVariant {
   name: string;
@@ -79,6 +89,8 @@ export interface MetricsRow extends QueryMetrics {
 
 export interface VariantReport {
   name: string;
+  /** For rewrite variants: how many turns got each decision (rewritten, skipped, fallback, small_talk). */
+  decisions?: Record<string, number>;
   overall: MetricsRow;
   groups: Record<string, MetricsRow>;
   /** Turns whose reference rewrite differs from the question (after whitespace and case normalisation). */
@@ -90,6 +102,7 @@ export interface TaskResult {
   group: string;
   variant: string;
   query: string;
+  decision?: string;
   /** Document paths at the rank of their best chunk (null where a chunk repeats a document). */
   ranked: (string | null)[];
   metrics: QueryMetrics;
@@ -112,7 +125,7 @@ export interface EvalOptions {
   names: DocumentNames;
   variants: EvalVariant[];
   /** Retrieves the top chunks for a query (10 are scored). */
-  retrieve: (query: string) => Promise<RetrievedChunk[]>;
+  retrieve: (query: VariantQuery) => Promise<RetrievedChunk[]>;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -138,17 +151,20 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   let done = 0;
   for (const variant of variants) {
     for (const task of tasks) {
-      const query = await variant.query(task);
+      const answer = await variant.query(task);
       done++;
       options.onProgress?.(done, total);
-      if (query === null) continue;
-      const chunks = await options.retrieve(query);
+      if (answer === null) continue;
+      const asked: VariantQuery = typeof answer === 'string' ? { query: answer } : answer;
+      const { query, decision } = asked;
+      const chunks = await options.retrieve(asked);
       const ranked = documentRanks(chunks.slice(0, 10));
       results.push({
         id: task.id,
         group: task.group,
         variant: variant.name,
         query,
+        decision,
         ranked,
         metrics: scoreQuery(ranked.map((p) => p ?? ''), relevantPaths.get(task.id)!),
       });
@@ -161,7 +177,15 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const mine = results.filter((r) => r.variant === variant.name);
     const groups: Record<string, MetricsRow> = {};
     for (const group of [...new Set(tasks.map((t) => t.group))].sort()) groups[group] = row(mine.filter((r) => r.group === group));
-    return { name: variant.name, overall: row(mine), groups, rewriteDiffers: row(mine.filter((r) => differs.has(r.id))) };
+    const decisions: Record<string, number> = {};
+    for (const r of mine) if (r.decision) decisions[r.decision] = (decisions[r.decision] ?? 0) + 1;
+    return {
+      name: variant.name,
+      ...(Object.keys(decisions).length ? { decisions } : {}),
+      overall: row(mine),
+      groups,
+      rewriteDiffers: row(mine.filter((r) => differs.has(r.id))),
+    };
   });
   return { tasks: tasks.length, variants: reports, missing, results };
 }

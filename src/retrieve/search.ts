@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { buildFtsQuery } from './fts-query.js';
-import { fuse, type FuseOptions } from './fuse.js';
+import { fuse, type FusedHit, type FuseOptions } from './fuse.js';
 import { vectorCandidates } from './knn.js';
 
 /** One retrieved chunk with where it comes from and why it ranked where it did. */
@@ -41,6 +41,12 @@ export interface RetrievalSettings {
   candidates?: number;
   /** At most this many chunks of one document in the results; 0 = no limit. */
   maxPerDocument?: number;
+  /**
+   * A second query whose results are fused in with this weight, e.g. the raw
+   * question beside its rewrite, so that a bad rewrite cannot lose what the
+   * question alone would have found.
+   */
+  secondary?: { query: string; weight: number };
   /** bm25() weights of the FTS columns title (with heading path) and body. */
   columnWeights?: [number, number];
   fusion?: FuseOptions;
@@ -77,18 +83,20 @@ export class Retriever {
       WHERE c.id IN (SELECT value FROM json_each(?))`);
   }
 
-  /** Embeds `query` and retrieves. */
+  /** Embeds `query` (and the secondary query, if any) and retrieves. */
   async search(query: string, settings: RetrievalSettings, signal?: AbortSignal): Promise<RetrievedChunk[]> {
-    const [vector] = await this.embedder.embed([query], signal);
-    return this.searchWithVector(query, vector!, settings);
+    const secondary = settings.secondary && settings.secondary.query !== query ? settings.secondary : undefined;
+    const vectors = await this.embedder.embed(secondary ? [query, secondary.query] : [query], signal);
+    return this.searchWithVector(query, vectors[0]!, { ...settings, secondary }, vectors[1]);
   }
 
-  /** Retrieves with an already computed query vector. */
-  searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings): RetrievedChunk[] {
+  /** Retrieves with already computed query vectors. */
+  searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
-    const vectorHits = vectorCandidates(this.db, vector, candidates).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
-    const keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
-    const fused = fuse(vectorHits, keywordHits, settings.fusion);
+    let fused = this.fusedFor(query, vector, candidates, settings);
+    if (settings.secondary && secondaryVector) {
+      fused = combine(fused, this.fusedFor(settings.secondary.query, secondaryVector, candidates, settings), settings.secondary.weight);
+    }
     const limit = settings.maxPerDocument ? candidates : settings.k;
     const top = fused.slice(0, limit);
     const rows = new Map(
@@ -116,6 +124,12 @@ export class Retriever {
       if (results.length >= settings.k) break;
     }
     return results;
+  }
+
+  private fusedFor(query: string, vector: Float32Array, candidates: number, settings: RetrievalSettings): FusedHit<number>[] {
+    const vectorHits = vectorCandidates(this.db, vector, candidates).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+    const keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
+    return fuse(vectorHits, keywordHits, settings.fusion);
   }
 
   private keywordCandidates(query: string, n: number, weights: [number, number]) {
@@ -147,4 +161,20 @@ export function formatLocation(chunk: { documentPath: string; startLine: number;
     return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:p.${chunk.startLine}` : `${chunk.documentPath}:p.${chunk.startLine}-${chunk.endLine}`;
   }
   return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:${chunk.startLine}` : `${chunk.documentPath}:${chunk.startLine}-${chunk.endLine}`;
+}
+
+/** Adds the secondary list's fused scores, times `weight`, to the primary's; score parts come from the primary where it has them. */
+function combine(primary: FusedHit<number>[], secondary: FusedHit<number>[], weight: number): FusedHit<number>[] {
+  const byId = new Map(primary.map((hit) => [hit.id, { ...hit }]));
+  for (const hit of secondary) {
+    const existing = byId.get(hit.id);
+    if (existing) {
+      existing.score += weight * hit.score;
+      existing.vector ??= hit.vector;
+      existing.keyword ??= hit.keyword;
+    } else byId.set(hit.id, { ...hit, score: weight * hit.score });
+  }
+  const merged = [...byId.values()].sort((a, b) => b.score - a.score || a.id - b.id);
+  merged.forEach((hit, i) => (hit.rank = i + 1));
+  return merged;
 }

@@ -4,13 +4,15 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { DocumentNames, parseTasks, runEval, type EvalVariant, type MetricsRow } from '../../eval/run.js';
-import { createEmbedder } from '../../providers/index.js';
+import { ConversationRewriter } from '../../eval/conversation.js';
+import { createEmbedder, createRewriteModel } from '../../providers/index.js';
+import { createRewriter } from '../../rewrite/index.js';
 import { Retriever } from '../../retrieve/search.js';
 import { UserError } from '../../util/errors.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
 
-const VARIANTS = ['raw', 'reference'] as const;
+const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw'] as const;
 
 export function registerEval(program: Command): void {
   program
@@ -19,6 +21,7 @@ export function registerEval(program: Command): void {
     .argument('<tasks.jsonl>', 'one judged turn per line; see the README for the format')
     .option('--variants <list>', `comma-separated query variants: ${VARIANTS.join(', ')}`, VARIANTS.join(','))
     .option('--max-per-document <n>', 'at most n chunks of one document in the top k (0 = no limit)', '0')
+    .option('--raw-weight <w>', 'weight of the raw question fused beside a rewrite (variant ragline+raw; default: retrieval.rawWeight)')
     .option('--per-task', 'include every task result in the JSON output')
     .option('--json', 'print the report as JSON')
     .addHelpText(
@@ -28,7 +31,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
   "history": [{"user": "...", "assistant": "..."}],
   "reference_rewrite": "What about using Carthage?", "relevant": ["ibmcld_10817-7-1802"]}`,
     )
-    .action(async (file: string, flags: { variants: string; maxPerDocument: string; perTask?: boolean; json?: boolean }, command: Command) => {
+    .action(async (file: string, flags: { variants: string; maxPerDocument: string; rawWeight?: string; perTask?: boolean; json?: boolean }, command: Command) => {
       const output = createOutput();
       let text: string;
       try {
@@ -50,11 +53,27 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
         const variants: EvalVariant[] = [];
         if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
         if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
+        // ragline's own rewrite, through the chat's rewriter and gate (the configured
+        // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
+        const rawWeight = flags.rawWeight !== undefined ? Number(flags.rawWeight) : settings.config.retrieval.rawWeight;
+        for (const [name, policy] of [['ragline', settings.config.rewrite.policy], ['ragline-always', 'always'], ['ragline+raw', settings.config.rewrite.policy]] as const) {
+          if (!wanted.includes(name)) continue;
+          const conversation = new ConversationRewriter(createRewriter(createRewriteModel(settings.config)), settings.config, policy);
+          variants.push({
+            name,
+            query: async (t) => {
+              const outcome = await conversation.rewrite(t);
+              const secondary = name === 'ragline+raw' && outcome.standaloneQuery !== t.question ? t.question : undefined;
+              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary };
+            },
+          });
+        }
         const report = await runEval({
           tasks,
           names: new DocumentNames(db),
           variants,
-          retrieve: (query) => retriever.search(query, { k: 10, maxPerDocument }),
+          retrieve: ({ query, secondary }) =>
+            retriever.search(query, { k: 10, maxPerDocument, secondary: secondary ? { query: secondary, weight: rawWeight } : undefined }),
           onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
         });
         progress.clear();
@@ -71,6 +90,12 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
             if (m.n === 0) continue;
             output.out(`${subset.padEnd(24)} ${variant.name.padEnd(10)} ${fmt(m)}`);
           }
+        }
+        for (const variant of report.variants) {
+          if (!variant.decisions) continue;
+          const total = Object.values(variant.decisions).reduce((a, b) => a + b, 0);
+          const parts = Object.entries(variant.decisions).map(([d, n]) => `${d} ${n} (${((100 * n) / total).toFixed(0)}%)`);
+          output.out(`${variant.name}: ${parts.join(', ')}`);
         }
         if (report.missing.length > 0) {
           output.err(`${report.missing.length} relevant document(s) named by the tasks are not in the database (they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
