@@ -1,0 +1,60 @@
+// Replay after the documents moved on: a session is recorded offline over a copy of
+// fixtures/docs, then one document is deleted from the folder and another rewritten,
+// and the folder re-ingested. Stored chunks are matched to the index by path + text
+// hash, so replay and --rerun say which chunks are "no longer in the index" or whose
+// "document changed since", and neither fails.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+
+let home: string;
+let docs: string;
+const cli = (args: string[], input?: string): Promise<CliResult> => runCli(args, { env: isolatedEnv(home), input });
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cli(args, input);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+beforeEach(() => {
+  home = tempDir('ragline-replay-reingest-');
+  docs = path.join(home, 'docs');
+  fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+it('a chunk whose document was deleted shows as no longer in the index; one whose document was rewritten as changed; rerun does not fail', async () => {
+  await ok(['ingest', docs]);
+  await ok(['chat', '--new', 'hooks'], ['How do I verify webhook signatures?', 'How long is an API key valid?'].join('\n') + '\n');
+  const recorded = JSON.parse(await ok(['replay', 'hooks', '--json']));
+  const paths = recorded.turns.flatMap((t: any) => t.chunks.map((c: any) => c.documentPath));
+  expect(paths).toContain('guides/webhooks.md');
+  expect(paths).toContain('guides/authentication.md');
+
+  fs.rmSync(path.join(docs, 'guides', 'webhooks.md'));
+  const auth = path.join(docs, 'guides', 'authentication.md');
+  fs.writeFileSync(auth, fs.readFileSync(auth, 'utf8').replace(/API key/g, 'API token'));
+  await ok(['ingest', docs]);
+
+  const replay = await ok(['replay', 'hooks']);
+  expect(replay).toMatch(/guides\/webhooks\.md:\d+-\d+.*\(no longer in the index\)/);
+  expect(replay).toMatch(/guides\/authentication\.md:\d+-\d+.*\(document changed since\)/);
+
+  const rerun = await ok(['replay', 'hooks', '--rerun']);
+  expect(rerun).toMatch(/-\s+\d+\s+\d+\.\d{4}\s+guides\/webhooks\.md:\d+-\d+.*\(left; was \d; no longer in the index\)/);
+  expect(rerun).toMatch(/guides\/authentication\.md:\d+-\d+.*\(left; was \d; document changed since\)/);
+  expect(rerun).toMatch(/stored chunks no longer in the index: [1-9]\d*; document changed since: [1-9]\d*/);
+  expect(rerun).not.toMatch(/guides\/webhooks\.md.*\(entered\)/);
+
+  const report = JSON.parse(await ok(['replay', 'hooks', '--rerun', '--json']));
+  const states = report.turns.flatMap((t: any) => t.oldChunks.map((c: any) => c.indexState));
+  expect(states).toContain('removed');
+  expect(states).toContain('document_changed');
+  // The recorded trail itself is unchanged by re-ingesting.
+  expect(JSON.parse(await ok(['replay', 'hooks', '--json'])).turns.map((t: any) => t.chunks.map((c: any) => c.textHash))).toEqual(
+    recorded.turns.map((t: any) => t.chunks.map((c: any) => c.textHash)),
+  );
+});
