@@ -145,11 +145,16 @@ export function migrate(db: Database.Database, options: { readonly: boolean }): 
       hint: 'Run any ragline command on it without read-only access once to upgrade it.',
     });
   }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
-    const migration = MIGRATIONS[version]!;
-    db.transaction(() => {
-      migration.up(db);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
+  // The version is read again under the write lock: another process opening the
+  // same file at the same moment may have applied a migration in between.
+  const step = db.transaction((): boolean => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version >= SCHEMA_VERSION) return false;
+    MIGRATIONS[version]!.up(db);
+    db.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    /* one migration per transaction */
   }
 }
