@@ -37,7 +37,10 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
         // Create the file ourselves so it is readable by its owner only.
         fs.closeSync(fs.openSync(file, 'wx', 0o600));
       } catch (err) {
-        throw fsError(err, file);
+        // Another ragline process created it a moment ago: open theirs.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(err, file);
+        existed = true;
+        checkIsSqlite(file);
       }
     }
   }
