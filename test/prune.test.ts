@@ -1,0 +1,190 @@
+// Retention at its boundaries. Turns are written through the sessions store into a
+// real database file holding an offline index of fixtures/docs, then their
+// timestamps are set directly on the rows. The exact cutoff is tested against the
+// store (`pruneTurns` with a fixed cutoff); `ragline prune` as a child process is
+// tested a minute either side of "now - age", since its clock is its own.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { pruneTurns } from '../src/store/retention.js';
+import { createSession, finishTurn, startTurn } from '../src/store/sessions.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+const DAY = 86_400_000;
+let template: string;
+let home: string;
+const dbFile = () => path.join(home, 'ragline.db');
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+  template = tempDir('ragline-prune-template-');
+  const result = await runCli(['--db', path.join(template, 'ragline.db'), 'ingest', FIXTURE_DOCS], { env: isolatedEnv(template) });
+  expect(result.code, result.stderr).toBe(0);
+});
+afterAll(() => fs.rmSync(template, { recursive: true, force: true }));
+beforeEach(() => {
+  home = tempDir('ragline-prune-');
+  fs.copyFileSync(path.join(template, 'ragline.db'), dbFile());
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+/** A finished turn with two retrieval rows, created at `at` (set on the row). */
+function turnAt(db: Db, sessionId: string, at: Date, question: string): number {
+  const turn = startTurn(db, sessionId, question);
+  const chunk = { chunkId: 1, documentPath: 'guides/authentication.md', heading: 'h', startLine: 1, endLine: 9, locator: 'line' as const, textHash: 'x', score: 1 };
+  finishTurn(db, turn.id, {
+    status: 'answered',
+    standaloneQuery: question,
+    chunks: [{ ...chunk, rank: 1 }, { ...chunk, rank: 2, textHash: 'y' }],
+    answer: 'a',
+    answerKind: 'extractive',
+    models: {},
+    timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 },
+    usage: {},
+    topics: [],
+  });
+  db.prepare('UPDATE turns SET created_at = ? WHERE id = ?').run(at.toISOString(), turn.id);
+  return turn.id;
+}
+
+/** A session created at `at` (set on the row). */
+function sessionAt(db: Db, at: Date, name: string): string {
+  const session = createSession(db, { name });
+  db.prepare('UPDATE sessions SET created_at = ?, updated_at = ? WHERE id = ?').run(at.toISOString(), at.toISOString(), session.id);
+  return session.id;
+}
+
+function counts(db: Db) {
+  const n = (sql: string) => db.prepare(sql).pluck().get() as number;
+  return {
+    sessions: n('SELECT count(*) FROM sessions'),
+    turns: n('SELECT count(*) FROM turns'),
+    turnChunks: n('SELECT count(*) FROM turn_chunks'),
+    documents: n('SELECT count(*) FROM documents'),
+    chunks: n('SELECT count(*) FROM chunks'),
+    fts: n('SELECT count(*) FROM chunks_fts'),
+    vectors: n('SELECT count(*) FROM vec_chunks'),
+  };
+}
+
+describe('pruneTurns at the cutoff', () => {
+  const cutoff = new Date('2025-03-01T12:00:00.000Z');
+  const justBefore = new Date(cutoff.getTime() - 1);
+  const justAfter = new Date(cutoff.getTime() + 1);
+
+  function seed(db: Db) {
+    const old = sessionAt(db, new Date(cutoff.getTime() - 10 * DAY), 'old-only');
+    const mixed = sessionAt(db, new Date(cutoff.getTime() - 10 * DAY), 'mixed');
+    const ids = {
+      oldOnly: turnAt(db, old, justBefore, 'only turn, a millisecond before the cutoff'),
+      before: turnAt(db, mixed, justBefore, 'a millisecond before'),
+      exactly: turnAt(db, mixed, cutoff, 'exactly at the cutoff'),
+      after: turnAt(db, mixed, justAfter, 'a millisecond after'),
+    };
+    return { old, mixed, ids };
+  }
+
+  it('removes turns created before the cutoff with their retrieval rows; a turn exactly at it and one just after stay', () => {
+    const db = openDatabase(dbFile());
+    try {
+      const { old, mixed, ids } = seed(db);
+      const before = counts(db);
+      const report = pruneTurns(db, cutoff);
+      expect(report).toEqual({ cutoff: cutoff.toISOString(), turns: 2, retrievalRows: 4, sessions: 1, dryRun: false });
+      const left = db.prepare('SELECT id FROM turns ORDER BY id').pluck().all();
+      expect(left).toEqual([ids.exactly, ids.after]);
+      const after = counts(db);
+      expect(after.turnChunks).toBe(before.turnChunks - 4);
+      expect(db.prepare('SELECT count(*) FROM turn_chunks WHERE turn_id NOT IN (SELECT id FROM turns)').pluck().get()).toBe(0);
+      // The session left without turns goes; the one with newer turns stays.
+      expect(db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()).toEqual([mixed]);
+      expect(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(old)).toBeUndefined();
+      // Documents and the index are never touched.
+      expect({ ...after, sessions: 0, turns: 0, turnChunks: 0 }).toEqual({ ...before, sessions: 0, turns: 0, turnChunks: 0 });
+      expect(before.documents).toBeGreaterThan(0);
+      expect(before.vectors).toBe(before.chunks);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('--dry-run counts the same and removes nothing', () => {
+    const db = openDatabase(dbFile());
+    try {
+      seed(db);
+      const before = counts(db);
+      expect(pruneTurns(db, cutoff, true)).toEqual({ cutoff: cutoff.toISOString(), turns: 2, retrievalRows: 4, sessions: 1, dryRun: true });
+      expect(counts(db)).toEqual(before);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a session created after the cutoff is kept even with no turns at all', () => {
+    const db = openDatabase(dbFile());
+    try {
+      const fresh = sessionAt(db, justAfter, 'fresh-empty');
+      const exact = sessionAt(db, cutoff, 'exact-empty');
+      const stale = sessionAt(db, justBefore, 'stale-empty');
+      expect(pruneTurns(db, cutoff).sessions).toBe(1);
+      expect(db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()).toEqual([fresh, exact].sort());
+      expect(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(stale)).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('ragline prune', () => {
+  it('--older-than 30d removes a turn a minute older than the age and keeps one a minute younger; --dry-run first removes nothing', async () => {
+    const now = Date.now();
+    const db = openDatabase(dbFile());
+    let ids: { older: number; younger: number };
+    let before: ReturnType<typeof counts>;
+    try {
+      const session = sessionAt(db, new Date(now - 40 * DAY), 'retention');
+      ids = {
+        older: turnAt(db, session, new Date(now - 30 * DAY - 60_000), 'older than 30 days'),
+        younger: turnAt(db, session, new Date(now - 30 * DAY + 60_000), 'younger than 30 days'),
+      };
+      before = counts(db);
+    } finally {
+      db.close();
+    }
+    const env = isolatedEnv(home);
+    const dry = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run', '--json'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ turns: 1, retrievalRows: 2, sessions: 0, dryRun: true });
+    const text = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run'], { env });
+    expect(text.stdout).toMatch(/^Would remove 1 turn \(2 retrieval rows\) and 0 emptied sessions older than \d{4}-/);
+
+    const check = openDatabase(dbFile());
+    try {
+      expect(counts(check)).toEqual(before);
+    } finally {
+      check.close();
+    }
+
+    const real = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d'], { env });
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toMatch(/^Removed 1 turn \(2 retrieval rows\) and 0 emptied sessions/);
+    const after = openDatabase(dbFile());
+    try {
+      expect(after.prepare('SELECT id FROM turns').pluck().all()).toEqual([ids.younger]);
+      const now = counts(after);
+      expect(now.turnChunks).toBe(before.turnChunks - 2);
+      expect([now.documents, now.chunks, now.fts, now.vectors]).toEqual([before.documents, before.chunks, before.fts, before.vectors]);
+    } finally {
+      after.close();
+    }
+    expect((await runCli(['--db', dbFile(), 'replay', 'retention'], { env })).stdout).toMatch(/Turn 2 · answered/);
+  });
+
+  it('refuses an age it cannot read', async () => {
+    const result = await runCli(['--db', dbFile(), 'prune', '--older-than', 'a while'], { env: isolatedEnv(home) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--older-than must be a duration such as 12h, 30d or 8w');
+  });
+});
