@@ -1,7 +1,7 @@
 // Key/value facts about the database: what its vectors mean (the index
 // fingerprint), the last ingest, and the ingest lock.
 
-import type { Db } from './db.js';
+import { sqliteOpenError, type Db } from './db.js';
 import { UserError } from '../util/errors.js';
 
 export function getMeta(db: Db, key: string): string | undefined {
@@ -81,7 +81,13 @@ export function acquireIngestLock(db: Db): () => void {
     }
     setMeta(db, 'ingest.lock', JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
   });
-  take.immediate();
+  try {
+    take.immediate();
+  } catch (err) {
+    // The first write of an ingest: a write-protected file fails here, not at open.
+    if ((err as { code?: string }).code === 'SQLITE_READONLY') throw sqliteOpenError(err, db.name);
+    throw err;
+  }
   return () => {
     const raw = getMeta(db, 'ingest.lock');
     if (raw && (JSON.parse(raw) as IngestLock).pid === process.pid) deleteMeta(db, 'ingest.lock');
