@@ -5,6 +5,7 @@
 //   node bench/scale/gen.mjs 1000000
 //   node bench/scale/gen.mjs real              offline-embedder vectors of the ~28k
 //                                              benchmark passages (read in place)
+//   CHUNK_SIZE=8192 node bench/scale/gen.mjs 100000   vec0 chunk_size option (default 1024)
 // Output: bench/out/scale/<name>.db (gitignored). Prints the path and timings.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,13 +61,16 @@ let await_import_embedder;
 if (arg === 'real') await_import_embedder = await import('../out/scale/lib/providers/offline-embedder.js');
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const name = arg === 'real' ? 'real' : `${Math.round(Number(arg) / 1000)}k`;
+  const chunkSize = process.env.CHUNK_SIZE;
+  const name = (arg === 'real' ? 'real' : `${Math.round(Number(arg) / 1000)}k`) + (chunkSize ? `-cs${chunkSize}` : '');
   fs.mkdirSync(OUT, { recursive: true });
   const file = path.join(OUT, `${name}.db`);
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
   const started = performance.now();
   const db = openDatabase(file, { create: true });
-  createVectorTable(db, DIM);
+  if (chunkSize) {
+    db.exec(`CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[${DIM}] distance_metric=cosine, chunk_size=${Number(chunkSize)})`);
+  } else createVectorTable(db, DIM);
   const insertDoc = db.prepare(
     "INSERT INTO documents (root, path, kind, content_hash, size, mtime_ms, chunk_count, ingested_at) VALUES ('/bench', ?, 'text', 'x', 0, 0, 1000, '')",
   );

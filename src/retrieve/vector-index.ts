@@ -35,7 +35,6 @@ interface ChunkRow {
   chunk_id: number;
   size: number;
   validity: Buffer;
-  rowids: Buffer;
 }
 
 const QUERY_BYTES_ALIGN = 64;
@@ -60,6 +59,7 @@ export class VectorIndex {
     schemaVersion: Statement<unknown[]>;
     totalChanges: Statement<unknown[]>;
     chunkRows: Statement<unknown[]>;
+    chunkRowids: Statement<unknown[]>;
     vectorBlob: Statement<unknown[]>;
   };
   private helper: ScanHelper | undefined;
@@ -77,7 +77,8 @@ export class VectorIndex {
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       schemaVersion: db.prepare('PRAGMA schema_version').pluck(),
       totalChanges: db.prepare('SELECT total_changes()').pluck(),
-      chunkRows: db.prepare('SELECT chunk_id, size, validity, rowids FROM vec_chunks_chunks ORDER BY chunk_id'),
+      chunkRows: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks ORDER BY chunk_id'),
+      chunkRowids: db.prepare('SELECT rowids FROM vec_chunks_chunks WHERE chunk_id = ?').pluck(),
       vectorBlob: db.prepare('SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?').pluck(),
     };
   }
@@ -139,14 +140,7 @@ export class VectorIndex {
       kernel.dot(layout.query, layout.vectors, count, this.stride, layout.scores);
       return;
     }
-    const half = count >> 1;
-    const rest = { vectors: layout.vectors + half * this.stride, scores: layout.scores + half * 4 };
-    helper.start(layout.query, rest.vectors, count - half, this.stride, rest.scores);
-    kernel.dot(layout.query, layout.vectors, half, this.stride, layout.scores);
-    if (!helper.wait()) {
-      this.helper = undefined;
-      kernel.dot(layout.query, rest.vectors, count - half, this.stride, rest.scores);
-    }
+    if (!helper.dot(kernel, layout.query, layout.vectors, count, this.stride, layout.scores)) this.helper = undefined;
   }
 
   /** The helper thread, started on first need (2+ cores, not disabled by RAGLINE_VECTOR_THREADS=1). */
@@ -190,6 +184,7 @@ export class VectorIndex {
     for (const row of rows) if (this.chunks.get(row.chunk_id)?.size !== row.size) newSlots += row.size;
     this.reserve(this.slotCount + newSlots);
     const seen = new Set<number>();
+    const latest = rows.length > 0 ? rows[rows.length - 1]!.chunk_id : -1;
     for (const row of rows) {
       seen.add(row.chunk_id);
       let chunk = this.chunks.get(row.chunk_id);
@@ -197,18 +192,28 @@ export class VectorIndex {
         chunk = { base: this.allocate(row.size), size: row.size, rowids: new Float64Array(row.size) };
         this.chunks.set(row.chunk_id, chunk);
       }
-      if (chunk.validity?.equals(row.validity) && chunk.rowidBytes?.equals(row.rowids)) continue;
+      // sqlite-vec writes new vectors only into free slots of its latest chunk; an
+      // older chunk changes only by deletions, which show in its validity bitmap.
+      // So the rowids blob (8 KB per chunk) is read only where something may have moved.
+      const validityChanged = !chunk.validity?.equals(row.validity);
+      if (!validityChanged && row.chunk_id !== latest) continue;
+      const rowidBlob = this.stmts.chunkRowids.get(row.chunk_id) as Buffer;
+      if (!validityChanged && chunk.rowidBytes?.equals(rowidBlob)) continue;
       chunk.validity = Buffer.from(row.validity);
-      chunk.rowidBytes = Buffer.alloc(row.rowids.byteLength); // unpooled: 8-byte aligned
-      row.rowids.copy(chunk.rowidBytes);
+      chunk.rowidBytes = Buffer.alloc(rowidBlob.byteLength); // unpooled: 8-byte aligned
+      rowidBlob.copy(chunk.rowidBytes);
       const rowids = new BigInt64Array(chunk.rowidBytes.buffer, chunk.rowidBytes.byteOffset, row.size);
       const changed: number[] = [];
+      let added = false;
       for (let slot = 0; slot < row.size; slot++) {
         const valid = (row.validity[slot >> 3]! >> (slot & 7)) & 1;
         const id = valid ? Number(rowids[slot]) : 0;
-        if (id !== chunk.rowids[slot]) changed.push(slot);
+        if (id !== chunk.rowids[slot]) {
+          changed.push(slot);
+          if (valid) added = true;
+        }
       }
-      if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed);
+      if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed, added);
     }
     for (const [chunkId, chunk] of this.chunks) {
       if (seen.has(chunkId)) continue;
@@ -217,9 +222,10 @@ export class VectorIndex {
     }
   }
 
-  private loadSlots(row: ChunkRow, chunk: ChunkSlots, rowids: BigInt64Array, changed: number[]): void {
+  private loadSlots(row: ChunkRow, chunk: ChunkSlots, rowids: BigInt64Array, changed: number[], added: boolean): void {
     const kernel = this.kernel!;
-    const blob = this.stmts.vectorBlob.get(row.chunk_id) as Buffer | undefined;
+    // only deletions: no need to read the chunk's vectors
+    const blob = added ? (this.stmts.vectorBlob.get(row.chunk_id) as Buffer | undefined) : undefined;
     const vectorBytes = this.dimensions * 4;
     const u8 = new Uint8Array(kernel.memory.buffer);
     const f32 = new Float32Array(kernel.memory.buffer);

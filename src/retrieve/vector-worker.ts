@@ -1,19 +1,23 @@
 // A helper thread that scans part of the shared vector memory, so both cores of a
-// small machine read vectors at once. The search stays synchronous: the main thread
-// writes a job into a shared control block, wakes the helper with Atomics.notify,
-// scans its own part, then waits (Atomics.wait, with a timeout) for the helper's.
-// The helper is created from an inline script and handed the compiled kernel
-// module and the memory, so it needs no file of its own (works from dist/ and
-// from sources under test alike). It is unref'd: it never keeps a process alive.
+// small machine read vectors at once. The search stays synchronous. The scan is cut
+// into blocks; the main thread posts a job in a shared control block, wakes the
+// helper (Atomics.notify) and both threads claim blocks from one atomic counter
+// until none are left. If the helper is slow to wake (the machine is busy with other
+// work), the main thread simply claims more blocks itself, so a split scan is never
+// much slower than a single-threaded one. The main thread then waits only for blocks
+// the helper has already claimed.
+// The helper is created from an inline script and handed the compiled kernel module
+// and the memory, so it needs no file of its own (works from dist/ and from sources
+// under test alike). It is unref'd: it never keeps a process alive.
 
 import { Worker } from 'node:worker_threads';
-import { kernelModule, type WasmMemory } from './vector-kernel.js';
+import { kernelModule, type Kernel, type WasmMemory } from './vector-kernel.js';
 
 // Control block (Int32Array over a SharedArrayBuffer).
-const READY = 0, SEQ = 1, DONE = 2, QUERY = 3, BASE = 4, COUNT = 5, STRIDE = 6, OUT = 7;
+const READY = 0, SEQ = 1, NEXT = 2, COMPLETED = 3, BLOCKS = 4, BLOCK = 5, QUERY = 6, BASE = 7, COUNT = 8, STRIDE = 9, OUT = 10;
 
 const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { workerData } = require('node:worker_threads');
 const { module, memory, control } = workerData;
 const ctrl = new Int32Array(control);
 const { dot } = new WebAssembly.Instance(module, { env: { memory } }).exports;
@@ -23,18 +27,26 @@ for (;;) {
   Atomics.wait(ctrl, ${SEQ}, seen);
   seen = Atomics.load(ctrl, ${SEQ});
   if (seen < 0) break;
-  dot(ctrl[${QUERY}], ctrl[${BASE}], ctrl[${COUNT}], ctrl[${STRIDE}], ctrl[${OUT}]);
-  Atomics.store(ctrl, ${DONE}, seen);
-  Atomics.notify(ctrl, ${DONE});
+  for (;;) {
+    const b = Atomics.add(ctrl, ${NEXT}, 1);
+    const blocks = ctrl[${BLOCKS}];
+    if (b >= blocks) break;
+    const block = ctrl[${BLOCK}], count = ctrl[${COUNT}], stride = ctrl[${STRIDE}];
+    const first = b * block;
+    dot(ctrl[${QUERY}], ctrl[${BASE}] + first * stride, Math.min(block, count - first), stride, ctrl[${OUT}] + first * 4);
+    if (Atomics.add(ctrl, ${COMPLETED}, 1) + 1 === blocks) Atomics.notify(ctrl, ${COMPLETED});
+  }
 }
 `;
 
-/** How long the main thread waits for the helper before doing its part itself. */
+/** Vectors per claimed block (6 MB at 384 dimensions). */
+const BLOCK_VECTORS = 4096;
+/** How long the main thread waits for a block the helper claimed before giving up on it. */
 const HELPER_TIMEOUT_MS = 2000;
 
 export class ScanHelper {
   private readonly worker: Worker;
-  private readonly ctrl = new Int32Array(new SharedArrayBuffer(8 * 4));
+  private readonly ctrl = new Int32Array(new SharedArrayBuffer(16 * 4));
   private seq = 0;
   private broken = false;
 
@@ -54,31 +66,44 @@ export class ScanHelper {
     return !this.broken && Atomics.load(this.ctrl, READY) === 1;
   }
 
-  /** Starts a dot-product scan on the helper; call `wait` after doing the main thread's share. */
-  start(query: number, base: number, count: number, stride: number, out: number): void {
+  /**
+   * out[i] = <query, vector i> for `count` vectors, shared with the helper.
+   * Returns false (having done the whole scan itself) if the helper stopped responding;
+   * the helper is then retired.
+   */
+  dot(kernel: Kernel, query: number, base: number, count: number, stride: number, out: number): boolean {
     const c = this.ctrl;
+    const blocks = Math.ceil(count / BLOCK_VECTORS);
+    c[BLOCK] = BLOCK_VECTORS;
+    c[BLOCKS] = blocks;
     c[QUERY] = query;
     c[BASE] = base;
     c[COUNT] = count;
     c[STRIDE] = stride;
     c[OUT] = out;
+    Atomics.store(c, COMPLETED, 0);
+    Atomics.store(c, NEXT, 0);
     this.seq = this.seq >= 0x3fffffff ? 1 : this.seq + 1;
     Atomics.store(c, SEQ, this.seq);
     Atomics.notify(c, SEQ);
-  }
-
-  /** Waits for the job started last; false if the helper did not finish (it is then retired). */
-  wait(): boolean {
+    for (;;) {
+      const b = Atomics.add(c, NEXT, 1);
+      if (b >= blocks) break;
+      const first = b * BLOCK_VECTORS;
+      kernel.dot(query, base + first * stride, Math.min(BLOCK_VECTORS, count - first), stride, out + first * 4);
+      Atomics.add(c, COMPLETED, 1);
+    }
     const deadline = performance.now() + HELPER_TIMEOUT_MS;
     for (;;) {
-      const done = Atomics.load(this.ctrl, DONE);
-      if (done === this.seq) return true;
+      const completed = Atomics.load(c, COMPLETED);
+      if (completed >= blocks) return true;
       const left = deadline - performance.now();
       if (left <= 0 || this.broken) {
         this.close();
+        kernel.dot(query, base, count, stride, out);
         return false;
       }
-      Atomics.wait(this.ctrl, DONE, done, left);
+      Atomics.wait(c, COMPLETED, completed, left);
     }
   }
 
