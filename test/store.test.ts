@@ -1,0 +1,197 @@
+// The database file as a user can get it wrong: something that is not SQLite at
+// the --db path, a folder there, a file from a newer ragline, a write-protected
+// file, and two ingests at once. Through the built CLI (build first: npx tsc -p .)
+// as real child processes on real files in temp dirs. Permission cases run the
+// CLI as user nobody when the suite runs as root, since root may write anything.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { SCHEMA_VERSION } from '../src/store/migrations.js';
+import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+
+const IS_ROOT = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+let home: string;
+const env = () => isolatedEnv(home);
+const defaultDb = () => path.join(home, 'data', 'ragline', 'ragline.db');
+const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+});
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+/** Runs the CLI as user nobody when we are root (so file permissions apply), else as ourselves. */
+function runCliUnprivileged(args: string[]): Promise<CliResult> {
+  if (!IS_ROOT) return runCli(args, { env: env() });
+  const chown = (p: string) => {
+    fs.lchownSync(p, NOBODY, NOBODY);
+    if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) chown(path.join(p, name));
+  };
+  chown(home);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env(), cwd: ROOT, uid: NOBODY, gid: NOBODY });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end('');
+  });
+}
+
+function health(file: string) {
+  const db = new Database(file);
+  sqliteVec.load(db);
+  try {
+    const one = (sql: string) => db.prepare(sql).pluck().get() as number;
+    return {
+      integrity: db.pragma('integrity_check', { simple: true }),
+      chunks: one('SELECT count(*) FROM chunks'),
+      fts: one('SELECT count(*) FROM chunks_fts'),
+      vectors: one('SELECT count(*) FROM vec_chunks'),
+      chunkCountSum: one('SELECT coalesce(sum(chunk_count), 0) FROM documents'),
+      documents: one('SELECT count(*) FROM documents'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('what is at the database path', () => {
+  test('a file that is not SQLite is refused with exit 2 and a clear error, and its bytes are unchanged', async () => {
+    const file = path.join(home, 'notes.db');
+    const bytes = Buffer.concat([Buffer.from('my precious notes, not a database\n'), Buffer.from([0, 1, 2, 255, 254])]);
+    fs.writeFileSync(file, bytes);
+    for (const args of [['ingest', FIXTURE_DOCS], ['stats'], ['search', 'webhooks']]) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr).toContain(`error: ${file} is not a ragline database (not an SQLite file). It was left untouched.`);
+      expect(result.stderr.trim().split('\n')).toHaveLength(2);
+    }
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+    expect(fs.existsSync(file + '-wal') || fs.existsSync(file + '-shm') || fs.existsSync(file + '-journal')).toBe(false);
+  });
+
+  test('a folder at the database path is refused with exit 2', async () => {
+    const dir = path.join(home, 'folder.db');
+    fs.mkdirSync(dir);
+    const result = await runCli(['--db', dir, 'ingest', FIXTURE_DOCS], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${dir} is a folder, not a database file.`);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  test('a database whose user_version is above this build is refused with the "newer ragline" message, unchanged', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(defaultDb());
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const before = sha(defaultDb());
+    for (const args of [['stats'], ['ingest', FIXTURE_DOCS], ['search', 'webhooks']]) {
+      const result = await runCli(args, { env: env() });
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr).toContain(
+        `This database was written by a newer ragline (schema ${SCHEMA_VERSION + 1}; this build knows up to ${SCHEMA_VERSION}).`,
+      );
+      expect(result.stderr).toContain('Upgrade ragline');
+    }
+    expect(sha(defaultDb())).toBe(before);
+  });
+
+  test('a new database file is created with mode 0600 (and its WAL side files and folder are owner-only)', async () => {
+    const result = await runCli(['ingest', FIXTURE_DOCS], { env: isolatedEnv(home) });
+    expect(result.code).toBe(0);
+    expect(fs.statSync(defaultDb()).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(defaultDb())).mode & 0o777).toBe(0o700);
+    for (const suffix of ['-wal', '-shm']) {
+      if (fs.existsSync(defaultDb() + suffix)) expect(fs.statSync(defaultDb() + suffix).mode & 0o077, suffix).toBe(0);
+    }
+  });
+
+  test('a write-protected database (chmod 444) gives a clear error on ingest and is left unchanged; reading still works (run as user nobody when the suite runs as root, since root writes anything)', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(defaultDb());
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    fs.chmodSync(defaultDb(), 0o444);
+    const before = sha(defaultDb());
+    const result = await runCliUnprivileged(['ingest', FIXTURE_DOCS, '--reindex']);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`error: Cannot open ${defaultDb()} for writing (SQLITE_READONLY).`);
+    expect(result.stderr).toContain('Check the file and folder permissions');
+    expect(result.stderr).not.toContain('RAGLINE_DEBUG');
+    expect(sha(defaultDb())).toBe(before);
+    const stats = await runCliUnprivileged(['stats', '--json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(JSON.parse(stats.stdout).documents).toBeGreaterThan(0);
+  });
+});
+
+describe('two ingests on one database', () => {
+  const ANOTHER = /^error: Another ingest \(pid \d+, started [^)]+\) is writing to this database\.$/m;
+
+  test('started together on a new database: each finishes or refuses with "Another ingest ... is writing", and nothing is corrupted (8 rounds)', async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      const db = path.join(home, `pair-${round}.db`);
+      const [a, b] = await Promise.all([runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() }), runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })]);
+      for (const r of [a, b]) {
+        if (r.code !== 0) {
+          expect(r.code, r.stderr).toBe(1);
+          expect(r.stderr).toMatch(ANOTHER);
+        }
+      }
+      expect(a.code === 0 || b.code === 0).toBe(true);
+      outcomes.push(`${a.code}/${b.code}`);
+      const h = health(db);
+      expect(h.integrity).toBe('ok');
+      expect(h.documents).toBe(16);
+      expect([h.fts, h.vectors, h.chunkCountSum]).toEqual([h.chunks, h.chunks, h.chunks]);
+    }
+    console.log(`fresh-database pairs (exit codes): ${outcomes.join(' ')}`);
+  }, 60_000);
+
+  test('a second ingest while the first is writing refuses with the pid of the first, which then finishes', async () => {
+    const big = path.join(home, 'big');
+    fs.mkdirSync(big);
+    for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(big, `d${i}.md`), `# Doc ${i}\n\nBody of document ${i} about gadget-${i % 17}.\n`);
+    const first = spawn(process.execPath, [BIN, 'ingest', big], { env: env(), cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let firstErr = '';
+    first.stderr!.on('data', (d) => (firstErr += d));
+    const firstDone = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+    // wait until the first holds the lock
+    for (let waited = 0; ; waited += 10) {
+      if (waited > 20_000) throw new Error('first ingest never took the lock');
+      try {
+        const db = new Database(defaultDb(), { readonly: true, fileMustExist: true });
+        const lock = db.prepare("SELECT value FROM meta WHERE key = 'ingest.lock'").pluck().get() as string | undefined;
+        db.close();
+        if (lock && JSON.parse(lock).pid === first.pid) break;
+      } catch {
+        /* not there yet */
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const second = await runCli(['ingest', big], { env: env() });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(ANOTHER);
+    expect(second.stderr).toContain(`pid ${first.pid}`);
+    expect(await firstDone, firstErr).toBe(0);
+    const h = health(defaultDb());
+    expect(h.integrity).toBe('ok');
+    expect(h.documents).toBe(2000);
+    expect([h.fts, h.vectors, h.chunkCountSum]).toEqual([h.chunks, h.chunks, h.chunks]);
+  }, 60_000);
+});
