@@ -426,6 +426,19 @@ const failures: FailureCase[] = [
     hint: /RAGLINE_CHAT_MODEL.*ollama pull no-such-model/,
   },
   {
+    name: '400 whose text quotes the key (shown, with the key scrubbed)',
+    arrange: async () => {
+      server.queueFailure({
+        route: 'chat',
+        status: 400,
+        body: { error: { message: `Context too long for key ${API_KEY}.`, code: 'context_length_exceeded' } },
+      });
+      return {};
+    },
+    message: (url) => `The server at ${url} refused the chat request for model "${CHAT_MODEL}" (400): Context too long for key [redacted].`,
+    hint: /ragline config show/,
+  },
+  {
     name: 'connection refused (closed port)',
     arrange: async () => {
       const closed = await startOpenAIServer();
