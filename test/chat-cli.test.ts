@@ -571,6 +571,17 @@ describe('--json', () => {
     expect(events[3]).toMatchObject({ type: 'error', status: 'failed', message: `The server at ${server.baseURL} rejected the API key (401).` });
     expect(events[4]).toMatchObject({ type: 'done', status: 'failed', answer: '' });
   });
+  it('chat --json keeps stdout NDJSON when slash commands are piped in: their output goes to stderr', async () => {
+    useIndex('offline');
+    const result = await chat([Q1, '/k 3', '/history', '/nonsense', FOLLOW_UP], isolatedEnv(home), ['--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const turns = turnsOf(result.stdout); // throws on a line that is not JSON
+    expect(turns.map(shape)).toEqual(['start rewrite retrieval token+ done', 'start rewrite retrieval token+ done']);
+    expect(turns[1]!.find((e) => e.type === 'retrieval').chunks).toHaveLength(3);
+    expect(result.stderr).toContain('retrieving 3 chunks per question');
+    expect(result.stderr).toMatch(/^\s+1 {2}How do I create an API key\?$/m);
+    expect(result.stderr).toContain('Unknown command /nonsense.');
+  });
 });
 
 describe('offline (no server configured)', () => {

@@ -108,12 +108,14 @@ interface ReplState {
 async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output, json: boolean): Promise<void> {
   const state: ReplState = { session, lastChunks: [] };
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
+  const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
   let failed = false;
   for await (const raw of lines) {
     const line = raw.trim();
     if (!line) continue;
     if (line.startsWith('/')) {
-      if (await slashCommand(line, state, db, output, false)) break;
+      if (await slashCommand(line, state, db, commandOutput, false)) break;
       continue;
     }
     const context = createTurnContext(settings, db, state.session.id);
