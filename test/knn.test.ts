@@ -4,7 +4,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { createVectorTable, dropVectorTable, vectorBytes } from '../src/store/vectors.js';
-import { loadedVectorIndex, vectorCandidates, warmVectorIndex, type VectorCandidate } from '../src/retrieve/knn.js';
+import {
+  loadedVectorIndex,
+  vectorCandidates,
+  warmVectorIndex,
+  warmVectorIndexInBackground,
+  type VectorCandidate,
+} from '../src/retrieve/knn.js';
 import { VectorIndex } from '../src/retrieve/vector-index.js';
 import { createKernelMemory, instantiateKernel } from '../src/retrieve/vector-kernel.js';
 
@@ -98,16 +104,44 @@ function fill(db: Db, count: number, dim: number, seed: number): Map<number, Flo
 }
 
 describe('vectorCandidates', () => {
-  it('returns the exact nearest neighbours, on the first (vec0) and later (in-memory) searches alike', () => {
+  it('returns the exact nearest neighbours, before (vec0) and after (in-memory copy) the background load', async () => {
     const db = open();
     const vectors = fill(db, 3000, 50, 1); // 50: not a multiple of 16, exercises padding
     const next = rng(99);
-    for (let q = 0; q < 20; q++) {
-      const query = randomVector(next, 50);
-      const want = bruteForce(vectors, query, 25);
-      expectSameNeighbours(vectorCandidates(db, query, 25), want);
+    const queries = Array.from({ length: 20 }, () => randomVector(next, 50));
+    for (const query of queries) expectSameNeighbours(vectorCandidates(db, query, 25), bruteForce(vectors, query, 25));
+    expect(loadedVectorIndex(db)?.ready).toBe(false); // the load was only scheduled
+    await warmVectorIndexInBackground(db);
+    expect(loadedVectorIndex(db)?.ready).toBe(true);
+    for (const query of queries) expectSameNeighbours(vectorCandidates(db, query, 25), bruteForce(vectors, query, 25));
+  });
+
+  it('a background load that races with writes from another connection ends up exact', async () => {
+    const file = path.join(dir, 'race.db');
+    const reader = open(file);
+    const vectors = fill(reader, 6000, 16, 12);
+    const writer = open(file);
+    const next = rng(13);
+    const index = new VectorIndex(reader, 16);
+    const warming = index.warm(1); // one vec0 chunk per slice: the writes land between slices
+    let id = 500_000;
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      writer.transaction(() => {
+        for (let i = 0; i < 50; i++) insert(writer, vectors, ++id, randomVector(next, 16));
+        for (let i = 1; i <= 30; i++) remove(writer, vectors, (round * 30 + i) * 3);
+      })();
     }
-    expect(loadedVectorIndex(db)).toBeDefined(); // searches after the first used the copy
+    await warming;
+    expect(index.ready).toBe(true);
+    try {
+      for (let q = 0; q < 10; q++) {
+        const query = randomVector(next, 16);
+        expectSameNeighbours(index.search(query, 15), bruteForce(vectors, query, 15));
+      }
+    } finally {
+      index.close();
+    }
   });
 
   it('nearest first, with cosine distances, and fewer than n when the index is small', () => {

@@ -2,14 +2,20 @@
 //
 // Two exact paths, same answers:
 // - the in-memory index (vector-index.ts): a copy of vec0's vectors in WebAssembly
-//   memory, scanned with SIMD, kept in step with the database before each search.
-//   It costs one load (about a memory copy of the vectors) and holds them in RAM.
-// - sqlite-vec's own KNN (vec0 MATCH ... AND k = ?), used for the first search on a
-//   connection, so a one-shot `ragline search` does not pay for loading a copy it
-//   would use once. A second search on the same connection (a chat session) loads
-//   the copy; `warmVectorIndex` loads it ahead of time (e.g. when the REPL starts).
+//   memory, scanned with SIMD (split over two threads on 2+ cores), brought up to
+//   date from the database before every search. It costs one load (a copy of the
+//   vectors: seconds at a million) and holds the vectors in RAM.
+// - sqlite-vec's own KNN (vec0 MATCH ... AND k = ?), used until the copy is loaded.
+//   The first search on a connection answers from vec0 and schedules a background
+//   load (unref'd timers, in slices: it never blocks the event loop for long and
+//   never keeps a process alive), so a one-shot `ragline search` exits without
+//   paying for a copy it would use once, and a chat session switches to the copy
+//   as soon as it is loaded. `warmVectorIndexInBackground` starts the load earlier
+//   (e.g. when the REPL starts); `warmVectorIndex` loads synchronously.
+// Vectors that would take more than a quarter of the machine's memory stay in vec0.
 // RAGLINE_VECTOR_SEARCH=vec0 | memory forces one path (benchmarks, diagnosis).
 
+import os from 'node:os';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { vectorBytes } from '../store/vectors.js';
@@ -27,8 +33,11 @@ interface State {
   schemaVersion: number;
   knn: Statement<unknown[]>;
   dimensions: number;
-  searches: number;
+  /** The vec0 data fits the memory budget for an in-memory copy (computed once). */
+  memoryFits?: boolean;
   index?: VectorIndex;
+  /** A background load, once started. */
+  warming?: Promise<void>;
 }
 
 const states = new WeakMap<Db, State>();
@@ -58,41 +67,78 @@ function stateFor(db: Db): State | undefined {
     schemaVersion,
     knn: db.prepare('SELECT rowid AS id, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance'),
     dimensions,
-    searches: 0,
   };
   states.set(db, created);
   return created;
 }
 
-function useMemory(state: State): boolean {
+/** Don't copy vectors that would take more than this share of the machine's memory. */
+const MAX_MEMORY_SHARE = 0.25;
+
+function memoryAllowed(db: Db, state: State): boolean {
   const forced = process.env.RAGLINE_VECTOR_SEARCH;
-  if (forced === 'vec0') return false;
-  if (!Number.isInteger(state.dimensions)) return false;
-  return forced === 'memory' || state.index !== undefined || state.searches > 0;
+  if (forced === 'vec0' || !Number.isInteger(state.dimensions)) return false;
+  if (forced === 'memory') return true;
+  if (state.memoryFits === undefined) {
+    const slots = (db.prepare('SELECT sum(size) AS n FROM vec_chunks_chunks').get() as { n: number | null }).n ?? 0;
+    state.memoryFits = slots * state.dimensions * 4 <= os.totalmem() * MAX_MEMORY_SHARE;
+  }
+  return state.memoryFits;
 }
 
 /** The `n` nearest chunks to `vector`, nearest first (exact). */
 export function vectorCandidates(db: Db, vector: Float32Array, n: number): VectorCandidate[] {
   const state = stateFor(db);
   if (!state || n <= 0) return [];
-  const memory = useMemory(state);
-  state.searches++;
-  if (memory) {
-    state.index ??= new VectorIndex(db, state.dimensions);
-    return state.index.search(vector, n);
+  if (memoryAllowed(db, state)) {
+    if (process.env.RAGLINE_VECTOR_SEARCH === 'memory') {
+      state.index ??= new VectorIndex(db, state.dimensions);
+      return state.index.search(vector, n); // loads synchronously if needed
+    }
+    if (state.index?.ready) return state.index.search(vector, n);
+    // Not loaded yet: answer from vec0 now, load the copy in the background for the
+    // searches that follow (a one-shot command exits before the load starts).
+    scheduleWarm(db, state);
   }
   return state.knn.all(vectorBytes(vector), n) as VectorCandidate[];
+}
+
+/** Delay before a background load starts after the first search. */
+const WARM_DELAY_MS = 50;
+
+function scheduleWarm(db: Db, state: State): void {
+  if (state.warming) return;
+  state.index ??= new VectorIndex(db, state.dimensions);
+  const index = state.index;
+  state.warming = new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref())
+    .then(() => (states.get(db) === state && db.open ? index.warm() : undefined))
+    .catch(() => {
+      // e.g. the database was closed meanwhile: searches keep using vec0
+    });
 }
 
 /** Loads (or refreshes) the in-memory copy now, so the next search does not pay for it. */
 export function warmVectorIndex(db: Db): void {
   const state = stateFor(db);
-  if (!state || !Number.isInteger(state.dimensions) || process.env.RAGLINE_VECTOR_SEARCH === 'vec0') return;
+  if (!state || !memoryAllowed(db, state)) return;
   state.index ??= new VectorIndex(db, state.dimensions);
   state.index.refresh();
 }
 
-/** The in-memory index of `db`, if one was loaded (benchmarks and tests). */
+/**
+ * Loads the in-memory copy in the background, in slices, without blocking the event
+ * loop (e.g. when a chat REPL starts). Searches use vec0 until it is ready.
+ */
+export function warmVectorIndexInBackground(db: Db): Promise<void> {
+  const state = stateFor(db);
+  if (!state || !memoryAllowed(db, state)) return Promise.resolve();
+  state.index ??= new VectorIndex(db, state.dimensions);
+  const index = state.index;
+  state.warming ??= index.warm().catch(() => {});
+  return state.warming;
+}
+
+/** The in-memory index of `db`, if one was created (benchmarks and tests). */
 export function loadedVectorIndex(db: Db): VectorIndex | undefined {
   return states.get(db)?.index;
 }

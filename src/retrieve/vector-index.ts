@@ -60,6 +60,9 @@ export class VectorIndex {
     totalChanges: Statement<unknown[]>;
     chunkRows: Statement<unknown[]>;
     chunkRowids: Statement<unknown[]>;
+    chunkIds: Statement<unknown[]>;
+    slotTotal: Statement<unknown[]>;
+    chunkRange: Statement<unknown[]>;
     vectorBlob: Statement<unknown[]>;
   };
   private helper: ScanHelper | undefined;
@@ -78,6 +81,9 @@ export class VectorIndex {
       schemaVersion: db.prepare('PRAGMA schema_version').pluck(),
       totalChanges: db.prepare('SELECT total_changes()').pluck(),
       chunkRows: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks ORDER BY chunk_id'),
+      slotTotal: db.prepare('SELECT sum(size) FROM vec_chunks_chunks').pluck(),
+      chunkIds: db.prepare('SELECT chunk_id FROM vec_chunks_chunks ORDER BY chunk_id').pluck(),
+      chunkRange: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks WHERE chunk_id BETWEEN ? AND ? ORDER BY chunk_id'),
       chunkRowids: db.prepare('SELECT rowids FROM vec_chunks_chunks WHERE chunk_id = ?').pluck(),
       vectorBlob: db.prepare('SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?').pluck(),
     };
@@ -97,20 +103,56 @@ export class VectorIndex {
 
   /** Brings the copy up to date if anything was written since; cheap when nothing was. */
   refresh(): void {
-    const stamp: [number, number, number] = [
-      this.stmts.dataVersion.get() as number,
-      this.stmts.schemaVersion.get() as number,
-      this.stmts.totalChanges.get() as number,
-    ];
+    const stamp = this.readStamp();
     if (stamp[0] === this.stamp[0] && stamp[1] === this.stamp[1] && stamp[2] === this.stamp[2]) return;
     const started = performance.now();
+    this.epoch++; // a background warm in progress stops: this takes over
     if (stamp[1] !== this.stamp[1]) this.reset();
     // One read transaction: chunk rows and vector blobs from the same snapshot.
     const sync = () => this.sync();
     if (this.db.inTransaction) sync();
     else this.db.transaction(sync).deferred();
     this.stamp = stamp;
+    this.ready = true;
     this.lastRefreshMs = performance.now() - started;
+  }
+
+  /**
+   * Loads the copy in slices of vec0 chunks, yielding to the event loop between
+   * slices (unref'd timers: a pending warm never keeps the process alive), so a REPL
+   * stays responsive while a large index loads. Each slice is read in its own
+   * transaction; the change stamp is taken before the first, so anything committed
+   * meanwhile is caught by the next refresh(). A synchronous refresh() meanwhile
+   * takes over and this returns.
+   */
+  async warm(sliceChunks = 16): Promise<void> {
+    if (this.ready) return;
+    const epoch = ++this.epoch;
+    const stamp = this.readStamp();
+    if (stamp[1] !== this.stamp[1]) this.reset();
+    const ids = this.stmts.chunkIds.all() as number[];
+    this.reserve(this.slotCount + (this.stmts.slotTotal.get() as number | null ?? 0));
+    for (let i = 0; i < ids.length; i += sliceChunks) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0).unref());
+      if (this.epoch !== epoch) return;
+      const lo = ids[i]!, hi = ids[Math.min(i + sliceChunks, ids.length) - 1]!;
+      this.db.transaction(() => this.syncRows(this.stmts.chunkRange.all(lo, hi) as ChunkRow[], -1)).deferred();
+    }
+    if (this.epoch !== epoch) return;
+    this.stamp = stamp;
+    this.ready = true;
+  }
+
+  /** True once a full copy has been taken (searches still refresh it first). */
+  ready = false;
+  private epoch = 0;
+
+  private readStamp(): [number, number, number] {
+    return [
+      this.stmts.dataVersion.get() as number,
+      this.stmts.schemaVersion.get() as number,
+      this.stmts.totalChanges.get() as number,
+    ];
   }
 
   /** The `n` nearest live vectors to `query` by cosine distance, nearest first. */
@@ -180,13 +222,22 @@ export class VectorIndex {
 
   private sync(): void {
     const rows = this.stmts.chunkRows.all() as ChunkRow[];
+    const latest = rows.length > 0 ? rows[rows.length - 1]!.chunk_id : -1;
+    this.syncRows(rows, latest);
+    const seen = new Set(rows.map((row) => row.chunk_id));
+    for (const [chunkId, chunk] of this.chunks) {
+      if (seen.has(chunkId)) continue;
+      for (let slot = 0; slot < chunk.size; slot++) this.clearSlot(chunk.base + slot);
+      this.chunks.delete(chunkId); // its slots stay allocated but empty
+    }
+  }
+
+  /** Brings the given vec0 chunks up to date; `latest` is the chunk new vectors go to (-1: read every rowid blob). */
+  private syncRows(rows: ChunkRow[], latest: number): void {
     let newSlots = 0;
     for (const row of rows) if (this.chunks.get(row.chunk_id)?.size !== row.size) newSlots += row.size;
     this.reserve(this.slotCount + newSlots);
-    const seen = new Set<number>();
-    const latest = rows.length > 0 ? rows[rows.length - 1]!.chunk_id : -1;
     for (const row of rows) {
-      seen.add(row.chunk_id);
       let chunk = this.chunks.get(row.chunk_id);
       if (!chunk || chunk.size !== row.size) {
         chunk = { base: this.allocate(row.size), size: row.size, rowids: new Float64Array(row.size) };
@@ -214,11 +265,6 @@ export class VectorIndex {
         }
       }
       if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed, added);
-    }
-    for (const [chunkId, chunk] of this.chunks) {
-      if (seen.has(chunkId)) continue;
-      for (let slot = 0; slot < chunk.size; slot++) this.clearSlot(chunk.base + slot);
-      this.chunks.delete(chunkId); // its slots stay allocated but empty
     }
   }
 
