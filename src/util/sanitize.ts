@@ -7,8 +7,9 @@
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
 // C0 controls except tab and newline, DEL, C1 controls.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-// Bidi embeddings, overrides and isolates; zero-width characters that can hide text.
-const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2028\u2029\u061c\ufeff]/g;
+// Bidi embeddings, overrides and isolates; zero-width characters that can hide text
+// (including the word joiner and invisible operators U+2060-U+2064).
+const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\u2028\u2029\u061c\ufeff]/g;
 
 /** Text safe to print: escapes and controls removed; newlines and tabs kept. */
 export function sanitizeForTerminal(text: string): string {
