@@ -8,7 +8,7 @@
 import type { Config, RewritePolicy } from '../config/index.js';
 import { loadHistory, type TurnHistory } from '../chat/turn.js';
 import type { ChatMessage, TokenUsage } from '../providers/types.js';
-import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
+import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import type { StoredTurn } from '../store/sessions.js';
@@ -58,6 +58,8 @@ export interface RerunTurn {
   status: StoredTurn['status'];
   /** The k the original turn retrieved with, used again. */
   k: number;
+  /** The question as asked, searched beside a rewritten query and fused with this weight (retrieval.rawWeight), as a live turn does. */
+  fusedWith?: { query: string; weight: number };
   /** The stored rewrite; null when the turn never got that far. */
   before: RewriteSide | null;
   after: RerunRewrite;
@@ -145,7 +147,8 @@ async function rerunTurn(
       : { standaloneQuery: turn.standaloneQuery, decision: turn.rewriteDecision ?? 'skipped', reason: turn.rewriteReason ?? '' };
 
   const k = turn.k ?? config.retrieval.k;
-  const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, { k }, signal);
+  const settings = retrievalSettings(turn.question, after, k, config);
+  const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, settings, signal);
   const newChunks = retrieved.map(withoutText);
   return {
     turnId: turn.id,
@@ -153,6 +156,7 @@ async function rerunTurn(
     question: turn.question,
     status: turn.status,
     k,
+    ...(settings.secondary && after.decision !== 'small_talk' ? { fusedWith: settings.secondary } : {}),
     before,
     after,
     rewriteChanged: rewriteChanged(before, after),
@@ -192,6 +196,16 @@ function rewriteRequest(question: string, history: TurnHistory, config: Config, 
     policy,
     signal,
   };
+}
+
+// NOTE: mirrors step (4) of runTurn in src/chat/turn.ts (a rewritten query is
+// searched beside the question as asked, fused with retrieval.rawWeight). Replace
+// with the helper once src/chat exports one (see the replay report).
+function retrievalSettings(question: string, rewrite: RewriteSide, k: number, config: Config): RetrievalSettings {
+  const rawWeight = config.retrieval.rawWeight ?? 0;
+  const secondary =
+    rewrite.decision === 'rewritten' && rewrite.standaloneQuery !== question && rawWeight > 0 ? { query: question, weight: rawWeight } : undefined;
+  return secondary ? { k, secondary } : { k };
 }
 
 function withoutText(chunk: RetrievedChunk): RerunChunk {

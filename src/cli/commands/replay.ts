@@ -243,6 +243,7 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   // Stored chunks that are stale but still matched can't happen (identity includes the text hash),
   // so every stale chunk shows among those that left.
   if (full) {
+    if (turn.fusedWith) output.out(color.dim(`   (searched beside the question as asked, fused with weight ${turn.fusedWith.weight})`));
     output.out(color.dim('   new top k:'));
     for (const chunk of turn.newChunks) output.out(`    ${chunkLine(chunk, color, width() - 4)}`);
     renderPrompt('new rewrite prompt', turn.after.prompt ?? null, output);
