@@ -181,6 +181,12 @@ describe('ragline replay --rerun', () => {
     expect(await json(['sessions'])).toHaveLength(1);
   });
 
+  it('with nothing changed, reproduces every stored rewrite and retrieval (it searches exactly as a live turn does)', async () => {
+    const report = await json(['replay', 'demo', '--rerun']);
+    expect(report.summary).toMatchObject({ turns: 3, rewritesChanged: [], retrievalsChanged: [], meanOverlap: 1 });
+    expect(report.turns[1].fusedWith).toEqual({ query: Q2, weight: 1 });
+  });
+
   it('--json carries the diff structure', async () => {
     script(server, { [Q2]: 'How do I verify webhook signatures?', [Q3]: REWRITES_AT_RECORDING[Q3]! });
     const report = await json(['replay', 'demo', '--rerun']);
