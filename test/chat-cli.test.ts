@@ -214,8 +214,12 @@ function expectFollowUpTrail(stdout: string, embeddingsToServer: boolean): void 
 
   const embeddings = server.requestsTo('embeddings');
   if (embeddingsToServer) {
-    // The follow-up was searched with the rewritten query, not as typed.
-    expect(embeddings.map((r) => r.body.input)).toEqual([[Q1], [STANDALONE]]);
+    // The follow-up was searched with the rewritten query first (the question as typed
+    // may be searched beside it and fused, but never instead of it).
+    expect(embeddings[0]!.body.input).toEqual([Q1]);
+    const followUpInputs: string[] = embeddings.slice(1).flatMap((r) => r.body.input);
+    expect(followUpInputs[0]).toBe(STANDALONE);
+    expect(followUpInputs.every((input) => input === STANDALONE || input === FOLLOW_UP)).toBe(true);
   } else {
     expect(embeddings).toEqual([]);
   }
@@ -613,21 +617,28 @@ describe('offline (no server configured)', () => {
 });
 
 describe('Ctrl-C while the answer streams', () => {
-  it('ask exits 130 and keeps the session, the question and the partial answer (status interrupted)', async () => {
-    useIndex('offline');
-    const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
-    // The first answer trickles in (long enough to be interrupted); later ones are quick.
+  const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
+
+  /** The first answer trickles in (long enough to be interrupted); later ones are quick. */
+  function slowFirstAnswer(): void {
     let answers = 0;
     server.onChat((body) => {
       if (String(body.messages[0].content).startsWith('You rewrite')) return STANDALONE;
       return answers++ === 0 ? { chunks: words, chunkDelayMs: 100 } : { chunks: ANSWER_2 };
     });
-    const env = serverEnv();
-    const child = spawn(process.execPath, [BIN, 'ask', Q1], { env, cwd: ROOT });
+  }
+
+  /** Runs ragline, sends SIGINT once `word2` of the answer is on stdout, and waits for the end. */
+  async function interruptMidAnswer(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
+    if (input === undefined) child.stdin.end();
+    else child.stdin.write(input); // left open: a person still at the keyboard
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no tokens within 10 s; stdout:\n${stdout}\nstderr:\n${stderr}`)), 10_000);
       child.stdout.on('data', (d) => {
@@ -639,7 +650,16 @@ describe('Ctrl-C while the answer streams', () => {
       });
     });
     child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    const exit = await exited;
+    return { ...exit, stdout, stderr };
+  }
+
+  it('ask exits 130 and keeps the session, the question and the partial answer (status interrupted)', async () => {
+    useIndex('offline');
+    slowFirstAnswer();
+    const env = serverEnv();
+    const { code, stdout, stderr } = await interruptMidAnswer(['ask', Q1], env);
+    expect(code).toBe(130);
     expect(stdout).toContain('(answer interrupted; the turn is kept)');
     expect(stderr).not.toContain('error');
 
@@ -660,5 +680,34 @@ describe('Ctrl-C while the answer streams', () => {
       [turn!.session_id, 'interrupted'],
       [turn!.session_id, 'answered'],
     ]);
+  });
+
+  it('piped chat stops at Ctrl-C: exit 130, the turn interrupted with its partial answer, the questions after it not asked', async () => {
+    useIndex('offline');
+    slowFirstAnswer();
+    const { code, signal, stdout } = await interruptMidAnswer(['chat'], serverEnv(), `${Q1}\n${FOLLOW_UP}\n`);
+    expect({ code, signal }).toEqual({ code: 130, signal: null });
+    expect(stdout).toContain('(answer interrupted; the turn is kept)');
+    const turns = readTurns();
+    expect(turns.map((t) => [t.question, t.status])).toEqual([[Q1, 'interrupted']]);
+    expect(turns[0]!.answer).toMatch(/^word0 word1 word2 /);
+    expect(server.requestsTo('chat')).toHaveLength(1);
+  });
+
+  it('piped chat waiting for its next line leaves on Ctrl-C', async () => {
+    useIndex('offline');
+    slowFirstAnswer();
+    const child = spawn(process.execPath, [BIN, 'chat'], { env: serverEnv(), cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('close', (code, signal) => resolve({ code, signal })),
+    );
+    // Give it time to open the database and wait on stdin, then interrupt.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    child.kill('SIGINT');
+    const exit = await exited;
+    expect(exit.code === 130 || exit.signal === 'SIGINT', JSON.stringify(exit) + stderr).toBe(true);
+    expect(readTurns()).toEqual([]);
   });
 });

@@ -110,21 +110,42 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
+  // Ctrl-C stops the answer in progress (stored `interrupted` with what arrived, as in
+  // `ask` and the REPL) and reads no further questions.
+  const controller = new AbortController();
+  const onSigint = () => {
+    controller.abort();
+    lines.close();
+  };
+  process.on('SIGINT', onSigint);
   let failed = false;
-  for await (const raw of lines) {
-    const line = raw.trim();
-    if (!line) continue;
-    if (line.startsWith('/')) {
-      if (await slashCommand(line, state, db, commandOutput, false)) break;
-      continue;
+  try {
+    for await (const raw of lines) {
+      if (controller.signal.aborted) break;
+      const line = raw.trim();
+      if (!line) continue;
+      if (line.startsWith('/')) {
+        if (await slashCommand(line, state, db, commandOutput, false)) break;
+        continue;
+      }
+      const context = createTurnContext(settings, db, state.session.id);
+      const result = await runTurnWithOutput(context, line, output, {
+        k: state.k,
+        rewritePolicy: state.rewritePolicy,
+        json,
+        signal: controller.signal,
+      });
+      state.lastChunks = result.chunks;
+      if (result.status === 'failed') failed = true;
+      if (controller.signal.aborted) break;
     }
-    const context = createTurnContext(settings, db, state.session.id);
-    const result = await runTurnWithOutput(context, line, output, { k: state.k, rewritePolicy: state.rewritePolicy, json });
-    state.lastChunks = result.chunks;
-    if (result.status === 'failed') failed = true;
+  } finally {
+    process.off('SIGINT', onSigint);
+    lines.close();
   }
   if (!json) output.err(output.errColor.dim(`session ${state.session.name ?? state.session.id}`));
-  if (failed) process.exitCode = 1;
+  if (controller.signal.aborted) process.exitCode = 130;
+  else if (failed) process.exitCode = 1;
 }
 
 async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output): Promise<void> {
