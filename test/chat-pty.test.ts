@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from './helpers/pty.js';
+import { startOpenAIServer } from './helpers/openai-server.js';
 
 const unavailable = ptyUnavailable();
 if (unavailable) console.warn(`chat-pty.test.ts skipped: ${unavailable}`);
@@ -34,8 +35,8 @@ afterEach(() => {
 
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-function start(args: string[]): PtySession {
-  const session = spawnRaglineInPty(args, { env });
+function start(args: string[], extraEnv: NodeJS.ProcessEnv = {}): PtySession {
+  const session = spawnRaglineInPty(args, { env: { ...env, ...extraEnv } });
   sessions.push(session);
   return session;
 }
@@ -127,5 +128,42 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     await pty.expect(/session s-[0-9a-f]{6} saved\./);
     expect(await pty.exited).toEqual({ code: 0, signal: null });
     expect(pty.text()).not.toMatch(/↳/); // the cleared line was never asked
+  });
+
+  it('Ctrl-C while an answer streams stops it, keeps the turn with the partial answer, and the REPL goes on', async () => {
+    const server = await startOpenAIServer();
+    try {
+      const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+      server.onChat(() => ({ chunks: words, chunkDelayMs: 80 }));
+      const pty = start(['chat', '--new', 'pty-interrupt'], {
+        RAGLINE_BASE_URL: server.baseURL,
+        RAGLINE_EMBED_PROVIDER: 'offline',
+        RAGLINE_MAX_RETRIES: '0',
+      });
+      await pty.expect(PROMPT);
+      pty.type('How do I create an API key?' + KEY.enter);
+      await pty.expect('word2 ');
+      pty.type(KEY.ctrlC);
+      await pty.expect('(answer interrupted; the turn is kept)');
+      await pty.expect(PROMPT); // still running
+      pty.type(KEY.ctrlD);
+      await pty.expect('session pty-interrupt saved.');
+      expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+      const db = new Database(dbFile(), { readonly: true });
+      try {
+        const turn = db
+          .prepare(`SELECT t.status, t.answer FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-interrupt'`)
+          .get() as { status: string; answer: string };
+        expect(turn.status).toBe('interrupted');
+        expect(turn.answer).toMatch(/^word0 word1 word2 /);
+        expect(words.join('').startsWith(turn.answer)).toBe(true);
+        expect(turn.answer.length).toBeLessThan(words.join('').length);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
