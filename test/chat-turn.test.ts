@@ -129,11 +129,13 @@ describe('a turn with an OpenAI-compatible server', () => {
       reason: 'follow-up: "it" refers to the API key',
       model: 'test:rewrite-model',
     });
-    // What got embedded is the rewritten query, not the question.
+    // What got embedded is the rewritten query first; the question as asked goes
+    // beside it and its results are fused in (retrieval.rawWeight).
     const embedded = server.requestsTo('embeddings').slice(embeddingsBefore);
-    expect(embedded.map((r) => r.body.input)).toEqual([['Do Orbitly API keys expire?']]);
+    expect(embedded.map((r) => r.body.input)).toEqual([['Do Orbitly API keys expire?', 'Does it expire?']]);
     if (retrieval?.type !== 'retrieval') throw new Error('no retrieval event');
     expect(retrieval.query).toBe('Do Orbitly API keys expire?');
+    expect(retrieval.fusedWith).toEqual({ query: 'Does it expire?', weight: 1 });
     expect(retrieval.chunks.length).toBeGreaterThan(1);
 
     const finished = done(events);

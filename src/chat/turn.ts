@@ -11,13 +11,14 @@
 import type { Config, RewritePolicy } from '../config/index.js';
 import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../providers/types.js';
 import { isAbortError } from '../providers/describe-error.js';
-import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
+import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
 import {
   summarizeOffline,
   updateTopics,
   type ConversationTurn,
   type QueryRewriter,
   type RewriteOutcome,
+  type RewriteRequest,
   type Topic,
 } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
@@ -166,6 +167,42 @@ export async function loadHistory(
   return { verbatim, summary: summary || undefined, summaryThrough: fallenThrough, summaryComputed: true, topics };
 }
 
+/** The rewrite request of a turn: the last `history.rewriteTurns` exchanges, tracked topics, summary, scope. Shared with replay. */
+export function rewriteRequestFor(
+  question: string,
+  history: Pick<TurnHistory, 'verbatim' | 'topics' | 'summary'>,
+  config: Config,
+  policy: RewritePolicy,
+  signal?: AbortSignal,
+): RewriteRequest {
+  const window = config.history.rewriteTurns > 0 ? history.verbatim.slice(-config.history.rewriteTurns) : [];
+  return {
+    question,
+    history: window.map(toConversationTurn),
+    topics: history.topics,
+    summary: history.summary,
+    scope: config.assistant?.scope,
+    policy,
+    signal,
+  };
+}
+
+/**
+ * How a turn retrieves: a rewritten query is searched beside the question as
+ * asked, fused with `retrieval.rawWeight`, so a bad rewrite cannot lose what the
+ * question alone finds (measured on bench/mtrag: BENCHMARKS.md). Shared with replay.
+ */
+export function retrievalSettingsFor(
+  question: string,
+  outcome: { decision: string; standaloneQuery: string },
+  k: number,
+  config: Config,
+): RetrievalSettings {
+  const rawWeight = config.retrieval.rawWeight ?? 0;
+  const useRaw = outcome.decision === 'rewritten' && outcome.standaloneQuery !== question && rawWeight > 0;
+  return useRaw ? { k, secondary: { query: question, weight: rawWeight } } : { k };
+}
+
 /** Runs one turn of `context.sessionId`, yielding its events; see the module header. */
 export async function* runTurn(context: TurnContext, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
   const { db, config, rewriter, retriever, answerModel } = context;
@@ -263,17 +300,8 @@ export async function* runTurn(context: TurnContext, question: string, options: 
 
     // (2)+(3) Rewrite to a standalone query.
     stage = performance.now();
-    const rewriteWindow = config.history.rewriteTurns > 0 ? history.verbatim.slice(-config.history.rewriteTurns) : [];
     try {
-      outcome = await rewriter.rewrite({
-        question,
-        history: rewriteWindow.map(toConversationTurn),
-        topics,
-        summary,
-        scope,
-        policy,
-        signal,
-      });
+      outcome = await rewriter.rewrite(rewriteRequestFor(question, history, config, policy, signal));
     } catch (error) {
       if (signal?.aborted || isAbortError(error)) return yield* done('interrupted');
       // The rewriter is meant to fall back by itself; if it threw anyway, search with the question.
@@ -308,11 +336,9 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     }
 
     stage = performance.now();
-    // A rewrite searches beside the question as asked, so a bad rewrite cannot
-    // lose what the question alone finds (measured on bench/mtrag: BENCHMARKS.md).
-    const rawWeight = config.retrieval.rawWeight ?? 0;
-    const secondary = outcome.decision === 'rewritten' && standaloneQuery !== question && rawWeight > 0 ? { query: question, weight: rawWeight } : undefined;
-    chunks = await retriever.search(standaloneQuery, { k, secondary }, signal);
+    const retrievalSettings = retrievalSettingsFor(question, outcome, k, config);
+    const secondary = retrievalSettings.secondary;
+    chunks = await retriever.search(standaloneQuery, retrievalSettings, signal);
     timings.retrieveMs = performance.now() - stage;
     yield { type: 'retrieval', query: standaloneQuery, ...(secondary ? { fusedWith: secondary } : {}), chunks, ms: timings.retrieveMs };
     if (signal?.aborted) return yield* done('interrupted');

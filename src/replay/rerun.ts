@@ -6,10 +6,10 @@
 // policy and the index can make a difference. Nothing is written here: see save.ts.
 
 import type { Config, RewritePolicy } from '../config/index.js';
-import { loadHistory, type TurnHistory } from '../chat/turn.js';
+import { loadHistory, retrievalSettingsFor, rewriteRequestFor, type TurnHistory } from '../chat/turn.js';
 import type { ChatMessage, TokenUsage } from '../providers/types.js';
-import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
-import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from '../rewrite/index.js';
+import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
+import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import type { StoredTurn } from '../store/sessions.js';
 import { diffRetrieval, rewriteChanged, type ComparableChunk, type RetrievalDiff, type RewriteSide } from './diff.js';
@@ -122,7 +122,7 @@ async function rerunTurn(
 ): Promise<RerunTurn> {
   const { config } = context;
   const history = await historyAt(context.db, sessionId, turn, config);
-  const request = rewriteRequest(turn.question, history, config, policy, signal);
+  const request = rewriteRequestFor(turn.question, history, config, policy, signal);
   let outcome: RewriteOutcome;
   try {
     outcome = await context.rewriter.rewrite(request);
@@ -147,7 +147,7 @@ async function rerunTurn(
       : { standaloneQuery: turn.standaloneQuery, decision: turn.rewriteDecision ?? 'skipped', reason: turn.rewriteReason ?? '' };
 
   const k = turn.k ?? config.retrieval.k;
-  const settings = retrievalSettings(turn.question, after, k, config);
+  const settings = retrievalSettingsFor(turn.question, after, k, config);
   const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, settings, signal);
   const newChunks = retrieved.map(withoutText);
   return {
@@ -178,34 +178,6 @@ async function historyAt(db: Db, sessionId: string, turn: ReplayTurn, config: Co
     return { ...history, summary: turn.summary };
   }
   return history;
-}
-
-// NOTE: mirrors step (2) of runTurn in src/chat/turn.ts, which builds this request
-// inline. Once src/chat exports a helper for it, use that instead (see the replay
-// report: `rewriteRequestFor(history, question, config, policy, signal)`).
-function rewriteRequest(question: string, history: TurnHistory, config: Config, policy: RewritePolicy, signal?: AbortSignal): RewriteRequest {
-  const window = config.history.rewriteTurns > 0 ? history.verbatim.slice(-config.history.rewriteTurns) : [];
-  return {
-    question,
-    history: window.map(
-      (earlier): ConversationTurn => ({ question: earlier.question, standaloneQuery: earlier.standaloneQuery ?? earlier.question, answer: earlier.answer ?? '' }),
-    ),
-    topics: history.topics,
-    summary: history.summary,
-    scope: config.assistant?.scope,
-    policy,
-    signal,
-  };
-}
-
-// NOTE: mirrors step (4) of runTurn in src/chat/turn.ts (a rewritten query is
-// searched beside the question as asked, fused with retrieval.rawWeight). Replace
-// with the helper once src/chat exports one (see the replay report).
-function retrievalSettings(question: string, rewrite: RewriteSide, k: number, config: Config): RetrievalSettings {
-  const rawWeight = config.retrieval.rawWeight ?? 0;
-  const secondary =
-    rewrite.decision === 'rewritten' && rewrite.standaloneQuery !== question && rawWeight > 0 ? { query: question, weight: rawWeight } : undefined;
-  return secondary ? { k, secondary } : { k };
 }
 
 function withoutText(chunk: RetrievedChunk): RerunChunk {

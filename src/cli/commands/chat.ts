@@ -162,7 +162,12 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
     const question = line.trim();
     if (!question) continue;
     if (question.startsWith('/')) {
-      if (await slashCommand(question, state, db, output, true)) break;
+      try {
+        if (await slashCommand(question, state, db, output, true)) break;
+      } catch (err) {
+        // A prompt cancelled with Ctrl-C, or a store error: report it, keep the REPL.
+        output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
+      }
       continue;
     }
     const controller = new AbortController();
@@ -330,8 +335,8 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
     case 'fork': {
       const n = Number(arg);
       const turns = loadTurns(db, state.session.id).length;
-      if (!Number.isInteger(n) || n < 0 || n > turns) {
-        output.err(`Usage: /fork N, with N from 0 to ${turns} (the turns to keep).`);
+      if (!Number.isInteger(n) || n < 1 || n > turns) {
+        output.err(turns ? `Usage: /fork N, with N from 1 to ${turns} (the turns to keep).` : 'Nothing to fork yet: this session has no turns. Use /new instead.');
         return false;
       }
       state.session = forkSession(db, state.session.id, n);
