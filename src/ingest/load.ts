@@ -5,8 +5,6 @@
 // Pure: no file system, no database, no terminal output.
 
 import { lineStartsOf, scanMarkdown } from './chunk.js';
-import { htmlToUnit } from './html.js';
-import { loadPdf } from './pdf.js';
 
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
 
@@ -109,11 +107,13 @@ function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
 export async function loadDocument(path: string, bytes: Uint8Array): Promise<LoadedDocument> {
   const kind = kindOf(path) ?? 'text';
   if (kind === 'pdf') {
+    const { loadPdf } = await import('./pdf.js'); // pdf.js and htmlparser2 load only when such a file is met
     const pdf = await loadPdf(bytes);
     return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
   }
   const { text, invalidUtf8 } = decode(bytes);
   if (kind === 'html') {
+    const { htmlToUnit } = await import('./html.js');
     const { unit, title } = htmlToUnit(text);
     return { kind, title, units: [unit], invalidUtf8 };
   }

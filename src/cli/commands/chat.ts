@@ -4,7 +4,6 @@
 
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import { select } from '@inquirer/prompts';
 import type { RewritePolicy, ResolvedConfig } from '../../config/index.js';
 import type { Db } from '../../store/db.js';
 import { createSession, findSession, forkSession, listSessions, loadTurns, requireSession, type SessionInfo } from '../../store/sessions.js';
@@ -79,6 +78,7 @@ async function chooseSession(db: Db, flags: ChatFlags, interactive: boolean): Pr
   if (flags.new !== undefined) return newSession(db, typeof flags.new === 'string' ? flags.new : undefined);
   const recent = listSessions(db).slice(0, 10);
   if (!interactive || recent.length === 0) return createSession(db);
+  const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
   const choice = await select({
     message: 'Resume a conversation?',
     choices: [
@@ -280,6 +280,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
         output.out('No sessions yet.');
         return false;
       }
+      const { select } = await import('@inquirer/prompts');
       const id = await select({
         message: 'Switch to session',
         choices: sessions.slice(0, 30).map((s) => ({ name: `${s.name ?? s.id}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 50)}`, value: s.id })),

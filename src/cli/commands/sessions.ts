@@ -5,7 +5,6 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { confirm } from '@inquirer/prompts';
 import {
   forkSession,
   getSession,
@@ -144,7 +143,7 @@ Examples:
               exitCode: 2,
             });
           }
-          const ok = await confirm({ message: `Remove ${what}?`, default: false });
+          const ok = await (await import('@inquirer/prompts')).confirm({ message: `Remove ${what}?`, default: false });
           if (!ok) {
             output.out('Nothing removed.');
             return;
