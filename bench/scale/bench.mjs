@@ -158,6 +158,16 @@ qs.forEach((q, qi) => {
   hits += got.slice(0, 10).filter((r) => want.has(r.id)).length;
 });
 times.sort((a, b) => a - b);
+/** Anonymous (the copy, heaps) and file-backed (SQLite's mmap of the database) resident memory, Linux only. */
+function rssParts() {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    return { rssAnonMB: Math.round(kb('RssAnon') / 1000), rssFileMB: Math.round(kb('RssFile') / 1000) };
+  } catch {
+    return {};
+  }
+}
 const pct = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))];
 console.log(
   JSON.stringify({
@@ -170,5 +180,6 @@ console.log(
     recall10: +(hits / (10 * qs.length)).toFixed(4),
     rssMB: Math.round(process.memoryUsage().rss / 1e6),
     rssDeltaMB: Math.round((process.memoryUsage().rss - rssBefore) / 1e6),
+    ...rssParts(),
   }),
 );
