@@ -80,8 +80,14 @@ function memoryAllowed(db: Db, state: State): boolean {
   if (forced === 'vec0' || !Number.isInteger(state.dimensions)) return false;
   if (forced === 'memory') return true;
   if (state.memoryFits === undefined) {
-    const slots = (db.prepare('SELECT sum(size) AS n FROM vec_chunks_chunks').get() as { n: number | null }).n ?? 0;
-    state.memoryFits = slots * state.dimensions * 4 <= os.totalmem() * MAX_MEMORY_SHARE;
+    try {
+      // Also checks that vec0's storage is laid out as the copy expects (sqlite-vec 0.1.x).
+      const slots = (db.prepare('SELECT sum(size) AS n FROM vec_chunks_chunks').get() as { n: number | null }).n ?? 0;
+      db.prepare('SELECT rowid, vectors FROM vec_chunks_vector_chunks00 LIMIT 0').all();
+      state.memoryFits = slots * state.dimensions * 4 <= os.totalmem() * MAX_MEMORY_SHARE;
+    } catch {
+      state.memoryFits = false;
+    }
   }
   return state.memoryFits;
 }
