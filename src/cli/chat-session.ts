@@ -3,13 +3,12 @@
 
 import type { ResolvedConfig } from '../config/index.js';
 import type { RewritePolicy } from '../config/index.js';
-import type { TurnEvent } from '../chat/events.js';
 import { runTurn, type TurnContext } from '../chat/turn.js';
 import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
 import { Retriever } from '../retrieve/search.js';
 import { createRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
-import type { Output } from './output.js';
+import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
 
 export function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): TurnContext {
@@ -42,15 +41,10 @@ export async function runTurnWithOutput(
   let status = 'failed';
   let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];
   for await (const event of runTurn(context, question, { signal: settings.signal, k: settings.k, rewritePolicy: settings.rewritePolicy })) {
-    if (settings.json) output.write(JSON.stringify(toJsonEvent(event)) + '\n');
+    if (settings.json) output.write(toJson(event) + '\n');
     else view.render(event);
     if (event.type === 'retrieval') chunks = event.chunks;
     if (event.type === 'done') status = event.status;
   }
   return { status, chunks };
-}
-
-/** NDJSON shape: the event as is (it holds no secrets; chunk text included for scripts). */
-function toJsonEvent(event: TurnEvent): TurnEvent {
-  return event;
 }

@@ -48,7 +48,7 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     out: (line = '') => void stdout.write(line + '\n'),
     write: (text) => void stdout.write(text),
     err: (line = '') => void stderr.write(line + '\n'),
-    json: (value) => void stdout.write(JSON.stringify(value, null, 2) + '\n'),
+    json: (value) => void stdout.write(toJson(value, 2) + '\n'),
   };
 }
 
@@ -86,4 +86,13 @@ export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s}s`;
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+}
+
+// Characters that are valid inside JSON strings but act on a terminal when the
+// JSON is printed: escapes, other controls, bidi overrides, zero-width marks.
+const TERMINAL_ACTIVE = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]/g;
+
+/** JSON.stringify, with terminal-active characters written as \u escapes (still the same JSON value). */
+export function toJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(TERMINAL_ACTIVE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

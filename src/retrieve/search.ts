@@ -90,8 +90,18 @@ export class Retriever {
     return this.searchWithVector(query, vectors[0]!, { ...settings, secondary }, vectors[1]);
   }
 
-  /** Retrieves with already computed query vectors. */
+  /**
+   * Retrieves with already computed query vectors. All reads happen in one read
+   * transaction, so an ingest committing in another process between them cannot
+   * drop results.
+   */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
+    return this.db.inTransaction
+      ? this.read(query, vector, settings, secondaryVector)
+      : this.db.transaction(() => this.read(query, vector, settings, secondaryVector))();
+  }
+
+  private read(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
     let fused = this.fusedFor(query, vector, candidates, settings);
     if (settings.secondary && secondaryVector) {
