@@ -10,8 +10,10 @@
 //   load (unref'd timers, in slices: it never blocks the event loop for long and
 //   never keeps a process alive), so a one-shot `ragline search` exits without
 //   paying for a copy it would use once, and a chat session switches to the copy
-//   as soon as it is loaded. `warmVectorIndexInBackground` starts the load earlier
-//   (e.g. when the REPL starts); `warmVectorIndex` loads synchronously.
+//   as soon as it is loaded. If searches come in a tight loop that never lets the
+//   event loop idle, the third one loads the copy synchronously.
+//   `warmVectorIndexInBackground` starts the load earlier (e.g. when the REPL
+//   starts); `warmVectorIndex` loads synchronously.
 // Vectors that would take more than a quarter of the machine's memory stay in vec0.
 // RAGLINE_VECTOR_SEARCH=vec0 | memory forces one path (benchmarks, diagnosis).
 
@@ -38,6 +40,8 @@ interface State {
   index?: VectorIndex;
   /** A background load, once started. */
   warming?: Promise<void>;
+  /** Searches answered by vec0 so far. */
+  vec0Searches: number;
 }
 
 const states = new WeakMap<Db, State>();
@@ -67,6 +71,7 @@ function stateFor(db: Db): State | undefined {
     schemaVersion,
     knn: db.prepare('SELECT rowid AS id, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance'),
     dimensions,
+    vec0Searches: 0,
   };
   states.set(db, created);
   return created;
@@ -102,12 +107,22 @@ export function vectorCandidates(db: Db, vector: Float32Array, n: number): Vecto
       return state.index.search(vector, n); // loads synchronously if needed
     }
     if (state.index?.ready) return state.index.search(vector, n);
+    if (state.vec0Searches >= SYNC_LOAD_AFTER) {
+      // The event loop never went idle long enough for the background load (a tight
+      // loop of searches): load now, once, synchronously.
+      state.index ??= new VectorIndex(db, state.dimensions);
+      return state.index.search(vector, n);
+    }
     // Not loaded yet: answer from vec0 now, load the copy in the background for the
     // searches that follow (a one-shot command exits before the load starts).
     scheduleWarm(db, state);
   }
+  state.vec0Searches++;
   return state.knn.all(vectorBytes(vector), n) as VectorCandidate[];
 }
+
+/** Searches answered by vec0 before the copy is loaded synchronously (one-shot commands do one or two). */
+const SYNC_LOAD_AFTER = 2;
 
 /** Delay before a background load starts after the first search. */
 const WARM_DELAY_MS = 50;
