@@ -38,6 +38,8 @@ interface ChunkRow {
 }
 
 const QUERY_BYTES_ALIGN = 64;
+/** Stops a helper thread when its index is garbage-collected (its database was closed and dropped). */
+const helpers = new FinalizationRegistry<ScanHelper>((helper) => helper.close());
 /** Below this many slots one thread is as fast as two (the hand-off costs tens of microseconds). */
 const SPLIT_MIN_SLOTS = 16384;
 
@@ -193,6 +195,7 @@ export class VectorIndex {
     if (process.env.RAGLINE_VECTOR_THREADS === '1' || os.availableParallelism() < 2) return undefined;
     try {
       this.helper = new ScanHelper(kernel.memory);
+      helpers.register(this, this.helper, this);
     } catch {
       return undefined;
     }
@@ -201,6 +204,7 @@ export class VectorIndex {
 
   /** Stops the helper thread (it never keeps the process alive, but tests tidy up). */
   close(): void {
+    helpers.unregister(this);
     this.helper?.close();
     this.helper = undefined;
   }
