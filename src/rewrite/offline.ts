@@ -8,13 +8,18 @@ import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
-import { extractTerms, rankTopics, topicKey, updateTopics, wordsOf } from './topics.js';
+import { extractTerms, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
 
 export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
 
 export interface OfflineRewriterOptions {
-  /** Most context words added to one question. Default 4. */
+  /**
+   * Most context words added to one question. Default 8: the chat also searches the
+   * raw question and fuses both (retrieval.rawWeight), so the rewrite's own results
+   * should be about the context; with that fusion 6-12 words beat 4 on MTRAG Cloud and
+   * tie on FiQA (bench/lab/REWRITE-RESULTS.md).
+   */
   maxContextWords?: number;
   /**
    * `expand`: question + "(context terms)"; `substitute`: also put the active topic
@@ -33,7 +38,7 @@ export class OfflineRewriter implements QueryRewriter {
   readonly #options: Required<OfflineRewriterOptions>;
 
   constructor(options: OfflineRewriterOptions = {}) {
-    this.#options = { maxContextWords: 4, style: 'substitute', order: 'salience', ...options };
+    this.#options = { maxContextWords: 8, style: 'substitute', order: 'salience', ...options };
   }
 
   async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
@@ -65,23 +70,36 @@ function topicsFromHistory(request: RewriteRequest): Topic[] {
   return topics;
 }
 
-/** Topics not already in the question, best first, within the word budget. */
+/**
+ * Context for the question: the topics' words that the question lacks, best topic
+ * first, up to the word budget. Counted in words, not whole terms: the last topic may
+ * be cut to its first missing words, and stopwords, bare numbers and one-letter words
+ * of a term are not added (a term is only `topic.term` again when nothing was cut).
+ */
 function contextTopics(question: string, topics: Topic[], options: Required<OfflineRewriterOptions>): Topic[] {
   const present = new Set(tokenize(question, { identifiers: true }).map((word) => stem(word)));
   const ordered = options.order === 'salience' ? rankTopics(topics) : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
   const chosen: Topic[] = [];
   let words = 0;
   for (const topic of ordered) {
-    const key = topicKey(topic.term).split(' ');
-    const missing = key.filter((part) => !present.has(part));
+    const parts = wordsOf(topic.term);
+    const missing = parts.filter((part) => {
+      const key = stem(part.toLowerCase());
+      return !present.has(key) && isContextWord(part.toLowerCase());
+    });
     if (missing.length === 0) continue;
-    if (words > 0 && words + missing.length > options.maxContextWords) continue;
-    chosen.push(topic);
-    words += missing.length;
-    for (const part of key) present.add(part);
+    const taken = missing.slice(0, options.maxContextWords - words);
+    chosen.push(taken.length === parts.length ? topic : { ...topic, term: taken.join(' ') });
+    words += taken.length;
+    for (const part of parts) present.add(stem(part.toLowerCase()));
     if (words >= options.maxContextWords) break;
   }
   return chosen;
+}
+
+/** A word worth searching for: not a stopword, not a bare number, longer than one letter. */
+function isContextWord(word: string): boolean {
+  return word.length > 1 && !isStopword(word) && !/^\d+$/.test(word);
 }
 
 /**
