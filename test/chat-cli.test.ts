@@ -599,7 +599,7 @@ describe('offline (no server configured)', () => {
     expect(blocks).toHaveLength(3);
     for (const block of blocks.slice(0, 2)) {
       expect(block).toContain('Extractive answer (no language model configured):');
-      expect(block).toMatch(/^\[1\] guides\/authentication\.md:\d+-\d+/m);
+      expect(block).toMatch(/^\[\d+\] guides\/authentication\.md:\d+-\d+/m);
       expect(printedChunks(block).map((c) => c.rank)).toEqual([1, 2, 3, 4, 5]);
     }
     expect(blocks[1]).toMatch(/^↳ searching for: .*API key.* \(rewritten: /);

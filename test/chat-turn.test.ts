@@ -135,7 +135,7 @@ describe('a turn with an OpenAI-compatible server', () => {
     expect(embedded.map((r) => r.body.input)).toEqual([['Do Orbitly API keys expire?', 'Does it expire?']]);
     if (retrieval?.type !== 'retrieval') throw new Error('no retrieval event');
     expect(retrieval.query).toBe('Do Orbitly API keys expire?');
-    expect(retrieval.fusedWith).toEqual({ query: 'Does it expire?', weight: 1 });
+    expect(retrieval.fusedWith).toEqual({ query: 'Does it expire?', weight: 0.3 }); // a model's rewrite: defaultRawWeight
     expect(retrieval.chunks.length).toBeGreaterThan(1);
 
     const finished = done(events);

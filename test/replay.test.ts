@@ -184,7 +184,7 @@ describe('ragline replay --rerun', () => {
   it('with nothing changed, reproduces every stored rewrite and retrieval (it searches exactly as a live turn does)', async () => {
     const report = await json(['replay', 'demo', '--rerun']);
     expect(report.summary).toMatchObject({ turns: 3, rewritesChanged: [], retrievalsChanged: [], meanOverlap: 1 });
-    expect(report.turns[1].fusedWith).toEqual({ query: Q2, weight: 1 });
+    expect(report.turns[1].fusedWith).toEqual({ query: Q2, weight: 0.3 }); // beside a model's rewrite (defaultRawWeight)
   });
 
   it('--json carries the diff structure', async () => {

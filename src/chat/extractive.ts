@@ -2,7 +2,9 @@
 // into sentences (list items and code lines count as sentences), each scored by
 // how many of the standalone query's content terms it contains, compared as Porter
 // stems with the same tokenizer and stopword list the keyword index uses. The best
-// few are returned, each followed by the [n] of its chunk.
+// few are returned, each followed by the [n] of its chunk. Terms the user typed
+// weigh more than terms the rewrite added (the added ones are context for the
+// search, e.g. "API key" for "does it expire?", not what is asked).
 //
 // Coverage threshold: quoting the "best" sentences of passages that merely share
 // a word with the question is noise. So the documents count as covering the
@@ -54,8 +56,16 @@ export function contentTerms(text: string): Set<string> {
   return terms;
 }
 
-export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[]): ExtractiveAnswer {
+/** Weight of a query term the rewrite added, relative to one the user typed. */
+const ADDED_TERM_WEIGHT = 0.3;
+
+/**
+ * `query` is the standalone query; `question`, when given, the user's own words:
+ * sentences are scored mostly on those.
+ */
+export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string): ExtractiveAnswer {
   const queryTerms = [...contentTerms(query)];
+  const typed = question === undefined ? undefined : contentTerms(question);
   const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
     text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
     covered: false,
@@ -70,7 +80,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   let bestCoverage = 0;
   chunks.forEach((chunk, index) => {
     const chunkTerms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
-    const coverage = queryTerms.filter((term) => chunkTerms.has(term)).length / queryTerms.length;
+    // Coverage is judged on what the user typed when they typed content words: a
+    // rewrite's added context must not make a relevant chunk look off-topic.
+    const judged = typed !== undefined && typed.size > 0 ? [...typed] : queryTerms;
+    const coverage = judged.filter((term) => chunkTerms.has(term)).length / judged.length;
     bestCoverage = Math.max(bestCoverage, coverage);
     if (coverage < MIN_CHUNK_COVERAGE) return;
     for (const sentence of splitSentences(chunk.text)) pool.push({ text: sentence, n: index + 1, coverage, terms: contentTerms(sentence) });
@@ -79,7 +92,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const weight = new Map<string, number>();
   for (const term of queryTerms) {
     const df = pool.filter((sentence) => sentence.terms.has(term)).length;
-    weight.set(term, Math.log(1 + (pool.length + 1) / (df + 1)));
+    const added = typed !== undefined && typed.size > 0 && !typed.has(term);
+    weight.set(term, Math.log(1 + (pool.length + 1) / (df + 1)) * (added ? ADDED_TERM_WEIGHT : 1));
   }
   const totalWeight = queryTerms.reduce((sum, term) => sum + weight.get(term)!, 0);
   const candidates: ExtractedSentence[] = [];

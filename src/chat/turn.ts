@@ -36,7 +36,7 @@ import {
 import { UserError } from '../util/errors.js';
 import { resolveCitations } from './citations.js';
 import type { RewriteDecision, TurnEvent } from './events.js';
-import { extractiveAnswer } from './extractive.js';
+import { EXTRACTIVE_LABEL, extractiveAnswer } from './extractive.js';
 import { buildAnswerMessages, buildSummaryMessages } from './prompt.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
@@ -194,13 +194,23 @@ export function rewriteRequestFor(
  */
 export function retrievalSettingsFor(
   question: string,
-  outcome: { decision: string; standaloneQuery: string },
+  outcome: { decision: string; standaloneQuery: string; model?: string },
   k: number,
   config: Config,
 ): RetrievalSettings {
-  const rawWeight = config.retrieval.rawWeight ?? 0;
+  const rawWeight = config.retrieval.rawWeight ?? defaultRawWeight(outcome.model);
   const useRaw = outcome.decision === 'rewritten' && outcome.standaloneQuery !== question && rawWeight > 0;
   return useRaw ? { k, secondary: { query: question, weight: rawWeight } } : { k };
+}
+
+/**
+ * The raw question's weight beside a rewrite when none is configured. Measured on
+ * bench/mtrag (BENCHMARKS.md): the offline rewriter's query expansion needs the
+ * question as asked beside it at full weight; a model's rewrite is better trusted
+ * more (0.3 beat 1 and 0.5 on both domains).
+ */
+export function defaultRawWeight(rewriterId: string | undefined): number {
+  return rewriterId === undefined || rewriterId.startsWith('offline:') ? 1 : 0.3;
 }
 
 /** Runs one turn of `context.sessionId`, yielding its events; see the module header. */
@@ -238,7 +248,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     timings.totalMs = persistStart - started;
     const nextTopics =
       (status === 'answered' || status === 'interrupted') && answer && answerKind !== 'small_talk' && standaloneQuery !== undefined
-        ? updateTopics(topics, { ordinal: turn.ordinal, question, standaloneQuery, answer })
+        ? updateTopics(topics, { ordinal: turn.ordinal, question, standaloneQuery, answer: answer.replace(EXTRACTIVE_LABEL, '') })
         : topics;
     const stored = finishTurn(db, turn.id, {
       status,
@@ -348,7 +358,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (!answerModel) {
       answerKind = 'extractive';
       models.chat = EXTRACTIVE_MODEL_ID;
-      answer = extractiveAnswer(standaloneQuery, chunks).text;
+      answer = extractiveAnswer(standaloneQuery, chunks, question).text;
       timings.answerMs = performance.now() - stage;
       yield { type: 'token', text: answer };
       return yield* done('answered');

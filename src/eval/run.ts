@@ -70,8 +70,8 @@ export interface VariantQuery {
   query: string;
   /** The rewrite gate's decision, for rewrite variants. */
   decision?: string;
-  /** A second query fused in (the raw question beside a rewrite). */
-  secondary?: string;
+  /** A second query fused in with its weight (the raw question beside a rewrite). */
+  secondary?: { query: string; weight: number };
 }
 
 /** The query a variant sends for a task, or null when it has none (e.g. no reference rewrite). */

@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { DocumentNames, parseTasks, runEval, type EvalVariant, type MetricsRow } from '../../eval/run.js';
+import { retrievalSettingsFor } from '../../chat/turn.js';
+import type { Config } from '../../config/index.js';
 import { ConversationRewriter } from '../../eval/conversation.js';
 import { createEmbedder, createRewriteModel } from '../../providers/index.js';
 import { createRewriter } from '../../rewrite/index.js';
@@ -55,7 +57,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
         if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
         // ragline's own rewrite, through the chat's rewriter and gate (the configured
         // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
-        const rawWeight = flags.rawWeight !== undefined ? Number(flags.rawWeight) : settings.config.retrieval.rawWeight;
+        const rawWeightFlag = flags.rawWeight !== undefined ? Number(flags.rawWeight) : settings.config.retrieval.rawWeight;
         for (const [name, policy] of [['ragline', settings.config.rewrite.policy], ['ragline-always', 'always'], ['ragline+raw', settings.config.rewrite.policy]] as const) {
           if (!wanted.includes(name)) continue;
           const conversation = new ConversationRewriter(createRewriter(createRewriteModel(settings.config)), settings.config, policy);
@@ -63,8 +65,10 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
             name,
             query: async (t) => {
               const outcome = await conversation.rewrite(t);
-              const secondary = name === 'ragline+raw' && outcome.standaloneQuery !== t.question ? t.question : undefined;
-              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary };
+              if (name !== 'ragline+raw') return { query: outcome.standaloneQuery, decision: outcome.decision };
+              // exactly what the chat searches: the same helper decides on the raw question
+              const retrieval = retrievalSettingsFor(t.question, outcome, 10, rawWeightFlag === undefined ? settings.config : withRawWeight(settings.config, rawWeightFlag));
+              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary };
             },
           });
         }
@@ -72,8 +76,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           tasks,
           names: new DocumentNames(db),
           variants,
-          retrieve: ({ query, secondary }) =>
-            retriever.search(query, { k: 10, maxPerDocument, secondary: secondary ? { query: secondary, weight: rawWeight } : undefined }),
+          retrieve: ({ query, secondary }) => retriever.search(query, { k: 10, maxPerDocument, secondary }),
           onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
         });
         progress.clear();
@@ -105,4 +108,8 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
         db.close();
       }
     });
+}
+
+function withRawWeight(config: Config, rawWeight: number): Config {
+  return { ...config, retrieval: { ...config.retrieval, rawWeight } };
 }
