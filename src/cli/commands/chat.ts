@@ -12,6 +12,7 @@ import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
+import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
 
@@ -64,6 +65,8 @@ ${HELP}`,
       try {
         applyRetention(db, settings.config, output);
         const interactive = Boolean(process.stdin.isTTY) && !flags.json;
+        // A chat session asks many questions: copy the vectors into memory while the user types.
+        if (interactive) void warmVectorIndexInBackground(db).catch(() => {});
         const session = await chooseSession(db, flags, interactive);
         if (interactive) await repl(settings, db, session, output);
         else await piped(settings, db, session, output, Boolean(flags.json));
