@@ -3,20 +3,48 @@
 
 import { Command, CommanderError } from 'commander';
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
-import { registerAsk } from './commands/ask.js';
-import { registerChat } from './commands/chat.js';
-import { registerEval } from './commands/eval.js';
-import { registerConfig } from './commands/config.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerIngest } from './commands/ingest.js';
-import { registerPrune } from './commands/prune.js';
-import { registerReplay } from './commands/replay.js';
-import { registerSessions } from './commands/sessions.js';
-import { registerSearch } from './commands/search.js';
-import { registerStats } from './commands/stats.js';
 import { createOutput } from './output.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, loaded only when that command runs (or for help), so
+ * start-up does not pay for the imports of the other ten.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  ingest: async () => (await import('./commands/ingest.js')).registerIngest,
+  chat: async () => (await import('./commands/chat.js')).registerChat,
+  ask: async () => (await import('./commands/ask.js')).registerAsk,
+  search: async () => (await import('./commands/search.js')).registerSearch,
+  eval: async () => (await import('./commands/eval.js')).registerEval,
+  stats: async () => (await import('./commands/stats.js')).registerStats,
+  prune: async () => (await import('./commands/prune.js')).registerPrune,
+  replay: async () => (await import('./commands/replay.js')).registerReplay,
+  sessions: async () => (await import('./commands/sessions.js')).registerSessions,
+  config: async () => (await import('./commands/config.js')).registerConfig,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+};
+
+/** Global options that take a value, to find the command name in argv. */
+const VALUE_OPTIONS = new Set(['--db', '--config', '--provider', '--base-url', '--chat-model', '--rewrite-model', '--embed-model']);
+
+/** The command named in `args` (process.argv without node and script), if any. */
+export function commandIn(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined;
+    if (VALUE_OPTIONS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith('-')) continue;
+    return arg;
+  }
+  return undefined;
+}
+
+/** The program with the named command registered, or all of them (help, unknown command). */
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command();
   program
     .name('ragline')
@@ -40,22 +68,13 @@ Quick start:
   ragline ingest ./docs
   ragline chat`,
     );
-  registerIngest(program);
-  registerChat(program);
-  registerAsk(program);
-  registerSearch(program);
-  registerEval(program);
-  registerStats(program);
-  registerPrune(program);
-  registerReplay(program);
-  registerSessions(program);
-  registerConfig(program);
-  registerDoctor(program);
+  const loaders = command && COMMANDS[command] ? [COMMANDS[command]] : Object.values(COMMANDS);
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await buildProgram(commandIn(argv.slice(2)));
   program.exitOverride();
   const output = createOutput();
   try {

@@ -128,35 +128,55 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
     let pending: PendingFile[] = [];
     let pendingChunks = 0;
-    const flush = async () => {
-      if (pending.length === 0) return;
-      const vectors = await vectorsFor(pending, writer, embedder, summary, options.signal);
+    // One group is embedded while the one before it is written: with the offline
+    // embedder on a worker thread (or a remote one) the two overlap.
+    let embedding: (InFlight & { files: PendingFile[] }) | undefined;
+    const write = async (group: NonNullable<typeof embedding>) => {
+      const vectors = await group.vectors;
       // One transaction per group of files, each file inside it in its own
       // savepoint: a crash loses at most the group being written, never leaves
       // a half-written file, and costs one FTS5 segment per group instead of per file.
       writer.inTransaction(() => {
-      for (const item of pending) {
-        const chunks = item.chunks.map(({ embedText, ...chunk }) => ({ ...chunk, vector: vectors.get(chunk.textHash)! }));
-        writer.replaceDocument(
-          {
-            path: item.file.relative,
-            root,
-            kind: item.file.kind,
-            title: item.title,
-            contentHash: item.contentHash,
-            size: item.file.size,
-            mtimeMs: item.file.mtimeMs,
-          },
-          chunks,
-        );
-        if (item.isNew) summary.files.added++;
-        else summary.files.changed++;
-        summary.chunks.written += chunks.length;
-        progress.chunksWritten += chunks.length;
-      }
+        for (const item of group.files) {
+          const chunks = item.chunks.map(({ embedText, ...chunk }) => ({ ...chunk, vector: vectors.get(chunk.textHash)! }));
+          writer.replaceDocument(
+            {
+              path: item.file.relative,
+              root,
+              kind: item.file.kind,
+              title: item.title,
+              contentHash: item.contentHash,
+              size: item.file.size,
+              mtimeMs: item.file.mtimeMs,
+            },
+            chunks,
+          );
+          if (item.isNew) summary.files.added++;
+          else summary.files.changed++;
+          summary.chunks.written += chunks.length;
+          progress.chunksWritten += chunks.length;
+        }
       });
-      pending = [];
-      pendingChunks = 0;
+    };
+    /** Starts embedding the pending files and writes the group embedded before them. */
+    const flush = async () => {
+      const previous = embedding;
+      embedding = undefined;
+      if (pending.length > 0) {
+        const files = pending;
+        const vectors = vectorsFor(files, writer, embedder, summary, options.signal, previous);
+        vectors.catch(() => {}); // awaited in write(); no unhandled rejection meanwhile
+        const hashes = new Set(files.flatMap((file) => file.chunks.map((chunk) => chunk.textHash)));
+        embedding = { files, vectors, hashes };
+        pending = [];
+        pendingChunks = 0;
+      }
+      if (previous) await write(previous);
+    };
+    /** Writes everything still pending. */
+    const drain = async () => {
+      await flush();
+      await flush();
     };
 
     let lastYield = performance.now();
@@ -234,8 +254,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     }
     if (options.signal?.aborted) {
       summary.interrupted = true;
+      // The group already handed to the embedder is written if its vectors arrive.
+      if (embedding) await write(embedding).catch(() => {});
     } else {
-      await flush();
+      await drain();
       for (const [relative, doc] of stored) {
         if (seen.has(relative)) continue;
         writer.deleteDocument(doc.id);
@@ -286,20 +308,27 @@ async function vectorsFor(
   embedder: Embedder,
   summary: IngestSummary,
   signal?: AbortSignal,
+  inFlight?: InFlight,
 ): Promise<Map<string, Float32Array>> {
   const vectors = new Map<string, Float32Array>();
   const toEmbed = new Map<string, string>();
+  const fromInFlight: string[] = [];
   for (const item of pending) {
     for (const chunk of item.chunks) {
-      if (vectors.has(chunk.textHash) || toEmbed.has(chunk.textHash)) {
+      const hash = chunk.textHash;
+      if (vectors.has(hash) || toEmbed.has(hash) || fromInFlight.includes(hash)) {
         summary.chunks.reused++;
         continue;
       }
-      const stored = writer.storedVector(chunk.textHash);
+      const stored = writer.storedVector(hash);
       if (stored) {
-        vectors.set(chunk.textHash, stored);
+        vectors.set(hash, stored);
         summary.chunks.reused++;
-      } else toEmbed.set(chunk.textHash, chunk.embedText);
+      } else if (inFlight?.hashes.has(hash)) {
+        // being embedded for the group before this one, not written yet
+        fromInFlight.push(hash);
+        summary.chunks.reused++;
+      } else toEmbed.set(hash, chunk.embedText);
     }
   }
   const hashes = [...toEmbed.keys()];
@@ -309,5 +338,15 @@ async function vectorsFor(
     embedded.forEach((vector, i) => vectors.set(hashes[i]!, vector));
     summary.chunks.embedded += texts.length;
   }
+  if (fromInFlight.length > 0) {
+    const earlier = await inFlight!.vectors;
+    for (const hash of fromInFlight) vectors.set(hash, earlier.get(hash)!);
+  }
   return vectors;
+}
+
+/** The group whose vectors are being computed while another is prepared. */
+interface InFlight {
+  hashes: Set<string>;
+  vectors: Promise<Map<string, Float32Array>>;
 }

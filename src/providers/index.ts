@@ -3,6 +3,7 @@
 
 import { usesRemoteChat, usesRemoteEmbeddings, type Config } from '../config/index.js';
 import { OfflineEmbedder } from './offline-embedder.js';
+import { ThreadedOfflineEmbedder } from './offline-threaded.js';
 import { OpenAIChatModel, OpenAIEmbedder, type OpenAISettings } from './openai.js';
 import type { ChatModel, Embedder } from './types.js';
 
@@ -28,8 +29,9 @@ function retryTuning(env: NodeJS.ProcessEnv = process.env): OpenAISettings['retr
   return Number.isInteger(baseDelayMs) && baseDelayMs >= 0 ? { baseDelayMs } : undefined;
 }
 
-export function createEmbedder(config: Config): Embedder {
-  if (!usesRemoteEmbeddings(config)) return new OfflineEmbedder();
+/** `bulk`: many texts are coming (ingest); the offline embedder then runs on a worker thread. */
+export function createEmbedder(config: Config, options: { bulk?: boolean } = {}): Embedder {
+  if (!usesRemoteEmbeddings(config)) return options.bulk ? new ThreadedOfflineEmbedder() : new OfflineEmbedder();
   return new OpenAIEmbedder({
     ...settings(config, config.models.embedding),
     dimensions: config.embedding.dimensions,

@@ -14,6 +14,8 @@ export interface Embedder {
   readonly maxBatch: number;
   /** Embeds `texts` (any number) in order; one vector per text. */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Releases threads or connections, if the embedder holds any. */
+  close?(): Promise<void>;
 }
 
 export type ChatRole = 'system' | 'user' | 'assistant';

@@ -70,11 +70,12 @@ Examples:
       };
       process.on('SIGINT', onSigint);
       const progress = new ProgressLine();
+      const embedder = createEmbedder(config, { bulk: true });
       try {
         const summary = await ingest({
           root,
           db,
-          embedder: createEmbedder(config),
+          embedder,
           chunker: config.chunk,
           include: flags.include,
           exclude: flags.exclude,
@@ -102,6 +103,7 @@ Examples:
       } finally {
         progress.clear();
         process.off('SIGINT', onSigint);
+        await embedder.close?.();
         db.close();
       }
     });

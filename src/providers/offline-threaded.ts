@@ -1,0 +1,89 @@
+// The offline embedder on a worker thread, for bulk work: ingest embeds one
+// batch there while the main thread writes the previous batch to SQLite, so a
+// 2-core machine does both at once. Same vectors and id as OfflineEmbedder (the
+// worker runs that very class). Where the compiled module is not beside this one
+// (sources run under a test runner) or a worker cannot start, it embeds in-process.
+
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { OfflineEmbedder, type OfflineEmbedderOptions } from './offline-embedder.js';
+import type { Embedder } from './types.js';
+
+const SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+import(workerData.url).then(({ OfflineEmbedder }) => {
+  const embedder = new OfflineEmbedder(workerData.options);
+  parentPort.on('message', ({ id, texts }) => {
+    const dims = embedder.dimensions;
+    const out = new Float32Array(texts.length * dims);
+    for (let i = 0; i < texts.length; i++) out.set(embedder.embedOne(texts[i]), i * dims);
+    parentPort.postMessage({ id, buffer: out.buffer }, [out.buffer]);
+  });
+});
+`;
+
+export class ThreadedOfflineEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly maxBatch: number;
+  private readonly inline: OfflineEmbedder;
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void; count: number }>();
+  private nextId = 0;
+
+  constructor(private readonly options: OfflineEmbedderOptions = {}) {
+    this.inline = new OfflineEmbedder(options);
+    this.id = this.inline.id;
+    this.dimensions = this.inline.dimensions;
+    this.maxBatch = this.inline.maxBatch;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    signal?.throwIfAborted();
+    const worker = this.start();
+    if (!worker || texts.length === 0) return this.inline.embed(texts, signal);
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, count: texts.length });
+      worker.ref(); // keep the process alive while a batch is out
+      worker.postMessage({ id, texts });
+    });
+  }
+
+  /** Stops the worker; later calls embed in-process. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+  }
+
+  private start(): Worker | undefined {
+    if (this.worker) return this.worker;
+    const url = new URL('./offline-embedder.js', import.meta.url);
+    if (url.protocol !== 'file:' || !fs.existsSync(fileURLToPath(url))) return undefined;
+    try {
+      const worker = new Worker(SOURCE, { eval: true, workerData: { url: url.href, options: this.options } });
+      worker.unref();
+      worker.on('message', ({ id, buffer }: { id: number; buffer: ArrayBuffer }) => {
+        const job = this.pending.get(id);
+        if (!job) return;
+        this.pending.delete(id);
+        if (this.pending.size === 0) worker.unref();
+        const all = new Float32Array(buffer);
+        const vectors: Float32Array[] = [];
+        for (let i = 0; i < job.count; i++) vectors.push(all.subarray(i * this.dimensions, (i + 1) * this.dimensions));
+        job.resolve(vectors);
+      });
+      worker.on('error', (error) => {
+        this.worker = undefined;
+        for (const job of this.pending.values()) job.reject(error);
+        this.pending.clear();
+      });
+      this.worker = worker;
+      return worker;
+    } catch {
+      return undefined;
+    }
+  }
+}
