@@ -20,6 +20,8 @@ export class ConversationRewriter {
     private readonly rewriter: QueryRewriter,
     private readonly config: Config,
     private readonly policy: RewritePolicy,
+    /** false: the rewriter sees no tracked topics (to measure what they add). */
+    private readonly useTopics = true,
   ) {}
 
   /** The rewrite outcome of the task's question, as the chat would produce it. */
@@ -33,7 +35,7 @@ export class ConversationRewriter {
     return this.rewriter.rewrite({
       question,
       history: window > 0 ? state.turns.slice(-window) : [],
-      topics: state.topics,
+      topics: this.useTopics ? state.topics : [],
       scope: this.config.assistant?.scope,
       policy: this.policy,
     });

@@ -14,7 +14,7 @@ import { UserError } from '../../util/errors.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
 
-const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw'] as const;
+const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics'] as const;
 
 export function registerEval(program: Command): void {
   program
@@ -58,14 +58,22 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
         // ragline's own rewrite, through the chat's rewriter and gate (the configured
         // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
         const rawWeightFlag = flags.rawWeight !== undefined ? Number(flags.rawWeight) : settings.config.retrieval.rawWeight;
-        for (const [name, policy] of [['ragline', settings.config.rewrite.policy], ['ragline-always', 'always'], ['ragline+raw', settings.config.rewrite.policy]] as const) {
+        // `ragline+raw` is what the chat searches; `-notopics` the same without tracked topics.
+        const rewriteVariants = [
+          ['ragline', settings.config.rewrite.policy],
+          ['ragline-always', 'always'],
+          ['ragline+raw', settings.config.rewrite.policy],
+          ['ragline+raw-notopics', settings.config.rewrite.policy],
+        ] as const;
+        for (const [name, policy] of rewriteVariants) {
           if (!wanted.includes(name)) continue;
-          const conversation = new ConversationRewriter(createRewriter(createRewriteModel(settings.config)), settings.config, policy);
+          const rewriter = createRewriter(createRewriteModel(settings.config));
+          const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics');
           variants.push({
             name,
             query: async (t) => {
               const outcome = await conversation.rewrite(t);
-              if (name !== 'ragline+raw') return { query: outcome.standaloneQuery, decision: outcome.decision };
+              if (!name.startsWith('ragline+raw')) return { query: outcome.standaloneQuery, decision: outcome.decision };
               // exactly what the chat searches: the same helper decides on the raw question
               const retrieval = retrievalSettingsFor(t.question, outcome, 10, rawWeightFlag === undefined ? settings.config : withRawWeight(settings.config, rawWeightFlag));
               return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary };
