@@ -156,6 +156,19 @@ describe('ingest killed mid-run', () => {
     let midWrite = 0; // kills that landed after some files of the run were written and before it finished
     let finished = 0; // runs that completed before the kill
     const kills: string[] = [];
+    // Calibrate: how long a typical run (edits as below) writes once it holds the
+    // lock, so the kill delays spread over the writing however fast the machine is.
+    let span = 1000;
+    {
+      version++;
+      for (let n = 0; n < FILES / 2; n++) writeDoc(docs, Math.floor(random() * FILES), version);
+      const run = startIngest(env);
+      await waitForLock(dbFile, run.child.pid!, run.done);
+      const locked = performance.now();
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+      span = Math.max(50, performance.now() - locked);
+    }
     for (let kill = 0; kill < KILLS; kill++) {
       // give every run something to write: edit a random share of about 40%, add and delete a few
       version++;
@@ -166,9 +179,9 @@ describe('ingest killed mid-run', () => {
       const before = fs.existsSync(dbFile) ? contents(dbFile) : [];
       // every fourth kill counts from the spawn (20-400 ms: start-up, creating and
       // migrating the file); the others from the moment the run holds its ingest
-      // lock (0-1000 ms: walking, chunking, writing groups, deleting)
+      // lock (0 to the calibrated span: walking, chunking, writing groups, deleting)
       const fromSpawn = kill % 4 === 0;
-      const delay = fromSpawn ? 20 + Math.floor(random() * 380) : Math.floor(random() * 1000);
+      const delay = fromSpawn ? 20 + Math.floor(random() * 380) : Math.floor(random() * span);
       const run = startIngest(env);
       if (!fromSpawn) await waitForLock(dbFile, run.child.pid!, run.done);
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -208,7 +221,7 @@ describe('ingest killed mid-run', () => {
       fs.rmSync(cleanHome, { recursive: true, force: true });
     }
     console.log(
-      `kill test: ${KILLS} kills, ${midWrite} landed mid-write, ${finished} runs finished first; final ${final.documents} documents, ${final.chunks} chunks\n${kills.join(' ')}`,
+      `kill test: ${KILLS} kills over a ${Math.round(span)} ms write span, ${midWrite} landed mid-write, ${finished} runs finished first; final ${final.documents} documents, ${final.chunks} chunks\n${kills.join(' ')}`,
     );
     // the delays must actually interrupt writing, or this test proves nothing
     expect(midWrite).toBeGreaterThanOrEqual(5);
