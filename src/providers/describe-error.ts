@@ -220,7 +220,7 @@ function scrubUserError(error: UserError, apiKey: string | undefined): UserError
 }
 
 /** The base URL without any user:password part, for messages. */
-function displayURL(baseURL: string): string {
+export function displayURL(baseURL: string): string {
   try {
     const url = new URL(baseURL);
     url.username = '';

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { usesRemoteChat, usesRemoteEmbeddings, type Config, type ResolvedConfig } from '../../config/index.js';
 import { createEmbedder } from '../../providers/index.js';
+import { displayURL } from '../../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../../providers/openai.js';
 import { openDatabase, type Db } from '../../store/db.js';
 import { indexCounts, type IndexCounts } from '../../store/documents.js';
@@ -362,18 +363,6 @@ function printReport(checks: Check[], output: Output): void {
   const verdict =
     failed > 0 ? color.red(`${failed} failed`) : warned > 0 ? color.yellow('no failures') : color.green('all good');
   output.out(`\n${verdict}${warned > 0 ? `, ${warned} warning${warned === 1 ? '' : 's'}` : ''}.`);
-}
-
-/** The base URL without any user:password part. */
-function displayURL(baseURL: string): string {
-  try {
-    const url = new URL(baseURL);
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return baseURL;
-  }
 }
 
 function count(n: number, noun: string): string {
