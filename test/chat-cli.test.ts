@@ -51,6 +51,9 @@ function serverEnv(options: { remoteEmbeddings?: boolean; baseURL?: string; extr
     RAGLINE_EMBED_PROVIDER: options.remoteEmbeddings ? undefined : 'offline',
     RAGLINE_MAX_RETRIES: '0',
     RAGLINE_RETRY_BASE_MS: '1',
+    // These tests script the rewrite and answer requests in order; topic extraction
+    // by the model (one more request per answer) is tested in chat-turn.test.ts.
+    RAGLINE_TOPICS: 'local',
     ...options.extra,
   });
 }

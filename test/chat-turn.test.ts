@@ -211,6 +211,40 @@ describe('a turn with an OpenAI-compatible server', () => {
     expect(done(events).ordinal).toBe(2);
   });
 
+  test('with a topic model, the topics of the exchange come from the model and are stored with the turn', async () => {
+    context.topicModel = chatModel();
+    server.queueChat('Create one under Settings > API keys [1]. Keys expire after 90 days.');
+    server.queueChat('- Orbitly API key\n- key expiry\n2. Settings > API keys');
+    const events = await collect(runTurn(context, 'How do I create an API key?'));
+    const finished = done(events);
+    expect(finished.status).toBe('answered');
+    // the extraction request came after the answer, and saw the exchange
+    const requests = server.requestsTo('chat');
+    expect(requests).toHaveLength(2);
+    const extraction = requests[1]!.body.messages as ChatMessage[];
+    expect(extraction[1]!.content).toContain('Question: How do I create an API key?');
+    expect(extraction[1]!.content).toContain('Keys expire after 90 days');
+    const row = getTurn(db, finished.turnId)!;
+    expect(row.topics!.map((t) => t.term)).toEqual(expect.arrayContaining(['Orbitly API key', 'key expiry', 'Settings > API keys']));
+    expect(finished.usage.topics).toBeDefined();
+  });
+
+  test('a failing topic model leaves the local topics and the answered turn', async () => {
+    context.topicModel = {
+      id: 'test:failing-topics',
+      // eslint-disable-next-line require-yield
+      async *stream(): AsyncGenerator<ChatChunk> {
+        throw new Error('the topic model is down');
+      },
+    };
+    server.queueChat('Create one under Settings > API keys [1].');
+    const finished = done(await collect(runTurn(context, 'How do I create an API key?')));
+    expect(finished.status).toBe('answered');
+    const row = getTurn(db, finished.turnId)!;
+    expect(row.topics!.map((t) => t.term.toLowerCase())).toContain('api key');
+    expect(finished.usage.topics).toBeUndefined();
+  });
+
   test('a rejected key ends the turn as failed with an error event; the question is kept', async () => {
     server.queueFailure({ route: 'chat', status: 401 });
     const events = await collect(runTurn(context, 'How do I create an API key?'));

@@ -50,6 +50,7 @@ function env(root: string, baseURL: string): NodeJS.ProcessEnv {
     RAGLINE_REWRITE_MODEL: 'fake-rewrite-model',
     RAGLINE_EMBED_PROVIDER: 'offline',
     RAGLINE_MAX_RETRIES: '0',
+    RAGLINE_TOPICS: 'local', // the scripted server answers rewrites and answers only
   });
 }
 

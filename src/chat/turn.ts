@@ -13,6 +13,7 @@ import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../
 import { isAbortError } from '../providers/describe-error.js';
 import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
 import {
+  extractTopicsWithModel,
   summarizeOffline,
   updateTopics,
   type ConversationTurn,
@@ -45,6 +46,8 @@ export const GREETING_REPLY = 'Hello! Ask me about your documents.';
 export const THANKS_REPLY = "You're welcome.";
 /** Characters per token, for budgeting history without a tokenizer. */
 export const CHARS_PER_TOKEN = 4;
+/** A model's topic extraction gives up after this; the local extractor's topics are used then. */
+const TOPIC_TIMEOUT_MS = 8000;
 const SUMMARY_MAX_TOKENS = 300;
 
 export interface TurnContext {
@@ -56,6 +59,8 @@ export interface TurnContext {
   answerModel?: ChatModel;
   /** Summarises turns that fall out of the history budget. Default: the answer model (offline summary without one). */
   summaryModel?: ChatModel;
+  /** Extracts each answered exchange's topics (the rewrite model, when one is configured); local extractor without one. */
+  topicModel?: ChatModel;
   config: Config;
   sessionId: string;
 }
@@ -241,6 +246,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   let summary: string | undefined;
   let summaryThrough = 0;
   let persisted = false;
+  let modelTopics: string[] | undefined;
 
   const finish = (status: FinishedStatus, error?: string) => {
     persisted = true; // set first: a failing write is not attempted twice
@@ -248,7 +254,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     timings.totalMs = persistStart - started;
     const nextTopics =
       (status === 'answered' || status === 'interrupted') && answer && answerKind !== 'small_talk' && standaloneQuery !== undefined
-        ? updateTopics(topics, { ordinal: turn.ordinal, question, standaloneQuery, answer: answer.replace(EXTRACTIVE_LABEL, '') })
+        ? updateTopics(topics, { ordinal: turn.ordinal, question, standaloneQuery, answer: answer.replace(EXTRACTIVE_LABEL, '') }, modelTopics)
         : topics;
     const stored = finishTurn(db, turn.id, {
       status,
@@ -388,6 +394,14 @@ export async function* runTurn(context: TurnContext, question: string, options: 
       timings.answerMs = performance.now() - stage;
     }
     if (signal?.aborted) return yield* done('interrupted');
+    if (context.topicModel) {
+      // Before the turn is stored: its topics are stored with it.
+      const extracted = await extractTopicsWithModel(context.topicModel, { question, answer }, { timeoutMs: TOPIC_TIMEOUT_MS, signal });
+      if (extracted) {
+        modelTopics = extracted.terms;
+        if (extracted.usage) usage.topics = extracted.usage;
+      }
+    }
     return yield* done('answered');
   } catch (error) {
     if (persisted) throw error;

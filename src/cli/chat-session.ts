@@ -13,13 +13,15 @@ import { TurnView } from './turn-view.js';
 
 export function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): TurnContext {
   const { config } = settings;
+  const rewriteModel = createRewriteModel(config);
   return {
     db,
     config,
     sessionId,
     retriever: new Retriever(db, createEmbedder(config)),
-    rewriter: createRewriter(createRewriteModel(config)),
+    rewriter: createRewriter(rewriteModel),
     answerModel: createChatModel(config),
+    topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,
   };
 }
 

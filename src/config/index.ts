@@ -46,6 +46,8 @@ export interface Config {
     retention?: string;
   };
   assistant: { scope?: string };
+  /** `auto`: a configured model extracts each exchange's topics; `local`: always the local extractor. */
+  topics: { extractor: 'auto' | 'local' };
 }
 
 export type Source = 'flag' | 'default' | `env:${string}` | `file:${string}`;
@@ -155,6 +157,7 @@ const SETTINGS: Setting[] = [
   { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: nonNegativeInt },
   { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: duration },
   { key: 'assistant.scope', env: ['RAGLINE_SCOPE'], parse: text },
+  { key: 'topics.extractor', env: ['RAGLINE_TOPICS'], parse: oneOf('auto', 'local') },
 ];
 
 /** Defaults; the chunk and retrieval values were chosen by measuring on bench/mtrag (see BENCHMARKS.md). */
@@ -176,6 +179,7 @@ export const DEFAULTS: Record<string, unknown> = {
   'history.tokenBudget': 2000,
   'history.rewriteTurns': 3,
   'history.answerTurns': 3,
+  'topics.extractor': 'auto',
 };
 
 export const SETTING_KEYS = SETTINGS.map((s) => s.key);

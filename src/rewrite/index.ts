@@ -19,6 +19,7 @@ export type {
 export { classifyQuestion, followUpSignal, isSmallTalk, type GateResult, type QuestionKind } from './gate.js';
 export { activeTopic, extractTerms, rankTopics, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
 export { summarizeOffline } from './summary.js';
+export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './topics-llm.js';
 export { OfflineRewriter, OFFLINE_REWRITER_ID, contentWords, type OfflineRewriterOptions } from './offline.js';
 export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';
 

@@ -143,6 +143,8 @@ export function extractTerms(text: string): ExtractedTerm[] {
 export function updateTopics(
   topics: Topic[],
   turn: { ordinal: number; question: string; standaloneQuery: string; answer: string },
+  /** Terms a model extracted from the exchange, most important first; they stand in for the answer's local terms. */
+  modelTerms?: readonly string[],
 ): Topic[] {
   const byKey = new Map<string, Topic>();
   for (const topic of topics) {
@@ -172,13 +174,21 @@ export function updateTopics(
   };
   refresh(extractTerms(turn.question), 'question');
   refresh(extractTerms(turn.standaloneQuery), 'rewrite');
-  // From an answer only what looks like a name: phrases, identifiers, capitalised or repeated terms.
-  refresh(
-    extractTerms(turn.answer)
-      .filter((term) => term.score >= 1.5)
-      .slice(0, ANSWER_TERMS),
-    'answer',
-  );
+  if (modelTerms && modelTerms.length > 0) {
+    // A model read the whole exchange: its terms are names, weighted like strong answer terms.
+    refresh(
+      modelTerms.map((term) => ({ term, key: topicKey(term), score: 2 })).filter((term) => term.key !== ''),
+      'answer',
+    );
+  } else {
+    // From an answer only what looks like a name: phrases, identifiers, capitalised or repeated terms.
+    refresh(
+      extractTerms(turn.answer)
+        .filter((term) => term.score >= 1.5)
+        .slice(0, ANSWER_TERMS),
+      'answer',
+    );
+  }
 
   return [...byKey.values()]
     .filter((topic) => topic.weight >= MIN_WEIGHT)

@@ -102,6 +102,8 @@ export interface TurnUsage {
   answer?: StoredUsage;
   /** Tokens spent summarising turns that fell out of the history budget. */
   summary?: StoredUsage;
+  /** Tokens spent extracting the exchange's topics with a model. */
+  topics?: StoredUsage;
 }
 
 /** Everything a finished turn records. */
