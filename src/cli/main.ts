@@ -84,7 +84,45 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-function reportError(err: unknown, output: ReturnType<typeof createOutput>): number {
+/** SQLite failures in the middle of a command, in words (the file was opened fine). */
+function sqliteRuntimeError(err: unknown): UserError | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  if (code.startsWith('SQLITE_FULL')) {
+    return new UserError('The disk holding the database is full; the last write was rolled back and nothing is half-written.', {
+      hint: 'Free some space and run the same command again: it continues where it stopped.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new UserError('The database became read-only during the command; the last write was rolled back.', {
+      hint: 'Check the permissions of the database file and its folder, then run the command again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_IOERR')) {
+    return new UserError(`The disk reported an I/O error (${code}); the last write was rolled back.`, {
+      hint: 'Check the disk (space, permissions, health) and run the command again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new UserError('The database stayed locked by another ragline process for too long.', {
+      hint: 'Wait for the other command to finish and run this one again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
+    return new UserError('The database file is corrupted.', {
+      hint: 'Run `ragline doctor`; keep a copy of the file, then rebuild it with `ragline ingest <folder>` into a new --db.',
+      cause: err,
+    });
+  }
+  return undefined;
+}
+
+function reportError(caught: unknown, output: ReturnType<typeof createOutput>): number {
+  const err = sqliteRuntimeError(caught) ?? caught;
   if (err instanceof CommanderError) {
     // commander has printed its message already; help and version exit 0
     return err.exitCode === 0 ? 0 : 2;
