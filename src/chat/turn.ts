@@ -37,7 +37,7 @@ import {
 import { UserError } from '../util/errors.js';
 import { resolveCitations } from './citations.js';
 import type { RewriteDecision, TurnEvent } from './events.js';
-import { EXTRACTIVE_LABEL, extractiveAnswer } from './extractive.js';
+import { extractiveAnswer } from './extractive.js';
 import { buildAnswerMessages, buildSummaryMessages } from './prompt.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
@@ -254,7 +254,13 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     timings.totalMs = persistStart - started;
     const nextTopics =
       (status === 'answered' || status === 'interrupted') && answer && answerKind !== 'small_talk' && standaloneQuery !== undefined
-        ? updateTopics(topics, { ordinal: turn.ordinal, question, standaloneQuery, answer: answer.replace(EXTRACTIVE_LABEL, '') }, modelTopics)
+        ? updateTopics(
+            topics,
+            // An extractive answer is quoted document text, not a reply: its terms
+            // ("ID", command lists) are noise as topics, so only the question counts.
+            { ordinal: turn.ordinal, question, standaloneQuery, answer: answerKind === 'extractive' ? '' : answer },
+            modelTopics,
+          )
         : topics;
     const stored = finishTurn(db, turn.id, {
       status,

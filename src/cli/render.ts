@@ -4,6 +4,7 @@
 
 import type { ChalkInstance } from 'chalk';
 import { formatLocation } from '../retrieve/search.js';
+import { rankTopics, type Topic } from '../rewrite/index.js';
 import { oneLine } from '../util/sanitize.js';
 
 export interface ChunkLine {
@@ -19,20 +20,31 @@ export interface ChunkLine {
   keywordRank?: number | null;
 }
 
-/** `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  "Create a key with…"` */
+/** `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  v1 k2  "Create a key with…"`, fitted to `width` columns. */
 export function chunkLine(chunk: ChunkLine, color: ChalkInstance, width = 100): string {
-  const location = oneLine(formatLocation(chunk), 80);
-  const heading = chunk.heading ? oneLine(chunk.heading, 50) : '';
+  const rank = String(chunk.rank).padStart(3);
+  const score = chunk.score.toFixed(4);
   const parts = `${chunk.vectorRank ? `v${chunk.vectorRank}` : 'v-'} ${chunk.keywordRank ? `k${chunk.keywordRank}` : 'k-'}`;
-  const head = `${String(chunk.rank).padStart(3)}  ${chunk.score.toFixed(4)}  ${location}`;
-  const room = Math.max(48, width - head.length - heading.length - parts.length - 8);
-  const snippet = chunk.text ? oneLine(chunk.text.replace(/^#+\s.*$/m, ''), room) : '';
+  const location = oneLine(formatLocation(chunk), Math.max(24, Math.min(80, width - 20)));
+  // columns: rank, score, location, heading, parts, snippet, two spaces apart
+  const fixed = rank.length + 2 + score.length + 2 + location.length + 2 + parts.length;
+  const headingRoom = width - 1 - fixed - 2;
+  const heading = chunk.heading && headingRoom > 12 ? oneLine(chunk.heading, Math.min(50, headingRoom)) : '';
+  const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
+  const snippet = chunk.text && snippetRoom > 12 ? oneLine(chunk.text.replace(/^#+\s.*$/m, ''), snippetRoom) : '';
   return [
-    `${String(chunk.rank).padStart(3)}  ${color.dim(chunk.score.toFixed(4))}  ${color.cyan(location)}`,
+    `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
     heading ? color.bold(heading) : '',
     color.dim(parts),
     snippet ? color.dim(`“${snippet}”`) : '',
   ]
     .filter(Boolean)
     .join('  ');
+}
+
+/** Tracked topics, the active one (what "it" most likely means) first and marked. */
+export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: ChalkInstance): string {
+  return rankTopics(topics as readonly Topic[])
+    .map((topic, i) => (i === 0 ? color.bold(`${oneLine(topic.term, 60)} (active)`) : oneLine(topic.term, 60)))
+    .join(', ');
 }

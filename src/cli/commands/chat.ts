@@ -12,6 +12,7 @@ import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
+import { topicList } from '../render.js';
 import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
@@ -333,7 +334,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       const turns = loadTurns(db, state.session.id);
       const topics = [...turns].reverse().find((t) => t.topics && t.topics.length)?.topics ?? [];
       if (topics.length === 0) output.out('No topics tracked yet.');
-      else output.out(topics.map((t, i) => (i === 0 ? color.bold(`${oneLine(t.term, 60)} (active)`) : oneLine(t.term, 60))).join(', '));
+      else output.out(topicList(topics, color));
       return false;
     }
     case 'fork': {

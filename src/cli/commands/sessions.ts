@@ -24,6 +24,7 @@ import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
+import { topicList } from '../render.js';
 
 export function registerSessions(program: Command): void {
   const sessions = program
@@ -102,7 +103,7 @@ Examples:
         if (session.parentSessionId) {
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
-        output.out(`${color.bold('topics')}   ${topics.length ? topics.map((t, i) => (i === 0 ? `${oneLine(t.term, 60)} (active)` : oneLine(t.term, 60))).join(', ') : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color) : color.dim('(none tracked)')}`);
         output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}`);
         for (const turn of turns) {
           const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
