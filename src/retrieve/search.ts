@@ -10,8 +10,8 @@ import { buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions } from './fuse.js';
 import { vectorCandidates } from './knn.js';
 
-/** One retrieved chunk with where it comes from and why it ranked where it did. */
-export interface RetrievedChunk {
+/** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
+export interface ChunkSource {
   chunkId: number;
   /** Path relative to the ingested folder. */
   documentPath: string;
@@ -23,6 +23,10 @@ export interface RetrievedChunk {
   endLine: number;
   locator: 'line' | 'page';
   textHash: string;
+}
+
+/** One retrieved chunk with where it comes from and why it ranked where it did. */
+export interface RetrievedChunk extends ChunkSource {
   /** 1-based rank after fusion. */
   rank: number;
   /** Fused score, higher is better. */
@@ -54,18 +58,6 @@ export interface RetrievalSettings {
 
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
-
-interface ChunkRow {
-  chunkId: number;
-  documentPath: string;
-  title: string | null;
-  heading: string;
-  text: string;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
-  textHash: string;
-}
 
 export class Retriever {
   private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
@@ -110,7 +102,7 @@ export class Retriever {
     const limit = settings.maxPerDocument ? candidates : settings.k;
     const top = fused.slice(0, limit);
     const rows = new Map(
-      (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkRow[]).map((row) => [row.chunkId, row]),
+      (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[]).map((row) => [row.chunkId, row]),
     );
     const perDocument = new Map<string, number>();
     const results: RetrievedChunk[] = [];
