@@ -123,6 +123,8 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
   };
   process.on('SIGINT', onSigint);
   let failed = false;
+  // Providers and prepared statements are made once; each turn names its session.
+  const context = createTurnContext(settings, db, state.session.id);
   try {
     for await (const raw of lines) {
       if (controller.signal.aborted) break;
@@ -132,7 +134,7 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
         if (await slashCommand(line, state, db, commandOutput, false)) break;
         continue;
       }
-      const context = createTurnContext(settings, db, state.session.id);
+      context.sessionId = state.session.id;
       const result = await runTurnWithOutput(context, line, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
@@ -160,6 +162,7 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
     color.dim(`session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`),
   );
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
+  const context = createTurnContext(settings, db, session.id);
   for (;;) {
     const line = await readQuestion(inputHistory, color.bold('› '));
     if (line === null) break;
@@ -178,7 +181,7 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
     const onSigint = () => controller.abort();
     process.on('SIGINT', onSigint);
     try {
-      const context = createTurnContext(settings, db, state.session.id);
+      context.sessionId = state.session.id; // /new, /sessions and /fork switch it
       const result = await runTurnWithOutput(context, question, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
