@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../src/config/index.js';
 import { openDatabase } from '../src/store/db.js';
-import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const ENV_KEY = 'sk-env-SECRET-7f3a9c1e5b2d4086';
@@ -18,9 +18,7 @@ let docs: string;
 
 beforeAll(() => {
   if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
-  docs = tempDir('ragline-docs-');
-  fs.writeFileSync(path.join(docs, 'keys.md'), '# API keys\n\nRotate an API key from the dashboard under Settings > Keys.\n');
-  fs.writeFileSync(path.join(docs, 'webhooks.md'), '# Webhooks\n\nEvery webhook carries a signature header, X-Orbitly-Signature.\n');
+  docs = writeTinyDocs();
 });
 
 afterAll(() => fs.rmSync(docs, { recursive: true, force: true }));

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const API_KEY = 'sk-test-SECRET-4e1c7a9b3d5f2086';
@@ -21,9 +21,7 @@ let server: FakeOpenAI;
 
 beforeAll(() => {
   if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
-  docs = tempDir('ragline-docs-');
-  fs.writeFileSync(path.join(docs, 'keys.md'), '# API keys\n\nRotate an API key from the dashboard under Settings > Keys.\n');
-  fs.writeFileSync(path.join(docs, 'webhooks.md'), '# Webhooks\n\nEvery webhook carries a signature header, X-Orbitly-Signature.\n');
+  docs = writeTinyDocs();
 });
 
 afterAll(() => fs.rmSync(docs, { recursive: true, force: true }));

@@ -5,13 +5,12 @@
 // go nowhere or in circles, unreadable and oversized files, .gitignore, hidden
 // folders, .git, node_modules, --include/--exclude) skipped and counted.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 const EDGE = path.join(ROOT, 'fixtures', 'edge');
 const IS_ROOT = process.getuid?.() === 0;
@@ -87,24 +86,6 @@ function docsFolder(files: Record<string, string>): string {
     fs.writeFileSync(path.join(dir, name), text);
   }
   return dir;
-}
-
-/** Runs the CLI as user nobody (so permissions apply even when the suite runs as root). */
-function runCliAsNobody(args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env(), cwd: ROOT, uid: NOBODY, gid: NOBODY });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-    child.stdin.end('');
-  });
 }
 
 function chownTree(dir: string, uid: number): void {
@@ -266,7 +247,7 @@ describe('what the walker skips', () => {
     let result: CliResult;
     if (IS_ROOT) {
       chownTree(home, NOBODY);
-      result = await runCliAsNobody(['ingest', dir, '--json']);
+      result = await runCli(['ingest', dir, '--json'], { env: env(), uid: NOBODY });
     } else result = await runCli(['ingest', dir, '--json'], { env: env() });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { prng } from './helpers/prng.js';
 
 const SEED = 0x5eed_2024;
 const KILLS = 24;
@@ -23,18 +24,6 @@ const CHUNK_FLAGS = ['--chunk-size', '200', '--chunk-overlap', '20'];
 
 let home: string;
 let docs: string;
-
-/** mulberry32: a small seeded PRNG so a failing sequence can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function writeDoc(dir: string, i: number, version: number): void {
   const parts = Array.from(

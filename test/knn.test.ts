@@ -13,18 +13,7 @@ import {
 } from '../src/retrieve/knn.js';
 import { VectorIndex } from '../src/retrieve/vector-index.js';
 import { createKernelMemory, instantiateKernel } from '../src/retrieve/vector-kernel.js';
-
-/** mulberry32 */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './helpers/prng.js';
 
 function randomVector(next: () => number, dim: number): Float32Array {
   // not normalised on purpose: cosine must not depend on stored norms
@@ -95,7 +84,7 @@ function open(file = path.join(dir, 'test.db')): Db {
 
 function fill(db: Db, count: number, dim: number, seed: number): Map<number, Float32Array> {
   createVectorTable(db, dim);
-  const next = rng(seed);
+  const next = prng(seed);
   const vectors = new Map<number, Float32Array>();
   db.transaction(() => {
     for (let id = 1; id <= count; id++) insert(db, vectors, id * 3, randomVector(next, dim));
@@ -107,7 +96,7 @@ describe('vectorCandidates', () => {
   it('returns the exact nearest neighbours, before (vec0) and after (in-memory copy) the background load', async () => {
     const db = open();
     const vectors = fill(db, 3000, 50, 1); // 50: not a multiple of 16, exercises padding
-    const next = rng(99);
+    const next = prng(99);
     const queries = Array.from({ length: 20 }, () => randomVector(next, 50));
     for (const query of queries.slice(0, 2)) expectSameNeighbours(vectorCandidates(db, query, 25), bruteForce(vectors, query, 25));
     expect(loadedVectorIndex(db)?.ready).toBe(false); // two searches from vec0; the load was only scheduled
@@ -119,7 +108,7 @@ describe('vectorCandidates', () => {
   it('loads the copy synchronously on the third search when the event loop never idles', () => {
     const db = open();
     const vectors = fill(db, 2000, 24, 21);
-    const next = rng(22);
+    const next = prng(22);
     for (let q = 0; q < 3; q++) {
       const query = randomVector(next, 24);
       expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
@@ -131,7 +120,7 @@ describe('vectorCandidates', () => {
     process.env.RAGLINE_VECTOR_SEARCH = 'vec0';
     const db = open();
     const vectors = fill(db, 500, 8, 23);
-    const query = randomVector(rng(24), 8);
+    const query = randomVector(prng(24), 8);
     for (let q = 0; q < 4; q++) expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
     expect(loadedVectorIndex(db)).toBeUndefined();
   });
@@ -141,7 +130,7 @@ describe('vectorCandidates', () => {
     const reader = open(file);
     const vectors = fill(reader, 6000, 16, 12);
     const writer = open(file);
-    const next = rng(13);
+    const next = prng(13);
     const index = new VectorIndex(reader, 16);
     const warming = index.warm(1); // one vec0 chunk per slice: the writes land between slices
     let id = 500_000;
@@ -193,7 +182,7 @@ describe('vectorCandidates', () => {
     const reader = open(file);
     const vectors = fill(reader, 2500, 32, 2);
     const writer = open(file);
-    const next = rng(5);
+    const next = prng(5);
     const query = randomVector(next, 32);
     warmVectorIndex(reader);
     expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(vectors, query, 10));
@@ -223,7 +212,7 @@ describe('vectorCandidates', () => {
   it('sees writes made on its own connection', () => {
     const db = open();
     const vectors = fill(db, 1500, 16, 4);
-    const query = randomVector(rng(6), 16);
+    const query = randomVector(prng(6), 16);
     warmVectorIndex(db);
     const top = vectorCandidates(db, query, 3)[0]!.id;
     remove(db, vectors, top);
@@ -239,7 +228,7 @@ describe('vectorCandidates', () => {
     const vectors = fill(db, 20_000, 16, 7); // above the split threshold
     const index = new VectorIndex(db, 16);
     try {
-      const next = rng(8);
+      const next = prng(8);
       index.search(randomVector(next, 16), 10); // starts the helper
       const started = Date.now();
       while (!(index as unknown as { helper?: { ready: boolean } }).helper?.ready && Date.now() - started < 5000) {
@@ -261,7 +250,7 @@ describe('vector kernel', () => {
     const dim = 32, count = 40, stride = 128;
     const kernel = instantiateKernel(createKernelMemory(1 << 20));
     const f32 = new Float32Array(kernel.memory.buffer);
-    const next = rng(11);
+    const next = prng(11);
     for (let i = 0; i < (count + 1) * dim; i++) f32[i] = next() - 0.5;
     const out = 1 << 19;
     kernel.dot(0, stride, count, stride, out);

@@ -38,16 +38,7 @@ function runCliUnprivileged(args: string[]): Promise<CliResult> {
     if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) chown(path.join(p, name));
   };
   chown(home);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env(), cwd: ROOT, uid: NOBODY, gid: NOBODY });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end('');
-  });
+  return runCli(args, { env: env(), uid: NOBODY });
 }
 
 function health(file: string) {

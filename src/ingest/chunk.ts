@@ -107,8 +107,8 @@ function lineEnd(text: string, starts: Int32Array, i: number): number {
   return i + 1 < starts.length ? starts[i + 1] - 1 : text.length;
 }
 
-/** 0-based index of the line containing `offset`. */
-function lineAt(starts: Int32Array, offset: number): number {
+/** 0-based index of the line containing `offset`. @internal shared with html.ts */
+export function lineAt(starts: Int32Array, offset: number): number {
   let lo = 0;
   let hi = starts.length - 1;
   while (lo < hi) {

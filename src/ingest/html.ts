@@ -10,7 +10,7 @@
 // on one row are joined with " | ". h1-h6 are reported as heading marks.
 
 import { Parser } from 'htmlparser2';
-import { lineStartsOf } from './chunk.js';
+import { lineAt, lineStartsOf } from './chunk.js';
 import type { TextUnit, UnitHeading } from './load.js';
 
 const DROPPED = new Set(['script', 'style', 'noscript', 'template']);
@@ -34,16 +34,7 @@ function isHtmlWs(c: number): boolean {
 /** Visible text of an HTML document as one 'line' unit with a source line map and heading marks. */
 export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   const starts = lineStartsOf(html);
-  const sourceLineOf = (offset: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
+  const sourceLineOf = (offset: number): number => lineAt(starts, offset) + 1;
 
   const lines: string[] = [];
   const sourceLines: number[] = [];

@@ -40,10 +40,11 @@ export function isolatedEnv(home: string, extra: Record<string, string | undefin
 
 export function runCli(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number } ,
+  options: { env: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number; /** run as this user (and group), e.g. nobody */ uid?: number },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd ?? ROOT });
+    const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd ?? ROOT, ...user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -56,4 +57,12 @@ export function runCli(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Two tiny Markdown documents in a temp folder, for CLI tests that need an index but not fixtures/docs. */
+export function writeTinyDocs(): string {
+  const docs = tempDir('ragline-docs-');
+  fs.writeFileSync(path.join(docs, 'keys.md'), '# API keys\n\nRotate an API key from the dashboard under Settings > Keys.\n');
+  fs.writeFileSync(path.join(docs, 'webhooks.md'), '# Webhooks\n\nEvery webhook carries a signature header, X-Orbitly-Signature.\n');
+  return docs;
 }
