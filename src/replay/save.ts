@@ -13,7 +13,6 @@
 import { updateTopics, type Topic } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import { createSession, findSession, finishTurn, startTurn, type FinishedStatus, type SessionInfo } from '../store/sessions.js';
-import { UserError } from '../util/errors.js';
 import type { ReplaySession } from './load.js';
 import type { RerunReport } from './rerun.js';
 

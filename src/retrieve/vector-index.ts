@@ -339,10 +339,6 @@ export class VectorIndex {
   }
 }
 
-function align(n: number, to: number): number {
-  return Math.ceil(n / to) * to;
-}
-
 /**
  * Top-n by cosine similarity from raw dot products: sim = dot * invNorm * invQ.
  * Keeps a small sorted buffer; most slots fail the threshold test.
