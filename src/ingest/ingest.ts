@@ -202,7 +202,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const contentHash = createHash('sha256').update(bytes).digest('hex');
-      if (previous && previous.contentHash === contentHash) {
+      if (previous && writer.contentHash(previous.id) === contentHash) {
         writer.touchDocument(previous.id, file.size, file.mtimeMs);
         summary.files.unchanged++;
         continue;
@@ -260,9 +260,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       await drain();
       for (const [relative, doc] of stored) {
         if (seen.has(relative)) continue;
-        writer.deleteDocument(doc.id);
+        summary.chunks.removed += writer.deleteDocument(doc.id);
         summary.files.removed++;
-        summary.chunks.removed += doc.chunkCount;
       }
     }
     report();

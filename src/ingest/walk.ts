@@ -4,10 +4,18 @@
 // everything it skips by reason.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
+import type { Ignore } from 'ignore';
+import type ignoreType from 'ignore';
+import type picomatchType from 'picomatch';
 import { kindOf, type DocumentKind } from './load.js';
+
+// Loaded on first use: most folders have no .gitignore and most runs no globs,
+// and a no-change re-ingest is mostly start-up.
+const require = createRequire(import.meta.url);
+const loadIgnore = () => require('ignore') as typeof ignoreType;
+const loadPicomatch = () => require('picomatch') as typeof picomatchType;
 
 export type SkipReason =
   | 'unsupported-type'
@@ -44,11 +52,14 @@ export interface WalkResult {
   examples: Map<SkipReason, string[]>;
 }
 
+/** path.join for a name inside an already normal directory path, without re-normalising. */
+const childPath = (dir: string, name: string) => (dir.endsWith(path.sep) ? dir + name : dir + path.sep + name);
+
 const ALWAYS_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
 export function walk(root: string, options: WalkOptions): WalkResult {
-  const includeMatch = options.include?.length ? picomatch(options.include, { dot: true }) : undefined;
-  const excludeMatch = options.exclude?.length ? picomatch(options.exclude, { dot: true }) : undefined;
+  const includeMatch = options.include?.length ? loadPicomatch()(options.include, { dot: true }) : undefined;
+  const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude, { dot: true }) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
   const skip = (reason: SkipReason, relative: string) => {
     result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + 1);
@@ -83,7 +94,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     let rules = inherited;
     if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
       try {
-        const own = ignore().add(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'));
+        const own = loadIgnore()().add(fs.readFileSync(childPath(dir, '.gitignore'), 'utf8'));
         rules = [...inherited, { base: relativeDir, rules: own }];
       } catch {
         /* an unreadable .gitignore ignores nothing */
@@ -97,7 +108,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
 
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      const absolute = path.join(dir, entry.name);
+      const absolute = childPath(dir, entry.name);
       const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
