@@ -99,26 +99,36 @@ function memoryAllowed(db: Db, state: State): boolean {
 
 /** The `n` nearest chunks to `vector`, nearest first (exact). */
 export function vectorCandidates(db: Db, vector: Float32Array, n: number): VectorCandidate[] {
+  return beginVectorCandidates(db, vector, n)();
+}
+
+/**
+ * vectorCandidates() in two steps: with the in-memory copy loaded, the scan starts
+ * on the helper thread now and the returned function joins it and ranks, so the
+ * caller can run its keyword search in between. vec0 searches run in the returned
+ * function. Call it before the next search on the same database.
+ */
+export function beginVectorCandidates(db: Db, vector: Float32Array, n: number): () => VectorCandidate[] {
   const state = stateFor(db);
-  if (!state || n <= 0) return [];
+  if (!state || n <= 0) return () => [];
   if (memoryAllowed(db, state)) {
     if (process.env.RAGLINE_VECTOR_SEARCH === 'memory') {
       state.index ??= new VectorIndex(db, state.dimensions);
-      return state.index.search(vector, n); // loads synchronously if needed
+      return state.index.begin(vector, n); // loads synchronously if needed
     }
-    if (state.index?.ready) return state.index.search(vector, n);
+    if (state.index?.ready) return state.index.begin(vector, n);
     if (state.vec0Searches >= SYNC_LOAD_AFTER) {
       // The event loop never went idle long enough for the background load (a tight
       // loop of searches): load now, once, synchronously.
       state.index ??= new VectorIndex(db, state.dimensions);
-      return state.index.search(vector, n);
+      return state.index.begin(vector, n);
     }
     // Not loaded yet: answer from vec0 now, load the copy in the background for the
     // searches that follow (a one-shot command exits before the load starts).
     scheduleWarm(db, state);
   }
   state.vec0Searches++;
-  return state.knn.all(vectorBytes(vector), n) as VectorCandidate[];
+  return () => state.knn.all(vectorBytes(vector), n) as VectorCandidate[];
 }
 
 /** Searches answered by vec0 before the copy is loaded synchronously (one-shot commands do one or two). */

@@ -8,7 +8,7 @@ import { assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions } from './fuse.js';
-import { vectorCandidates } from './knn.js';
+import { beginVectorCandidates, type VectorCandidate } from './knn.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
 export interface ChunkSource {
@@ -129,8 +129,17 @@ export class Retriever {
   }
 
   private fusedFor(query: string, vector: Float32Array, candidates: number, settings: RetrievalSettings): FusedHit<number>[] {
-    const vectorHits = vectorCandidates(this.db, vector, candidates).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
-    const keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
+    // The vector scan runs on the helper thread while FTS5 runs here; it is always
+    // joined, even if the keyword side throws, before anything else may search.
+    const finishVectors = beginVectorCandidates(this.db, vector, candidates);
+    let keywordHits: { id: number; rank: number; score: number }[];
+    let vectorList: VectorCandidate[] = [];
+    try {
+      keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
+    } finally {
+      vectorList = finishVectors();
+    }
+    const vectorHits = vectorList.map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
     return fuse(vectorHits, keywordHits, settings.fusion);
   }
 

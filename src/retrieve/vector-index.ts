@@ -159,9 +159,20 @@ export class VectorIndex {
 
   /** The `n` nearest live vectors to `query` by cosine distance, nearest first. */
   search(query: Float32Array, n: number): VectorCandidate[] {
+    return this.begin(query, n)();
+  }
+
+  /**
+   * Starts a search and returns the function that completes it. With the helper
+   * thread running, the helper scans while the caller does other synchronous work
+   * (hybrid search runs FTS5 there), and the completion joins the scan; without it,
+   * the whole scan happens in the completion. Nothing else may search this index
+   * between the two calls.
+   */
+  begin(query: Float32Array, n: number): () => VectorCandidate[] {
     this.refresh();
     const kernel = this.kernel;
-    if (!kernel || n <= 0 || this.slotCount === 0) return [];
+    if (!kernel || n <= 0 || this.slotCount === 0) return () => [];
     if (query.length !== this.dimensions) {
       throw new Error(`query vector has ${query.length} dimensions, the index ${this.dimensions}`);
     }
@@ -172,19 +183,15 @@ export class VectorIndex {
     const f32 = new Float32Array(kernel.memory.buffer);
     f32.fill(0, layout.query / 4, (layout.query + this.stride) / 4);
     f32.set(query, layout.query / 4);
-    this.scan(kernel, layout);
-    return selectNearest(f32, layout.scores / 4, this.invNorms, this.ids, this.slotCount, n, invQ);
-  }
-
-  /** Dot products of the query with every slot, split with the helper thread when there is one. */
-  private scan(kernel: Kernel, layout: { query: number; vectors: number; scores: number }): void {
     const count = this.slotCount;
     const helper = count >= SPLIT_MIN_SLOTS ? this.scanHelper(kernel) : undefined;
-    if (!helper?.ready) {
-      kernel.dot(layout.query, layout.vectors, count, this.stride, layout.scores);
-      return;
-    }
-    if (!helper.dot(kernel, layout.query, layout.vectors, count, this.stride, layout.scores)) this.helper = undefined;
+    const split = helper?.ready === true;
+    if (split) helper.start(layout.query, layout.vectors, count, this.stride, layout.scores);
+    return () => {
+      if (!split) kernel.dot(layout.query, layout.vectors, count, this.stride, layout.scores);
+      else if (!helper.finish(kernel)) this.helper = undefined;
+      return selectNearest(new Float32Array(kernel.memory.buffer), layout.scores / 4, this.invNorms, this.ids, count, n, invQ);
+    };
   }
 
   /** The helper thread, started on first need (2+ cores, not disabled by RAGLINE_VECTOR_THREADS=1). */

@@ -1,5 +1,6 @@
 // A helper thread that scans part of the shared vector memory, so both cores of a
-// small machine read vectors at once. The search stays synchronous. The scan is cut
+// small machine read vectors at once. The search stays synchronous; start() and
+// finish() let the caller run the keyword search on its own thread in between. The scan is cut
 // into blocks; the main thread posts a job in a shared control block, wakes the
 // helper (Atomics.notify) and both threads claim blocks from one atomic counter
 // until none are left. If the helper is slow to wake (the machine is busy with other
@@ -72,10 +73,19 @@ export class ScanHelper {
    * the helper is then retired.
    */
   dot(kernel: Kernel, query: number, base: number, count: number, stride: number, out: number): boolean {
+    this.start(query, base, count, stride, out);
+    return this.finish(kernel);
+  }
+
+  /**
+   * Hands a scan to the helper and returns at once: the helper claims blocks alone
+   * while the caller does other work (the keyword search), and finish() joins in.
+   * Until finish() returns, the query and output memory belong to the scan.
+   */
+  start(query: number, base: number, count: number, stride: number, out: number): void {
     const c = this.ctrl;
-    const blocks = Math.ceil(count / BLOCK_VECTORS);
     c[BLOCK] = BLOCK_VECTORS;
-    c[BLOCKS] = blocks;
+    c[BLOCKS] = Math.ceil(count / BLOCK_VECTORS);
     c[QUERY] = query;
     c[BASE] = base;
     c[COUNT] = count;
@@ -86,6 +96,12 @@ export class ScanHelper {
     this.seq = this.seq >= 0x3fffffff ? 1 : this.seq + 1;
     Atomics.store(c, SEQ, this.seq);
     Atomics.notify(c, SEQ);
+  }
+
+  /** Scans the blocks the helper has not claimed, then waits for the ones it has (see dot()). */
+  finish(kernel: Kernel): boolean {
+    const c = this.ctrl;
+    const blocks = c[BLOCKS]!, query = c[QUERY]!, base = c[BASE]!, count = c[COUNT]!, stride = c[STRIDE]!, out = c[OUT]!;
     for (;;) {
       const b = Atomics.add(c, NEXT, 1);
       if (b >= blocks) break;
