@@ -121,6 +121,19 @@ describe('ragline config show', () => {
   });
 });
 
+describe('ragline --version and --help', () => {
+  it('prints the version alone, and the help lists every command', async () => {
+    const version = await run(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['ingest', 'chat', 'ask', 'search', 'eval', 'stats', 'prune', 'replay', 'sessions', 'config', 'doctor']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+  });
+});
+
 describe('ragline config path', () => {
   it('prints the default location, or the one given by RAGLINE_CONFIG or --config', async () => {
     const byDefault = await run(['config', 'path']);

@@ -43,8 +43,8 @@ export function commandIn(args: string[]): string | undefined {
   return undefined;
 }
 
-/** The program with the named command registered, or all of them (help, unknown command). */
-export async function buildProgram(command?: string): Promise<Command> {
+/** The program with the named command registered, none (`--version`), or all of them (help, unknown command). */
+export async function buildProgram(command?: string | null): Promise<Command> {
   const program = new Command();
   program
     .name('ragline')
@@ -68,13 +68,16 @@ Quick start:
   ragline ingest ./docs
   ragline chat`,
     );
-  const loaders = command && COMMANDS[command] ? [COMMANDS[command]] : Object.values(COMMANDS);
+  const loaders = command === null ? [] : command && COMMANDS[command] ? [COMMANDS[command]] : Object.values(COMMANDS);
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = await buildProgram(commandIn(argv.slice(2)));
+  const args = argv.slice(2);
+  const command = commandIn(args);
+  // `ragline --version` needs no command module.
+  const program = await buildProgram(command === undefined && args.some((a) => a === '-V' || a === '--version') ? null : command);
   program.exitOverride();
   const output = createOutput();
   try {
