@@ -83,6 +83,26 @@ describe('incremental ingest', () => {
     expect(counts()).toEqual(before);
   });
 
+  test('an unchanged folder is not written to at all: same file bytes, nothing in the WAL, no lock left', async () => {
+    fs.writeFileSync(path.join(docs, 'blank.md'), '   \n'); // read and skipped again on every run
+    await ingest();
+    const db = new Database(dbFile());
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const bytes = fs.readFileSync(dbFile());
+    const second = await ingest();
+    expect(second.files.skipped).toEqual({ empty: 1 });
+    expect(fs.readFileSync(dbFile()).equals(bytes)).toBe(true);
+    const wal = dbFile() + '-wal';
+    expect(fs.existsSync(wal) ? fs.statSync(wal).size : 0).toBe(0);
+    // an edit afterwards is written as usual, and the lock is released
+    fs.appendFileSync(path.join(docs, 'blank.md'), '# Now it has a heading\n\nAnd a line.\n');
+    expect((await ingest()).files.added).toBe(1);
+    const after = new Database(dbFile(), { readonly: true });
+    expect(after.prepare("SELECT count(*) FROM meta WHERE key = 'ingest.lock'").pluck().get()).toBe(0);
+    after.close();
+  });
+
   test('an edited file is re-chunked and only its new chunks are embedded', async () => {
     const first = await ingest();
     fs.appendFileSync(path.join(docs, 'faq.md'), '\n## Brand new question\n\nA freshly added answer about zebra-crossing quotas.\n');

@@ -64,21 +64,25 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** Throws if a live process other than this one holds the ingest lock (a read, no write). */
+export function assertNoIngestRunning(db: Db): void {
+  const raw = getMeta(db, 'ingest.lock');
+  if (!raw) return;
+  const held = JSON.parse(raw) as IngestLock;
+  if (held.pid !== process.pid && processAlive(held.pid)) {
+    throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
+      hint: 'Wait for it to finish, then run this ingest again.',
+    });
+  }
+}
+
 /**
  * Takes the database's ingest lock, or throws if a live process holds it.
  * A lock left by a killed process is taken over.
  */
 export function acquireIngestLock(db: Db): () => void {
   const take = db.transaction(() => {
-    const raw = getMeta(db, 'ingest.lock');
-    if (raw) {
-      const held = JSON.parse(raw) as IngestLock;
-      if (held.pid !== process.pid && processAlive(held.pid)) {
-        throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
-          hint: 'Wait for it to finish, then run this ingest again.',
-        });
-      }
-    }
+    assertNoIngestRunning(db);
     setMeta(db, 'ingest.lock', JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
   });
   try {

@@ -11,7 +11,7 @@ import { createOutput, formatBytes } from '../output.js';
 export function registerStats(program: Command): void {
   program
     .command('stats')
-    .description('documents, chunks, database size, embedder, chunk settings and the last ingest')
+    .description('documents, chunks, database size, embedder, chunk settings and the last ingest that changed something')
     .option('--json', 'print as JSON')
     .action((flags: { json?: boolean }, command: Command) => {
       const output = createOutput();
