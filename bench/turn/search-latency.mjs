@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Hybrid search latency at 100k chunks of real text (the database that
+// bench/turn/turn-cost.mjs builds from the MTRAG passages):
+//   - in a running process (chat, eval): Retriever.search for MTRAG questions
+//     after the in-memory vector copy is loaded, embedding included;
+//   - one-shot: `ragline search --json` in a fresh process, its own `ms` (the
+//     search after the database is open, process start excluded), and the whole
+//     command's wall time.
+//
+//   node bench/turn/search-latency.mjs [--chunks 100000] [--queries 150] [--oneshot 15]
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const chunks = arg('chunks', 100_000);
+const queries = arg('queries', 150);
+const oneshot = arg('oneshot', 15);
+const dbPath = path.join(root, `bench/out/turn/turn-${chunks}.db`);
+const shared = path.resolve(root, '../shared/bench');
+if (!fs.existsSync(dbPath)) {
+  console.error(`error: ${dbPath} not found; build it with: node bench/turn/turn-cost.mjs --chunks ${chunks}`);
+  process.exit(2);
+}
+
+const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
+const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
+const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
+const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
+const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
+
+const questions = fs
+  .readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line).question);
+const pct = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+};
+const row = (name, values) => `| ${name} | ${values.length} | ${pct(values, 0.5).toFixed(1)} | ${pct(values, 0.95).toFixed(1)} |`;
+
+const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+const db = openDatabase(dbPath);
+const retriever = new Retriever(db, createEmbedder(config));
+warmVectorIndex(db);
+const settings = { k: config.retrieval.k };
+for (let i = 0; i < 10; i++) await retriever.search(questions[i], settings); // warm-up
+const warm = [];
+for (let i = 0; i < queries; i++) {
+  const started = performance.now();
+  await retriever.search(questions[(i + 10) % questions.length], settings);
+  warm.push(performance.now() - started);
+}
+db.close();
+
+const inside = [];
+const wall = [];
+for (let i = 0; i < oneshot; i++) {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, [path.join(root, 'bin/ragline.js'), '--db', dbPath, 'search', questions[i], '--json'], {
+    env: { ...process.env, RAGLINE_PROVIDER: 'offline' },
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  wall.push(performance.now() - started);
+  if (result.status !== 0) {
+    process.stderr.write(result.stderr);
+    process.exit(1);
+  }
+  inside.push(JSON.parse(result.stdout).ms);
+}
+
+console.log(`\n${chunks} chunks, offline embedder, k = ${settings.k}\n`);
+console.log('| search | n | p50 ms | p95 ms |');
+console.log('|---|---|---|---|');
+console.log(row('in a running process (vector copy loaded)', warm));
+console.log(row('one-shot `ragline search`, its own ms (process start excluded)', inside));
+console.log(row('one-shot `ragline search`, whole command', wall));
