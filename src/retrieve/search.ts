@@ -35,7 +35,7 @@ export interface RetrievedChunk extends ChunkSource {
   vectorRank?: number;
   vectorDistance?: number;
   keywordRank?: number;
-  /** FTS5 bm25 (lower is better). */
+  /** Keyword score: FTS5 bm25 of the terms plus phraseWeight x bm25 of the word pairs (lower is better). */
   bm25?: number;
 }
 
