@@ -53,3 +53,22 @@ export function buildFtsQuery(userText: string, options: FtsQueryOptions = {}): 
   if (terms.length === 0) return null;
   return terms.map(quoteFtsToken).join(operator === 'AND' ? ' AND ' : ' OR ');
 }
+
+/**
+ * The query's adjacent word pairs as FTS5 phrases joined with OR (`"install sdk" OR
+ * "sdk with"`), or null when the text has fewer than two tokens. Pairs of two stopwords
+ * are left out; a pair with one stopword stays, so "the sdk" still finds the phrase.
+ * Ranked by bm25 and added with a small weight to the terms' bm25, this rewards chunks
+ * where the query's words appear next to each other (sequential dependence).
+ */
+export function buildFtsPhraseQuery(userText: string, maxPhrases = 64): string | null {
+  const tokens = tokenize(userText);
+  const phrases = new Set<string>();
+  for (let i = 0; i + 1 < tokens.length && phrases.size < maxPhrases; i++) {
+    const a = tokens[i];
+    const b = tokens[i + 1];
+    if (STOPWORDS.has(a) && STOPWORDS.has(b)) continue;
+    phrases.add(quoteFtsToken(`${a} ${b}`));
+  }
+  return phrases.size > 0 ? [...phrases].join(' OR ') : null;
+}

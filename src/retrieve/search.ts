@@ -6,9 +6,10 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
-import { buildFtsQuery } from './fts-query.js';
-import { fuse, type FusedHit, type FuseOptions } from './fuse.js';
+import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
+import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { beginVectorCandidates, type VectorCandidate } from './knn.js';
+import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
 export interface ChunkSource {
@@ -34,7 +35,7 @@ export interface RetrievedChunk extends ChunkSource {
   vectorRank?: number;
   vectorDistance?: number;
   keywordRank?: number;
-  /** FTS5 bm25 (lower is better). */
+  /** Keyword score: FTS5 bm25 of the terms plus phraseWeight x bm25 of the word pairs (lower is better). */
   bm25?: number;
 }
 
@@ -53,6 +54,10 @@ export interface RetrievalSettings {
   secondary?: { query: string; weight: number };
   /** bm25() weights of the FTS columns title (with heading path) and body. */
   columnWeights?: [number, number];
+  /** Weight of the bm25 of the query's adjacent word pairs as phrases, added to the terms' bm25; 0 = terms only. */
+  phraseWeight?: number;
+  /** Fused-score bonus for candidates whose title and heading path contain all query terms; 0 = none. */
+  titleWeight?: number;
   fusion?: FuseOptions;
 }
 
@@ -62,6 +67,7 @@ export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 export class Retriever {
   private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
   private readonly chunkStatement: Statement<unknown[]>;
+  private readonly titleStatement: Statement<unknown[]>;
 
   constructor(
     private readonly db: Db,
@@ -71,6 +77,10 @@ export class Retriever {
     this.chunkStatement = db.prepare(`
       SELECT c.id AS chunkId, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
              c.start_line AS startLine, c.end_line AS endLine, c.locator AS locator, c.text_hash AS textHash
+      FROM chunks c JOIN documents d ON d.id = c.document_id
+      WHERE c.id IN (SELECT value FROM json_each(?))`);
+    this.titleStatement = db.prepare(`
+      SELECT c.id AS id, coalesce(d.title, '') || ' ' || c.heading AS title
       FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id IN (SELECT value FROM json_each(?))`);
   }
@@ -132,19 +142,38 @@ export class Retriever {
     // The vector scan runs on the helper thread while FTS5 runs here; it is always
     // joined, even if the keyword side throws, before anything else may search.
     const finishVectors = beginVectorCandidates(this.db, vector, candidates);
-    let keywordHits: { id: number; rank: number; score: number }[];
+    let keywordHits: RankedHit<number>[];
     let vectorList: VectorCandidate[] = [];
     try {
-      keywordHits = this.keywordCandidates(query, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS);
+      keywordHits = this.keywordCandidates(query, candidates, settings);
     } finally {
       vectorList = finishVectors();
     }
     const vectorHits = vectorList.map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
-    return fuse(vectorHits, keywordHits, settings.fusion);
+    const fused = fuse(vectorHits, keywordHits, settings.fusion);
+    const titleWeight = settings.titleWeight ?? DEFAULT_TITLE_WEIGHT;
+    if (titleWeight === 0 || fused.length === 0) return fused;
+    const head = fused.slice(0, candidates).map((hit) => hit.id);
+    const rows = this.titleStatement.all(JSON.stringify(head)) as { id: number; title: string }[];
+    const titles = new Map(rows.map((row) => [row.id, row.title]));
+    return boostTitleMatches(fused, query, (id) => titles.get(id) ?? '', titleWeight, candidates);
   }
 
-  private keywordCandidates(query: string, n: number, weights: [number, number]) {
-    const match = buildFtsQuery(query);
+  /**
+   * bm25 of the query's terms, plus (with weight `phraseWeight`) bm25 of its adjacent word
+   * pairs as phrases. The terms list goes three times deeper than `n`, so that most chunks
+   * a phrase finds have their own terms score.
+   */
+  private keywordCandidates(query: string, n: number, settings: RetrievalSettings): RankedHit<number>[] {
+    const weights = settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS;
+    const phraseWeight = settings.phraseWeight ?? DEFAULT_PHRASE_WEIGHT;
+    const phrases = phraseWeight > 0 ? buildFtsPhraseQuery(query) : null;
+    const terms = this.bm25(buildFtsQuery(query), phrases ? n * 3 : n, weights);
+    if (!phrases) return terms;
+    return addPhraseScores(terms, this.bm25(phrases, n, weights), phraseWeight, n);
+  }
+
+  private bm25(match: string | null, n: number, weights: [number, number]): RankedHit<number>[] {
     if (!match || n <= 0) return [];
     const key = weights.join(',');
     let statement = this.keywordStatements.get(key);

@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingest } from '../src/ingest/ingest.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import { buildFtsPhraseQuery } from '../src/retrieve/fts-query.js';
+import type { FusedHit } from '../src/retrieve/fuse.js';
+import { addPhraseScores, boostTitleMatches, queryStems, titleCoverage } from '../src/retrieve/rescore.js';
+import { Retriever } from '../src/retrieve/search.js';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { tempDir } from './helpers/cli.js';
+
+describe('buildFtsPhraseQuery', () => {
+  it('quotes adjacent word pairs, skips pairs of two stopwords, dedupes', () => {
+    expect(buildFtsPhraseQuery('Install the mobile SDK, install the mobile SDK')).toBe(
+      '"install the" OR "the mobile" OR "mobile sdk" OR "sdk install"',
+    );
+    expect(buildFtsPhraseQuery('what is it')).toBeNull();
+    expect(buildFtsPhraseQuery('carthage?')).toBeNull();
+    expect(buildFtsPhraseQuery('')).toBeNull();
+  });
+
+  it('property: MATCH never throws on arbitrary text (fixed seed)', () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5(title, body, tokenize = "porter unicode61 remove_diacritics 2")`);
+    db.prepare('INSERT INTO t(rowid, title, body) VALUES (1, ?, ?)').run('Install SDK', 'NOT NULL "quoted" NEAR(a b)');
+    const search = db.prepare('SELECT rowid FROM t WHERE t MATCH ?');
+    const text = fc.array(fc.constantFrom('a', 'NOT', 'NEAR', 'AND', '"', '(', ')', '*', ':', '^', ' ', 'é', '東', '🎉', '\u0000'), { maxLength: 30 });
+    fc.assert(
+      fc.property(text, (parts) => {
+        const q = buildFtsPhraseQuery(parts.join(''));
+        if (q !== null) search.all(q);
+      }),
+      { seed: 20250102, numRuns: 300 },
+    );
+    db.close();
+  });
+});
+
+describe('addPhraseScores', () => {
+  const hits = (pairs: [string, number][]) => pairs.map(([id, score], i) => ({ id, rank: i + 1, score }));
+
+  it('adds weighted phrase bm25 to the terms bm25 and re-ranks', () => {
+    const out = addPhraseScores(hits([['a', -10], ['b', -9], ['c', -2]]), hits([['b', -8]]), 0.25, 10);
+    expect(out.map((h) => h.id)).toEqual(['b', 'a', 'c']);
+    expect(out[0]).toEqual({ id: 'b', rank: 1, score: -11 });
+  });
+
+  it('gives a phrase-only chunk the last terms score, and keeps the best n', () => {
+    const out = addPhraseScores(hits([['a', -10], ['b', -4]]), hits([['z', -40]]), 0.25, 2);
+    expect(out).toEqual([
+      { id: 'z', rank: 1, score: -14 },
+      { id: 'a', rank: 2, score: -10 },
+    ]);
+  });
+
+  it('returns the terms list unchanged with no phrase hits', () => {
+    const terms = hits([['a', -3], ['b', -1]]);
+    expect(addPhraseScores(terms, [], 0.25, 10)).toEqual(terms);
+  });
+});
+
+describe('title coverage', () => {
+  it('counts the share of query stems in the title', () => {
+    expect(queryStems('How do I create schemas?')).toEqual(['creat', 'schema']);
+    expect(titleCoverage(queryStems('How do I create schemas?'), 'Creating schema')).toBe(1);
+    expect(titleCoverage(queryStems('create schema tables'), 'Data manager > Tables')).toBeCloseTo(1 / 3);
+    expect(titleCoverage(queryStems('create schema'), '')).toBe(0);
+  });
+
+  it('moves chunks with matching titles up within the first n only', () => {
+    const fused: FusedHit<number>[] = [1, 2, 3, 4].map((id, i) => ({ id, rank: i + 1, score: 1 - i * 0.1 }));
+    const titles: Record<number, string> = { 1: 'Overview', 2: 'Billing', 3: 'Creating schemas', 4: 'Creating schemas' };
+    const out = boostTitleMatches(fused, 'create a schema', (id) => titles[id]!, 0.8, 3);
+    expect(out.map((h) => h.id)).toEqual([3, 1, 2, 4]);
+    expect(out.map((h) => h.rank)).toEqual([1, 2, 3, 4]);
+    expect(out[0]!.score).toBeCloseTo(0.8 + 0.8);
+    expect(boostTitleMatches(fused, 'create a schema', (id) => titles[id]!, 0, 3)).toEqual(fused);
+  });
+});
+
+describe('Retriever with phrases and title coverage', () => {
+  let dir: string;
+  let db: Db;
+  let retriever: Retriever;
+  const write = (name: string, text: string) => fs.writeFileSync(path.join(dir, name), text);
+  const filler = Array.from({ length: 120 }, (_, i) => `word${i % 17} text`).join(' ');
+
+  beforeAll(async () => {
+    dir = tempDir('ragline-rescore-');
+    write('creating-schema.md', `# Creating schema\n\nOpen the console, choose a database and press the add button. ${filler}\n`);
+    write('data-manager.md', '# Data manager\n\nThe data manager lists tables and their schema. You create a table in a database.\n');
+    write('buckets.md', `# Buckets\n\nA bucket in object storage keeps your files. ${filler}\n`);
+    write('regions.md', '# Regions\n\nPick an object to copy. Local storage differs per region; a bucket object, a storage class, a bucket policy.\n');
+    for (let i = 0; i < 6; i++) write(`filler-${i}.md`, `# Note ${i}\n\nUnrelated text about billing, invoices and payment number ${i}.\n`);
+    db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root: dir, db, embedder, chunker: { size: 4000, overlap: 200 }, maxFileBytes: 1024 * 1024 });
+    retriever = new Retriever(db, embedder);
+  });
+  afterAll(() => {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const byPath = async (query: string, settings: { phraseWeight?: number; titleWeight?: number } = {}) =>
+    new Map((await retriever.search(query, { k: 5, ...settings })).map((hit) => [hit.documentPath, hit]));
+
+  it('adds the title bonus to chunks whose title holds the query terms, and only to them', async () => {
+    const without = await byPath('How do I create a schema?', { titleWeight: 0, phraseWeight: 0 });
+    const withTitle = await byPath('How do I create a schema?', { phraseWeight: 0 });
+    expect(withTitle.get('creating-schema.md')!.score - without.get('creating-schema.md')!.score).toBeCloseTo(0.8);
+    expect(withTitle.get('data-manager.md')!.score).toBeCloseTo(without.get('data-manager.md')!.score);
+  });
+
+  it('improves the keyword score of a chunk with the query words side by side, not of one with them scattered', async () => {
+    const without = await byPath('object storage bucket', { titleWeight: 0, phraseWeight: 0 });
+    const withPhrases = await byPath('object storage bucket', { titleWeight: 0 });
+    expect(withPhrases.get('buckets.md')!.bm25!).toBeLessThan(without.get('buckets.md')!.bm25!);
+    expect(withPhrases.get('regions.md')!.bm25!).toBeCloseTo(without.get('regions.md')!.bm25!);
+  });
+});
