@@ -13,10 +13,9 @@ import { openDatabase, type Db } from '../src/store/db.js';
 import { tempDir } from './helpers/cli.js';
 
 describe('buildFtsPhraseQuery', () => {
-  it('quotes adjacent word pairs, skips pairs of two stopwords, dedupes', () => {
-    expect(buildFtsPhraseQuery('Install the mobile SDK, install the mobile SDK')).toBe(
-      '"install the" OR "the mobile" OR "mobile sdk" OR "sdk install"',
-    );
+  it('quotes adjacent pairs of content words, skips pairs with a stopword, dedupes', () => {
+    expect(buildFtsPhraseQuery('Install the mobile SDK, install the mobile SDK')).toBe('"mobile sdk" OR "sdk install"');
+    expect(buildFtsPhraseQuery('rotate API keys')).toBe('"rotate api" OR "api keys"');
     expect(buildFtsPhraseQuery('what is it')).toBeNull();
     expect(buildFtsPhraseQuery('carthage?')).toBeNull();
     expect(buildFtsPhraseQuery('')).toBeNull();

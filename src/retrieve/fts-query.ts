@@ -55,11 +55,12 @@ export function buildFtsQuery(userText: string, options: FtsQueryOptions = {}): 
 }
 
 /**
- * The query's adjacent word pairs as FTS5 phrases joined with OR (`"install sdk" OR
- * "sdk with"`), or null when the text has fewer than two tokens. Pairs of two stopwords
- * are left out; a pair with one stopword stays, so "the sdk" still finds the phrase.
- * Ranked by bm25 and added with a small weight to the terms' bm25, this rewards chunks
- * where the query's words appear next to each other (sequential dependence).
+ * The query's adjacent pairs of content words as FTS5 phrases joined with OR
+ * (`"mobile sdk" OR "sdk install"`), or null when there is no such pair. Ranked by bm25
+ * and added with a small weight to the terms' bm25, this rewards chunks where the
+ * query's words stand next to each other (sequential dependence). Pairs with a stopword
+ * are left out: matching "the mobile" reads the position lists of "the" in every chunk
+ * (10 ms of a 100k-chunk search, against 1 ms without) for no measured gain.
  */
 export function buildFtsPhraseQuery(userText: string, maxPhrases = 64): string | null {
   const tokens = tokenize(userText);
@@ -67,7 +68,7 @@ export function buildFtsPhraseQuery(userText: string, maxPhrases = 64): string |
   for (let i = 0; i + 1 < tokens.length && phrases.size < maxPhrases; i++) {
     const a = tokens[i];
     const b = tokens[i + 1];
-    if (STOPWORDS.has(a) && STOPWORDS.has(b)) continue;
+    if (STOPWORDS.has(a) || STOPWORDS.has(b)) continue;
     phrases.add(quoteFtsToken(`${a} ${b}`));
   }
   return phrases.size > 0 ? [...phrases].join(' OR ') : null;

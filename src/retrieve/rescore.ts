@@ -8,7 +8,7 @@ import type { FusedHit, RankedHit } from './fuse.js';
 import { stem, STOPWORDS, tokenize } from '../text/index.js';
 
 /** Weight of the phrase bm25 added to the terms' bm25. */
-export const DEFAULT_PHRASE_WEIGHT = 0.25;
+export const DEFAULT_PHRASE_WEIGHT = 0.5;
 /** Fused-score bonus for a title that contains every query term (proportionally less for fewer). */
 export const DEFAULT_TITLE_WEIGHT = 0.8;
 
