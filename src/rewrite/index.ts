@@ -16,7 +16,7 @@ export type {
   Topic,
   TopicSource,
 } from './types.js';
-export { classifyQuestion, followUpSignal, isSmallTalk, type GateResult, type QuestionKind } from './gate.js';
+export { classifyQuestion, followUpSignal, isSmallTalk, type GateOptions, type GateResult, type QuestionKind } from './gate.js';
 export { activeTopic, extractTerms, rankTopics, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
 export { summarizeOffline } from './summary.js';
 export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './topics-llm.js';
