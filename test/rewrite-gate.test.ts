@@ -73,3 +73,27 @@ describe('classifyQuestion: standalone questions do not trigger', () => {
     expect(classifyQuestion(question, true)).toEqual({ kind: 'standalone', reason: 'standalone: no reference to earlier turns' });
   });
 });
+
+describe('classifyQuestion: the eager gate (a model rewrites)', () => {
+  it.each([
+    ['Will purchasing stocks give me control over it?', "pronoun 'it'"],
+    ['Is there an advantage for why Germany keeps doing this?', "pronoun 'this'"],
+    ['I meant for a deceased relative', "reference 'i meant'"],
+  ])('"%s" -> %s, and standalone for the strict gate', (question, reason) => {
+    expect(classifyQuestion(question, true, { eager: true })).toEqual({ kind: 'follow_up', reason });
+    expect(classifyQuestion(question, true).kind).toBe('standalone');
+  });
+
+  it.each([
+    'Is it possible to rotate API keys without downtime?',
+    'How can I check that a webhook request really came from Orbitly?',
+    'What is WACC?',
+    'Is the Team plan cheaper than the Enterprise plan?',
+  ])('still lets "%s" stand alone', (question) => {
+    expect(classifyQuestion(question, true, { eager: true }).kind).toBe('standalone');
+  });
+
+  it('is never used on the first turn', () => {
+    expect(classifyQuestion('Will purchasing stocks give me control over it?', false, { eager: true }).kind).toBe('standalone');
+  });
+});

@@ -155,6 +155,17 @@ describe('LLM rewriter: the gate saves the model call', () => {
   });
 });
 
+describe('LLM rewriter: the eager gate', () => {
+  it('asks the model about a pronoun past the question\'s own noun phrase, which the offline rewriter leaves alone', async () => {
+    const input = request({ question: 'Will rotating the key break my running jobs that use it?' });
+    server.queueChat('Will rotating the Orbitly API key break running jobs that use the key?');
+    const outcome = await createRewriter(model()).rewrite(input);
+    expect(outcome).toMatchObject({ decision: 'rewritten', reason: "pronoun 'it'" });
+    expect(server.requestsTo('chat')).toHaveLength(1);
+    expect((await createRewriter(undefined).rewrite(input)).decision).toBe('skipped');
+  });
+});
+
 describe('sanitizeRewrite', () => {
   it('allows a rewrite of a short question up to the floor length and caps at 300 characters', () => {
     expect(sanitizeRewrite('x'.repeat(120), 'Why?')).toEqual({ ok: true, text: 'x'.repeat(120) });

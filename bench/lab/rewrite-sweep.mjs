@@ -24,6 +24,9 @@ const { openDatabase } = await import(dist('store/db.js'));
 const { Retriever } = await import(dist('retrieve/search.js'));
 const { OfflineEmbedder } = await import(dist('providers/offline-embedder.js'));
 const { DocumentNames, runEval, parseTasks } = await import(dist('eval/run.js'));
+const { vectorCandidates } = await import(dist('retrieve/knn.js'));
+const { fuse } = await import(dist('retrieve/fuse.js'));
+const { buildFtsQuery } = await import(dist('retrieve/fts-query.js'));
 const { OfflineRewriter, updateTopics, classifyQuestion, extractTerms, rankTopics } = await import(dist('rewrite/index.js'));
 const { tokenize } = await import(dist('text/tokenize.js'));
 const { stem } = await import(dist('text/stem.js'));
@@ -41,9 +44,21 @@ const RAW_RULE = arg('raw-rule', '') ? arg('raw-rule').split(':').map(Number) : 
 /** `--raw-idf share:w`: questions whose rarest content word is in more than `share` of the chunks are fused with weight w. */
 const RAW_IDF = arg('raw-idf', '') ? arg('raw-idf').split(':').map(Number) : null;
 let docShare = () => 0;
+/**
+ * `--terms wk[:wv]`: instead of fusing the rewrite's and the raw question's ranked lists, one
+ * weighted query: keyword score = bm25(question's words) + wk x bm25(words the rewrite added),
+ * vector = normalise(v(question) + wv x v(added words)) (wv default wk); then the usual hybrid fusion.
+ */
+const TERMS = arg('terms', '') ? arg('terms').split(':').map(Number) : null;
+/** With --terms: `--terms-raw r` also fuses the raw question's own ranked list at weight r (list fusion, as today). */
+const TERMS_RAW = Number(arg('terms-raw', '0'));
+/** With --terms: `--terms-norm` caps the added words' total weight at the question's content-word count (wk x min(1, nq / nadded)). */
+const TERMS_NORM = process.argv.includes('--terms-norm');
+/** With --terms: `--terms-idf share:wk`: a question whose rarest content word is in at most `share` of the chunks gets wk instead. */
+const TERMS_IDF = arg('terms-idf', '') ? arg('terms-idf').split(':').map(Number) : null;
 const rawWeightFor = (question) => {
   if (RAW_RULE && content(question).length <= RAW_RULE[0]) return RAW_RULE[1];
-  if (RAW_IDF) {
+  if (RAW_IDF || TERMS_IDF) {
     const rarest = Math.min(1, ...content(question).map((word) => docShare(word)));
     if (rarest > RAW_IDF[0]) return RAW_IDF[1];
   }
@@ -149,16 +164,62 @@ const table = [];
 for (const domain of domains) {
   const db = openDatabase(path.join(root, `bench/out/mtrag/${domain}-c3000.db`), { readonly: true });
   const retriever = new Retriever(db, new OfflineEmbedder());
-  if (RAW_IDF) {
+  if (RAW_IDF || TERMS_IDF) {
     db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, chunks_fts, row)');
     const total = db.prepare('SELECT count(*) AS n FROM chunks').get().n;
     const df = db.prepare('SELECT doc FROM temp.vocab WHERE term = ?');
     docShare = (word) => (df.get(stem(word))?.doc ?? 0) / total;
   }
   const cache = new Map();
+  const embedder = new OfflineEmbedder();
+  const bm25All = db.prepare('SELECT rowid AS id, bm25(chunks_fts, 4, 1) AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?');
+  const bm25Of = db.prepare('SELECT rowid AS id, bm25(chunks_fts, 4, 1) AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
+  const chunkDoc = db.prepare('SELECT c.id AS chunkId, d.path AS documentPath FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?');
+  const weighted = (question, rewrite, wk, wv) => {
+    const present = stems(question);
+    const added = [...new Set(tokenize(rewrite, { identifiers: true }).filter((w) => !present.has(stem(w)) && !isStopword(w)))];
+    const qm = buildFtsQuery(question);
+    const cm = added.length ? buildFtsQuery(added.join(' ')) : null;
+    const N = 100;
+    const rawHits = qm ? bm25All.all(qm, N) : [];
+    const ctxHits = cm ? bm25All.all(cm, N) : [];
+    const score = new Map();
+    for (const h of rawHits) score.set(h.id, { raw: h.bm25, ctx: undefined });
+    for (const h of ctxHits) { const e = score.get(h.id) ?? { raw: undefined, ctx: undefined }; e.ctx = h.bm25; score.set(h.id, e); }
+    const needRaw = [...score].filter(([, e]) => e.raw === undefined).map(([id]) => id);
+    const needCtx = [...score].filter(([, e]) => e.ctx === undefined).map(([id]) => id);
+    if (qm && needRaw.length) for (const h of bm25Of.all(qm, JSON.stringify(needRaw))) score.get(h.id).raw = h.bm25;
+    if (cm && needCtx.length) for (const h of bm25Of.all(cm, JSON.stringify(needCtx))) score.get(h.id).ctx = h.bm25;
+    if (TERMS_NORM) wk *= Math.min(1, Math.max(1, content(question).length) / Math.max(1, added.length));
+    if (TERMS_IDF && Math.min(1, ...content(question).map((word) => docShare(word))) <= TERMS_IDF[0]) wk = TERMS_IDF[1];
+    const keyword = [...score].map(([id, e]) => ({ id, score: (e.raw ?? 0) + wk * (e.ctx ?? 0) })).sort((a, b) => a.score - b.score).slice(0, N).map((h, i) => ({ ...h, rank: i + 1 }));
+    const vq = embedder.embedOne(question);
+    let v = vq;
+    if (added.length && wv > 0) {
+      const vc = embedder.embedOne(added.join(' '));
+      v = new Float32Array(vq.length);
+      let norm = 0;
+      for (let i = 0; i < v.length; i++) { v[i] = vq[i] + wv * vc[i]; norm += v[i] * v[i]; }
+      norm = Math.sqrt(norm) || 1;
+      for (let i = 0; i < v.length; i++) v[i] /= norm;
+    }
+    const vectorHits = vectorCandidates(db, v, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+    let fused = fuse(vectorHits, keyword);
+    if (TERMS_RAW > 0) {
+      const rawVector = vectorCandidates(db, vq, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+      const rawList = fuse(rawVector, rawHits.map((h, i) => ({ id: h.id, rank: i + 1, score: h.bm25 })));
+      const byId = new Map(fused.map((h) => [h.id, h.score]));
+      for (const h of rawList) byId.set(h.id, (byId.get(h.id) ?? 0) + TERMS_RAW * h.score);
+      fused = [...byId].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+    }
+    return fused.slice(0, 10).map((hit) => chunkDoc.get(hit.id));
+  };
   const retrieve = async ({ query, secondary }) => {
     const key = `${query}\u0000${secondary ?? ''}`;
-    if (!cache.has(key)) cache.set(key, await retriever.search(query, { k: 10, secondary: secondary ? { query: secondary, weight: rawWeightFor(secondary) } : undefined }));
+    if (!cache.has(key)) {
+      if (TERMS && secondary) cache.set(key, weighted(secondary, query, TERMS[0], TERMS[1] ?? TERMS[0]));
+      else cache.set(key, await retriever.search(query, { k: 10, secondary: secondary ? { query: secondary, weight: rawWeightFor(secondary) } : undefined }));
+    }
     return cache.get(key);
   };
   const tasks = parseTasks(fs.readFileSync(path.join(root, `bench/out/mtrag/${domain}/tasks.jsonl`), 'utf8'), domain);

@@ -12,6 +12,7 @@ import type { Config, RewritePolicy } from '../config/index.js';
 import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../providers/types.js';
 import { isAbortError } from '../providers/describe-error.js';
 import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
+import { termShares } from '../retrieve/term-stats.js';
 import {
   extractTopicsWithModel,
   summarizeOffline,
@@ -179,6 +180,8 @@ export function rewriteRequestFor(
   config: Config,
   policy: RewritePolicy,
   signal?: AbortSignal,
+  /** How common a word is in the index (`termShares`), for the offline rewriter. */
+  termShare?: (word: string) => number,
 ): RewriteRequest {
   const window = config.history.rewriteTurns > 0 ? history.verbatim.slice(-config.history.rewriteTurns) : [];
   return {
@@ -188,6 +191,7 @@ export function rewriteRequestFor(
     summary: history.summary,
     scope: config.assistant?.scope,
     policy,
+    ...(termShare ? { termShare } : {}),
     signal,
   };
 }
@@ -195,17 +199,25 @@ export function rewriteRequestFor(
 /**
  * How a turn retrieves: a rewritten query is searched beside the question as
  * asked, fused with `retrieval.rawWeight`, so a bad rewrite cannot lose what the
- * question alone finds (measured on bench/mtrag: BENCHMARKS.md). Shared with replay.
+ * question alone finds (measured on bench/mtrag: BENCHMARKS.md). When the rewriter
+ * says how to weigh its rewrite (`outcome.weighting`, the offline rewriter on a vague
+ * question), the words it added count that much and its raw weight is the default.
+ * Shared with replay.
  */
 export function retrievalSettingsFor(
   question: string,
-  outcome: { decision: string; standaloneQuery: string; model?: string },
+  outcome: { decision: string; standaloneQuery: string; model?: string; weighting?: RewriteOutcome['weighting'] },
   k: number,
   config: Config,
 ): RetrievalSettings {
-  const rawWeight = config.retrieval.rawWeight ?? defaultRawWeight(outcome.model);
-  const useRaw = outcome.decision === 'rewritten' && outcome.standaloneQuery !== question && rawWeight > 0;
-  return useRaw ? { k, secondary: { query: question, weight: rawWeight } } : { k };
+  const rewritten = outcome.decision === 'rewritten' && outcome.standaloneQuery !== question;
+  if (!rewritten) return { k };
+  const rawWeight = config.retrieval.rawWeight ?? outcome.weighting?.raw ?? defaultRawWeight(outcome.model);
+  return {
+    k,
+    ...(rawWeight > 0 ? { secondary: { query: question, weight: rawWeight } } : {}),
+    ...(outcome.weighting ? { expansion: { core: question, weight: outcome.weighting.expansion } } : {}),
+  };
 }
 
 /**
@@ -323,7 +335,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     // (2)+(3) Rewrite to a standalone query.
     stage = performance.now();
     try {
-      outcome = await rewriter.rewrite(rewriteRequestFor(question, history, config, policy, signal));
+      outcome = await rewriter.rewrite(rewriteRequestFor(question, history, config, policy, signal, termShares(db)));
     } catch (error) {
       if (signal?.aborted || isAbortError(error)) return yield* done('interrupted');
       // The rewriter is meant to fall back by itself; if it threw anyway, search with the question.

@@ -22,6 +22,8 @@ export class ConversationRewriter {
     private readonly policy: RewritePolicy,
     /** false: the rewriter sees no tracked topics (to measure what they add). */
     private readonly useTopics = true,
+    /** How common a word is in the index, as the chat gives it (`termShares`). */
+    private readonly termShare?: (word: string) => number,
   ) {}
 
   /** The rewrite outcome of the task's question, as the chat would produce it. */
@@ -38,6 +40,7 @@ export class ConversationRewriter {
       topics: this.useTopics ? state.topics : [],
       scope: this.config.assistant?.scope,
       policy: this.policy,
+      ...(this.termShare ? { termShare: this.termShare } : {}),
     });
   }
 

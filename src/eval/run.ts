@@ -72,6 +72,8 @@ export interface VariantQuery {
   decision?: string;
   /** A second query fused in with its weight (the raw question beside a rewrite). */
   secondary?: { query: string; weight: number };
+  /** The question within the query and the weight of the words the rewrite added (RetrievalSettings.expansion). */
+  expansion?: { core: string; weight: number };
 }
 
 /** The query a variant sends for a task, or null when it has none (e.g. no reference rewrite). */

@@ -7,6 +7,7 @@
 
 import type { Config, RewritePolicy } from '../config/index.js';
 import { loadHistory, retrievalSettingsFor, rewriteRequestFor, type TurnHistory } from '../chat/turn.js';
+import { termShares } from '../retrieve/term-stats.js';
 import type { ChatMessage, TokenUsage } from '../providers/types.js';
 import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
@@ -122,7 +123,7 @@ async function rerunTurn(
 ): Promise<RerunTurn> {
   const { config } = context;
   const history = await historyAt(context.db, sessionId, turn, config);
-  const request = rewriteRequestFor(turn.question, history, config, policy, signal);
+  const request = rewriteRequestFor(turn.question, history, config, policy, signal, termShares(context.db));
   let outcome: RewriteOutcome;
   try {
     outcome = await context.rewriter.rewrite(request);
@@ -147,7 +148,7 @@ async function rerunTurn(
       : { standaloneQuery: turn.standaloneQuery, decision: turn.rewriteDecision ?? 'skipped', reason: turn.rewriteReason ?? '' };
 
   const k = turn.k ?? config.retrieval.k;
-  const settings = retrievalSettingsFor(turn.question, after, k, config);
+  const settings = retrievalSettingsFor(turn.question, { ...after, weighting: outcome.weighting }, k, config);
   const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, settings, signal);
   const newChunks = retrieved.map(withoutText);
   return {

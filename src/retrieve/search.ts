@@ -6,6 +6,9 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
+import { tokenize } from '../text/tokenize.js';
+import { stem } from '../text/stem.js';
+import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { beginVectorCandidates, type VectorCandidate } from './knn.js';
@@ -52,6 +55,13 @@ export interface RetrievalSettings {
    * question alone would have found.
    */
   secondary?: { query: string; weight: number };
+  /**
+   * The query is `core` (the question as asked) plus words a rewrite added; those
+   * words count `weight` times as much as the core's: keyword score = bm25(core) +
+   * weight x bm25(added words), query vector = normalise(v(core) + weight x v(added
+   * words)). Without it every word of the query counts the same.
+   */
+  expansion?: { core: string; weight: number };
   /** bm25() weights of the FTS columns title (with heading path) and body. */
   columnWeights?: [number, number];
   /** Weight of the bm25 of the query's adjacent word pairs as phrases, added to the terms' bm25; 0 = terms only. */
@@ -66,6 +76,7 @@ export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
 export class Retriever {
   private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
+  private readonly scoreStatements = new Map<string, Statement<unknown[]>>();
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
 
@@ -88,8 +99,13 @@ export class Retriever {
   /** Embeds `query` (and the secondary query, if any) and retrieves. */
   async search(query: string, settings: RetrievalSettings, signal?: AbortSignal): Promise<RetrievedChunk[]> {
     const secondary = settings.secondary && settings.secondary.query !== query ? settings.secondary : undefined;
-    const vectors = await this.embedder.embed(secondary ? [query, secondary.query] : [query], signal);
-    return this.searchWithVector(query, vectors[0]!, { ...settings, secondary }, vectors[1]);
+    const added = settings.expansion ? addedWords(query, settings.expansion.core) : [];
+    const expansion = settings.expansion && added.length > 0 ? settings.expansion : undefined;
+    const texts = expansion ? [expansion.core, added.join(' ')] : [query];
+    if (secondary) texts.push(secondary.query);
+    const vectors = await this.embedder.embed(texts, signal);
+    const vector = expansion ? weightedSum(vectors[0]!, vectors[1]!, expansion.weight) : vectors[0]!;
+    return this.searchWithVector(query, vector, { ...settings, secondary, expansion }, secondary ? vectors.at(-1) : undefined);
   }
 
   /**
@@ -105,7 +121,7 @@ export class Retriever {
 
   private read(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
-    let fused = this.fusedFor(query, vector, candidates, settings);
+    let fused = this.fusedFor(query, vector, candidates, settings, settings.expansion);
     if (settings.secondary && secondaryVector) {
       fused = combine(fused, this.fusedFor(settings.secondary.query, secondaryVector, candidates, settings), settings.secondary.weight);
     }
@@ -138,14 +154,24 @@ export class Retriever {
     return results;
   }
 
-  private fusedFor(query: string, vector: Float32Array, candidates: number, settings: RetrievalSettings): FusedHit<number>[] {
+  private fusedFor(
+    query: string,
+    vector: Float32Array,
+    candidates: number,
+    settings: RetrievalSettings,
+    expansion?: RetrievalSettings['expansion'],
+  ): FusedHit<number>[] {
     // The vector scan runs on the helper thread while FTS5 runs here; it is always
     // joined, even if the keyword side throws, before anything else may search.
     const finishVectors = beginVectorCandidates(this.db, vector, candidates);
     let keywordHits: RankedHit<number>[];
     let vectorList: VectorCandidate[] = [];
     try {
-      keywordHits = this.keywordCandidates(query, candidates, settings);
+      const added = expansion ? addedWords(query, expansion.core) : [];
+      keywordHits =
+        expansion && added.length > 0
+          ? this.weightedKeywordCandidates(expansion.core, added.join(' '), expansion.weight, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS)
+          : this.keywordCandidates(query, candidates, settings);
     } finally {
       vectorList = finishVectors();
     }
@@ -171,6 +197,50 @@ export class Retriever {
     const terms = this.bm25(buildFtsQuery(query), phrases ? n * 3 : n, weights);
     if (!phrases) return terms;
     return addPhraseScores(terms, this.bm25(phrases, n, weights), phraseWeight, n);
+  }
+
+  /**
+   * Keyword candidates for `core` plus `added` words at `weight`: bm25 is a sum over
+   * the query's terms, so bm25(core) + weight x bm25(added) scores one weighted query.
+   * Candidates are the best of either query; each one's missing part is looked up exactly.
+   */
+  private weightedKeywordCandidates(core: string, added: string, weight: number, n: number, weights: [number, number]): RankedHit<number>[] {
+    const parts = new Map<number, { core?: number; added?: number }>();
+    const coreHits = this.bm25(buildFtsQuery(core), n, weights);
+    const addedHits = this.bm25(buildFtsQuery(added), n, weights);
+    for (const hit of coreHits) parts.set(hit.id, { core: hit.score });
+    for (const hit of addedHits) parts.set(hit.id, { ...parts.get(hit.id), added: hit.score });
+    const fill = (text: string, side: 'core' | 'added') => {
+      const ids = [...parts].filter(([, part]) => part[side] === undefined).map(([id]) => id);
+      for (const row of this.keywordScores(text, ids, weights)) parts.get(row.id)![side] = row.bm25;
+    };
+    fill(core, 'core');
+    fill(added, 'added');
+    return [...parts]
+      .map(([id, part]) => ({ id, score: (part.core ?? 0) + weight * (part.added ?? 0) }))
+      .sort((a, b) => a.score - b.score || a.id - b.id)
+      .slice(0, n)
+      .map((hit, i) => ({ ...hit, rank: i + 1 }));
+  }
+
+  /** bm25 of `text` for the given chunks (those that match it). */
+  private keywordScores(text: string, ids: number[], weights: [number, number]): { id: number; bm25: number }[] {
+    const match = buildFtsQuery(text);
+    if (!match || ids.length === 0) return [];
+    const key = weights.join(',');
+    let statement = this.scoreStatements.get(key);
+    if (!statement) {
+      statement = this.db.prepare(
+        `SELECT rowid AS id, bm25(chunks_fts, ${weights.map(Number).join(', ')}) AS bm25
+         FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+      );
+      this.scoreStatements.set(key, statement);
+    }
+    try {
+      return statement.all(match, JSON.stringify(ids)) as { id: number; bm25: number }[];
+    } catch {
+      return [];
+    }
   }
 
   private bm25(match: string | null, n: number, weights: [number, number]): RankedHit<number>[] {
@@ -201,6 +271,32 @@ export function formatLocation(chunk: { documentPath: string; startLine: number;
     return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:p.${chunk.startLine}` : `${chunk.documentPath}:p.${chunk.startLine}-${chunk.endLine}`;
   }
   return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:${chunk.startLine}` : `${chunk.documentPath}:${chunk.startLine}-${chunk.endLine}`;
+}
+
+/** Content words of `query` that `core` lacks (compared by stem), in order, once each. */
+export function addedWords(query: string, core: string): string[] {
+  const present = new Set(tokenize(core, { identifiers: true }).map((word) => stem(word)));
+  const added: string[] = [];
+  for (const word of tokenize(query, { identifiers: true })) {
+    const key = stem(word);
+    if (present.has(key) || isStopword(word)) continue;
+    present.add(key);
+    added.push(word);
+  }
+  return added;
+}
+
+/** normalise(a + weight x b). */
+function weightedSum(a: Float32Array, b: Float32Array, weight: number): Float32Array {
+  const out = new Float32Array(a.length);
+  let norm = 0;
+  for (let i = 0; i < a.length; i++) {
+    out[i] = a[i]! + weight * (b[i] ?? 0);
+    norm += out[i]! * out[i]!;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < out.length; i++) out[i] = out[i]! / norm;
+  return out;
 }
 
 /** Adds the secondary list's fused scores, times `weight`, to the primary's; score parts come from the primary where it has them. */

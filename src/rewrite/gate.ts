@@ -11,6 +11,18 @@ import { extractTerms } from './topics.js';
 
 export type QuestionKind = 'small_talk' | 'follow_up' | 'standalone';
 
+export interface GateOptions {
+  /**
+   * A model does the rewrite: also call a question a follow-up when a pronoun points
+   * past the question's own noun phrase ("will buying stocks give me control over it?",
+   * "why does Germany keep doing this?") or when it clarifies the previous one ("I
+   * meant ..."). A model leaves a standalone question as it is, so a false positive
+   * costs one call, while a missed follow-up costs the search (measured on MTRAG:
+   * BENCHMARKS.md). The offline rewriter only adds words, so it stays strict.
+   */
+  eager?: boolean;
+}
+
 export interface GateResult {
   kind: QuestionKind;
   /** Short phrase naming the signal, e.g. `pronoun 'it'`, `opener 'what about'`, `2 content words`. */
@@ -106,6 +118,9 @@ const REFERENCE_PATTERNS: readonly { pattern: RegExp; name: (m: RegExpExecArray)
   { pattern: /^same\b/, name: () => 'same' },
 ];
 
+/** Clarifications of the previous question, for the eager gate: "I meant for a deceased relative". */
+const EAGER_REFERENCE = /^(i meant|i mean|i was asking|i was talking|i'm asking|i am asking)\b/;
+
 const COMPARATIVES = new Set(
   `cheaper faster better worse easier safer larger smaller bigger slower higher lower harder simpler
   newer older longer shorter safer riskier costlier pricier quicker stronger weaker more less`.split(/\s+/).filter(Boolean),
@@ -125,12 +140,12 @@ const SENTENCE_MARKERS = new Set(
  * Classifies a chat message. Small talk first (whatever the history), then the first
  * turn (nothing to resolve), then the follow-up signals in a fixed order.
  */
-export function classifyQuestion(question: string, hasHistory: boolean): GateResult {
+export function classifyQuestion(question: string, hasHistory: boolean, options: GateOptions = {}): GateResult {
   const words = tokenize(question.replace(/['’]/g, "'"), { identifiers: true });
   if (words.length === 0) return { kind: 'small_talk', reason: 'no words' };
   if (isSmallTalk(question)) return { kind: 'small_talk', reason: 'small talk' };
   if (!hasHistory) return { kind: 'standalone', reason: 'first turn: no history' };
-  const signal = followUpSignal(question);
+  const signal = followUpSignal(question, options);
   if (signal) return { kind: 'follow_up', reason: signal };
   return { kind: 'standalone', reason: 'standalone: no reference to earlier turns' };
 }
@@ -143,7 +158,7 @@ export function isSmallTalk(message: string): boolean {
 }
 
 /** The first follow-up signal found in `question`, as a short phrase, or undefined. */
-export function followUpSignal(question: string): string | undefined {
+export function followUpSignal(question: string, options: GateOptions = {}): string | undefined {
   const text = question.toLowerCase().replace(/[’‘]/g, "'");
   const all = text.match(/[\p{L}\p{N}][\p{L}\p{N}_'.\-]*/gu)?.map((word) => word.replace(/[.\-']+$/, '')) ?? [];
   // "ok, and on Windows?", "thanks, what about CI?": the acknowledgement is not the question.
@@ -161,6 +176,10 @@ export function followUpSignal(question: string): string | undefined {
     const match = pattern.exec(joined);
     if (match) return `reference '${name(match)}'`;
   }
+  if (options.eager) {
+    const match = EAGER_REFERENCE.exec(joined);
+    if (match) return `reference '${match[0]}'`;
+  }
 
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!.replace(/'s$/, '');
@@ -168,7 +187,8 @@ export function followUpSignal(question: string): string | undefined {
     // A pronoun after a noun phrase of the question itself most likely points at that
     // ("my credit card ... it keeps failing", "a company and its employees").
     // Not after an auxiliary, though: "how many workspaces does it allow?" asks about the earlier topic.
-    if (!AUXILIARIES.has(words[i - 1] ?? '') && extractTerms(words.slice(0, i).join(' ')).length > 0) break;
+    // A model is trusted to leave such a question as it is (options.eager).
+    if (!options.eager && !AUXILIARIES.has(words[i - 1] ?? '') && extractTerms(words.slice(0, i).join(' ')).length > 0) break;
     const before = words[i - 1];
     const after = words[i + 1];
     if (word === 'it' && after && DUMMY_IT_AFTER.has(after)) continue;

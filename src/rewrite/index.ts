@@ -16,11 +16,11 @@ export type {
   Topic,
   TopicSource,
 } from './types.js';
-export { classifyQuestion, followUpSignal, isSmallTalk, type GateResult, type QuestionKind } from './gate.js';
+export { classifyQuestion, followUpSignal, isSmallTalk, type GateOptions, type GateResult, type QuestionKind } from './gate.js';
 export { activeTopic, extractTerms, rankTopics, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
 export { summarizeOffline } from './summary.js';
 export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './topics-llm.js';
-export { OfflineRewriter, OFFLINE_REWRITER_ID, contentWords, type OfflineRewriterOptions } from './offline.js';
+export { OfflineRewriter, OFFLINE_REWRITER_ID, DEFAULT_VAGUE, contentWords, isVague, type OfflineRewriterOptions, type VagueOptions } from './offline.js';
 export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';
 
 /** The LLM rewriter for `model`, or the offline rewriter when there is no model. */

@@ -50,7 +50,7 @@ export class LlmRewriter implements QueryRewriter {
   }
 
   async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
-    const decision = decide(request);
+    const decision = decide(request, { eager: true });
     if (!decision.rewrite) return decision.outcome;
     const question = request.question;
     const prompt = buildRewritePrompt(request);

@@ -28,7 +28,26 @@ export interface OfflineRewriterOptions {
   style?: 'expand' | 'substitute';
   /** Order of context topics: `weight` (heaviest first) or `salience` (latest turn first). Default `salience` (measured better on MTRAG). */
   order?: 'weight' | 'salience';
+  /**
+   * A vague question (every content word in more than `share` of the indexed chunks,
+   * known from `RewriteRequest.termShare`) gets at most `contextWords` context words,
+   * searched at `expansionWeight` beside its own words, and its own results are fused
+   * beside at `rawWeight`: its own words find little, so the context leads. A specific
+   * question keeps `maxContextWords` and the default raw weight (its own words are a
+   * good search). `false`: treat every question as specific. Measured on MTRAG
+   * (bench/lab/REWRITE-RESULTS.md, round 3).
+   */
+  vague?: VagueOptions | false;
 }
+
+export interface VagueOptions {
+  share: number;
+  contextWords: number;
+  expansionWeight: number;
+  rawWeight: number;
+}
+
+export const DEFAULT_VAGUE: VagueOptions = { share: 0.01, contextWords: 4, expansionWeight: 0.85, rawWeight: 0.3 };
 
 const PRONOUN_SUBSTITUTES = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these']);
 const POSSESSIVES = new Set(['its', 'their']);
@@ -38,7 +57,7 @@ export class OfflineRewriter implements QueryRewriter {
   readonly #options: Required<OfflineRewriterOptions>;
 
   constructor(options: OfflineRewriterOptions = {}) {
-    this.#options = { maxContextWords: 8, style: 'substitute', order: 'salience', ...options };
+    this.#options = { maxContextWords: 8, style: 'substitute', order: 'salience', vague: DEFAULT_VAGUE, ...options };
   }
 
   async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
@@ -52,13 +71,29 @@ export class OfflineRewriter implements QueryRewriter {
     if (!decision.rewrite) return decision.outcome;
     const question = request.question;
     const topics = request.topics.length > 0 ? request.topics : topicsFromHistory(request);
-    const context = contextTopics(question, topics, this.#options);
+    const vague = this.#options.vague && request.termShare && isVague(question, request.termShare, this.#options.vague.share) ? this.#options.vague : undefined;
+    const maxContextWords = vague ? vague.contextWords : this.#options.maxContextWords;
+    const context = contextTopics(question, topics, { ...this.#options, maxContextWords });
     if (context.length === 0) {
       return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
     }
     const standaloneQuery = resolve(question, context, this.#options.style);
-    return { standaloneQuery, decision: 'rewritten', reason: decision.reason, model: this.id };
+    if (!vague) return { standaloneQuery, decision: 'rewritten', reason: decision.reason, model: this.id };
+    return {
+      standaloneQuery,
+      decision: 'rewritten',
+      reason: `${decision.reason}; only common words`,
+      model: this.id,
+      weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },
+    };
   }
+}
+
+/** Every content word of the question is in more than `share` of the indexed chunks (or it has none). */
+export function isVague(question: string, termShare: (word: string) => number, share: number): boolean {
+  return contentWords(question)
+    .filter((word) => word.length > 1 && !/^\d+$/.test(word))
+    .every((word) => termShare(word) > share);
 }
 
 /** Topics built from the window's earlier questions when none are tracked. */
@@ -76,7 +111,7 @@ function topicsFromHistory(request: RewriteRequest): Topic[] {
  * be cut to its first missing words, and stopwords, bare numbers and one-letter words
  * of a term are not added (a term is only `topic.term` again when nothing was cut).
  */
-function contextTopics(question: string, topics: Topic[], options: Required<OfflineRewriterOptions>): Topic[] {
+function contextTopics(question: string, topics: Topic[], options: Pick<Required<OfflineRewriterOptions>, 'maxContextWords' | 'order'>): Topic[] {
   const present = new Set(tokenize(question, { identifiers: true }).map((word) => stem(word)));
   const ordered = options.order === 'salience' ? rankTopics(topics) : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
   const chosen: Topic[] = [];

@@ -44,6 +44,11 @@ export interface RewriteRequest {
   scope?: string;
   /** `auto`: rewrite follow-ups only; `always`: rewrite whenever there is history; `never`: search the question as typed. */
   policy: RewritePolicy;
+  /**
+   * Share of the indexed chunks that hold a word (0 when unknown), e.g. from FTS5's
+   * vocabulary. Lets the offline rewriter tell a vague question from a specific one.
+   */
+  termShare?: (word: string) => number;
   signal?: AbortSignal;
 }
 
@@ -62,6 +67,12 @@ export interface RewriteOutcome {
   usage?: TokenUsage;
   /** The provider's error message when the decision is `fallback` because the call failed. */
   error?: string;
+  /**
+   * How to weigh a rewritten query when searching, when the rewriter knows: the words
+   * it added count `expansion` times the question's own, and the question's own results
+   * are fused beside at `raw` (instead of the default raw weight).
+   */
+  weighting?: { expansion: number; raw: number };
 }
 
 export interface QueryRewriter {

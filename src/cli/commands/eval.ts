@@ -10,6 +10,7 @@ import { ConversationRewriter } from '../../eval/conversation.js';
 import { createEmbedder, createRewriteModel } from '../../providers/index.js';
 import { createRewriter } from '../../rewrite/index.js';
 import { Retriever } from '../../retrieve/search.js';
+import { termShares } from '../../retrieve/term-stats.js';
 import { UserError } from '../../util/errors.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
@@ -65,10 +66,11 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           ['ragline+raw', settings.config.rewrite.policy],
           ['ragline+raw-notopics', settings.config.rewrite.policy],
         ] as const;
+        const shares = termShares(db);
         for (const [name, policy] of rewriteVariants) {
           if (!wanted.includes(name)) continue;
           const rewriter = createRewriter(createRewriteModel(settings.config));
-          const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics');
+          const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics', shares);
           variants.push({
             name,
             query: async (t) => {
@@ -76,7 +78,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
               if (!name.startsWith('ragline+raw')) return { query: outcome.standaloneQuery, decision: outcome.decision };
               // exactly what the chat searches: the same helper decides on the raw question
               const retrieval = retrievalSettingsFor(t.question, outcome, 10, rawWeightFlag === undefined ? settings.config : withRawWeight(settings.config, rawWeightFlag));
-              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary };
+              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary, expansion: retrieval.expansion };
             },
           });
         }
@@ -84,7 +86,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           tasks,
           names: new DocumentNames(db),
           variants,
-          retrieve: ({ query, secondary }) => retriever.search(query, { k: 10, maxPerDocument, secondary }),
+          retrieve: ({ query, secondary, expansion }) => retriever.search(query, { k: 10, maxPerDocument, secondary, expansion }),
           onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
         });
         progress.clear();

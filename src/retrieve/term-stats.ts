@@ -1,0 +1,32 @@
+// How common a word is in the index: the share of chunks whose text holds it, read
+// from FTS5's own vocabulary (an fts5vocab table over chunks_fts), so the offline
+// rewriter can tell a vague question ("Investments?": every word in thousands of
+// chunks) from a specific one ("carthage?") without a model or a dictionary.
+
+import type { Db } from '../store/db.js';
+import { stem } from '../text/stem.js';
+
+/** Share of the indexed chunks holding `word` (0 for an unknown word or an empty index). */
+export type TermShare = (word: string) => number;
+
+/**
+ * A `TermShare` over the current index. The chunk count is read once, when this is
+ * called (once per turn); the vocabulary table lives in the connection's temp schema.
+ */
+export function termShares(db: Db): TermShare {
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
+  const total = (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+  const statement = db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?');
+  const cache = new Map<string, number>();
+  return (word) => {
+    if (total === 0) return 0;
+    const term = stem(word.toLowerCase());
+    let share = cache.get(term);
+    if (share === undefined) {
+      const row = statement.get(term) as { doc: number } | undefined;
+      share = (row?.doc ?? 0) / total;
+      cache.set(term, share);
+    }
+    return share;
+  };
+}

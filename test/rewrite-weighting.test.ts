@@ -1,0 +1,129 @@
+// A vague follow-up (only common words) is searched as the question plus the
+// rewrite's context words at a lower weight, with the question's own results fused
+// beside at a lower weight too; a specific one keeps the plain rewrite and raw weight.
+// Covers the offline rewriter's decision, retrievalSettingsFor, the retriever's
+// weighted query and the index's term shares.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retrievalSettingsFor } from '../src/chat/turn.js';
+import { resolveConfig, type Config } from '../src/config/index.js';
+import { ingest } from '../src/ingest/ingest.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import { addedWords, Retriever } from '../src/retrieve/search.js';
+import { termShares } from '../src/retrieve/term-stats.js';
+import { DEFAULT_VAGUE, isVague, OfflineRewriter, type RewriteRequest, type Topic } from '../src/rewrite/index.js';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { FIXTURE_DOCS } from './helpers/cli.js';
+
+const topics: Topic[] = [
+  { term: 'personal income tax', weight: 1, lastTurn: 3, source: 'question' },
+  { term: 'corporate tax', weight: 0.8, lastTurn: 3, source: 'question' },
+  { term: 'FICA withholding', weight: 0.6, lastTurn: 2, source: 'question' },
+  { term: 'employee salaries', weight: 0.5, lastTurn: 1, source: 'question' },
+];
+const request = (question: string, termShare?: (word: string) => number): RewriteRequest => ({
+  question,
+  history: [{ question: 'Is personal income tax the same as corporate tax?', standaloneQuery: 'Is personal income tax the same as corporate tax?', answer: 'No.' }],
+  topics,
+  policy: 'auto',
+  ...(termShare ? { termShare } : {}),
+});
+/** "investments" is everywhere, "carthage" almost nowhere. */
+const shares: Record<string, number> = { investments: 0.23, carthage: 0.0007 };
+const termShare = (word: string) => shares[word] ?? 0.05;
+
+describe('offline rewriter: vague and specific follow-ups', () => {
+  it('gives a vague question at most 4 context words and says how to weigh them', () => {
+    const outcome = new OfflineRewriter().rewriteSync(request('Investments?', termShare));
+    expect(outcome.decision).toBe('rewritten');
+    expect(outcome.standaloneQuery).toBe('Investments? (personal income tax, corporate)');
+    expect(outcome.weighting).toEqual({ expansion: DEFAULT_VAGUE.expansionWeight, raw: DEFAULT_VAGUE.rawWeight });
+    expect(outcome.reason).toBe('1 content word; only common words');
+  });
+
+  it('keeps 8 context words and no weighting for a question with a rare word', () => {
+    const outcome = new OfflineRewriter().rewriteSync(request('carthage?', termShare));
+    expect(outcome.standaloneQuery).toBe('carthage? (personal income tax, corporate, FICA withholding, employee salaries)');
+    expect(outcome.weighting).toBeUndefined();
+  });
+
+  it('treats every question as specific without term shares, or with vague: false', () => {
+    expect(new OfflineRewriter().rewriteSync(request('Investments?')).weighting).toBeUndefined();
+    expect(new OfflineRewriter({ vague: false }).rewriteSync(request('Investments?', termShare)).weighting).toBeUndefined();
+  });
+
+  it('isVague: every content word above the share; numbers and stopwords do not count', () => {
+    expect(isVague('What about investments in 2024?', termShare, 0.01)).toBe(true);
+    expect(isVague('investments with carthage', termShare, 0.01)).toBe(false);
+    expect(isVague('and then?', termShare, 0.01)).toBe(true);
+  });
+});
+
+describe('retrievalSettingsFor', () => {
+  const config = (rawWeight?: number): Config => {
+    const { config: resolved } = resolveConfig({ env: { HOME: os.tmpdir(), XDG_CONFIG_HOME: path.join(os.tmpdir(), 'ragline-none') } });
+    const copy = structuredClone(resolved);
+    if (rawWeight !== undefined) copy.retrieval.rawWeight = rawWeight;
+    return copy;
+  };
+  const weighted = { standaloneQuery: 'Investments? (personal income tax)', decision: 'rewritten', model: 'offline:rewrite-v1', weighting: { expansion: 0.85, raw: 0.3 } };
+
+  it('weighs the added words and fuses the question at the rewriter\'s raw weight', () => {
+    expect(retrievalSettingsFor('Investments?', weighted, 10, config())).toEqual({
+      k: 10,
+      secondary: { query: 'Investments?', weight: 0.3 },
+      expansion: { core: 'Investments?', weight: 0.85 },
+    });
+  });
+
+  it('lets retrieval.rawWeight override the rewriter and keeps the plain path without weighting', () => {
+    expect(retrievalSettingsFor('Investments?', weighted, 10, config(1)).secondary).toEqual({ query: 'Investments?', weight: 1 });
+    const { weighting: _unused, ...plain } = weighted;
+    expect(retrievalSettingsFor('Investments?', plain, 10, config())).toEqual({ k: 10, secondary: { query: 'Investments?', weight: 1 } });
+    expect(retrievalSettingsFor('Investments?', { ...weighted, decision: 'skipped' }, 10, config())).toEqual({ k: 10 });
+  });
+});
+
+describe('weighted query and term shares on the fixture index', () => {
+  let db: Db;
+  let retriever: Retriever;
+  let home: string;
+  beforeAll(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-weighting-'));
+    db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root: FIXTURE_DOCS, db, embedder, chunker: { size: 2000, overlap: 200 }, maxFileBytes: 20 * 1024 * 1024 });
+    retriever = new Retriever(db, embedder);
+  });
+  afterAll(() => {
+    db.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('addedWords: the query\'s content words the core lacks, by stem, once each', () => {
+    expect(addedWords('Does it expire? (API keys, key rotation, expires)', 'Does it expire?')).toEqual(['api', 'keys', 'rotation']);
+  });
+
+  it('a tiny expansion weight searches like the core alone; weight 1 lets the added words lead', async () => {
+    const core = 'How long is it valid?';
+    const query = `${core} (webhook signature)`;
+    const ids = (chunks: { chunkId: number }[]) => chunks.map((chunk) => chunk.chunkId);
+    const alone = await retriever.search(core, { k: 5 });
+    const tiny = await retriever.search(query, { k: 5, expansion: { core, weight: 0.0001 } });
+    const full = await retriever.search(query, { k: 5, expansion: { core, weight: 1 } });
+    expect(ids(tiny)).toEqual(ids(alone));
+    expect(ids(full)).not.toEqual(ids(alone));
+    expect(full.slice(0, 3).some((chunk) => /signature/i.test(chunk.text))).toBe(true);
+  });
+
+  it('termShares: a common word is in many chunks, an unknown one in none', () => {
+    const share = termShares(db);
+    expect(share('orbitly')).toBeGreaterThan(0.2);
+    expect(share('orbitly')).toBeLessThanOrEqual(1);
+    expect(share('zzyzx')).toBe(0);
+    expect(share('Keys')).toBe(share('key'));
+  });
+});
