@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { scoreQuery, meanMetrics } from '../out/lib/eval/metrics.js';
 
-export const BENCH = process.env.BENCH_DIR ?? '/work/shared/bench';
+export const BENCH = process.env.BENCH_DIR ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../shared/bench');
 
 export function loadCorpus(domain) {
   const lines = fs.readFileSync(path.join(BENCH, `corpus_${domain}.jsonl`), 'utf8').split('\n');

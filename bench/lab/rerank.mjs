@@ -17,7 +17,7 @@ import { buildFtsQuery, quoteFtsToken } from '../../dist/retrieve/fts-query.js';
 import { tokenize, stem, STOPWORDS } from '../../dist/text/index.js';
 import { scoreQuery, meanMetrics } from '../../dist/eval/metrics.js';
 
-const TASKS = process.env.TASKS_DIR ?? '/work/main/bench/out/mtrag';
+const TASKS = process.env.TASKS_DIR ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '../out/mtrag');
 const DBS = process.env.DB_DIR ?? path.resolve('bench/out');
 
 export function loadTasks(domain) {

@@ -13,7 +13,7 @@ import { loadTasks, fmt } from './rerank.mjs';
 const settings = JSON.parse(process.env.SETTINGS ?? '{}');
 const cells = [];
 for (const domain of process.argv.slice(2)) {
-  const db = openDatabase(path.resolve(`bench/out/${domain}.db`), { readonly: true });
+  const db = openDatabase(path.resolve(path.dirname(new URL(import.meta.url).pathname), `../out/mtrag/${domain}.db`), { readonly: true });
   const retriever = new Retriever(db, new OfflineEmbedder());
   const tasks = loadTasks(domain);
   let ms = 0;
