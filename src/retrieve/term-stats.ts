@@ -3,6 +3,7 @@
 // rewriter can tell a vague question ("Investments?": every word in thousands of
 // chunks) from a specific one ("carthage?") without a model or a dictionary.
 
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { stem } from '../text/stem.js';
 
@@ -10,21 +11,28 @@ import { stem } from '../text/stem.js';
 export type TermShare = (word: string) => number;
 
 /**
- * A `TermShare` over the current index. The chunk count is read once, when this is
- * called (once per turn); the vocabulary table lives in the connection's temp schema.
+ * A `TermShare` over the current index. Nothing is read until the first call (most
+ * turns never ask: first turns, standalone questions, a model rewriting); then the
+ * chunk count is read once and each word is looked up once. The vocabulary table
+ * lives in the connection's temp schema.
  */
 export function termShares(db: Db): TermShare {
-  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
-  const total = (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
-  const statement = db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?');
+  let lookup: { total: number; statement: Statement<unknown[]> } | undefined;
   const cache = new Map<string, number>();
   return (word) => {
-    if (total === 0) return 0;
+    if (!lookup) {
+      db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
+      lookup = {
+        total: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
+        statement: db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?'),
+      };
+    }
+    if (lookup.total === 0) return 0;
     const term = stem(word.toLowerCase());
     let share = cache.get(term);
     if (share === undefined) {
-      const row = statement.get(term) as { doc: number } | undefined;
-      share = (row?.doc ?? 0) / total;
+      const row = lookup.statement.get(term) as { doc: number } | undefined;
+      share = (row?.doc ?? 0) / lookup.total;
       cache.set(term, share);
     }
     return share;
