@@ -55,7 +55,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     sqliteVec.load(db);
     db.pragma('busy_timeout = 10000');
     if (!options.readonly) {
-      db.pragma('journal_mode = WAL');
+      enableWal(db);
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
@@ -152,4 +152,22 @@ export function sqliteOpenError(err: unknown, file: string): UserError {
     });
   }
   return new UserError(`Cannot use the database at ${file}: ${message}`, { cause: err });
+}
+
+/**
+ * `journal_mode = WAL`, retried for up to `timeoutMs`: when two processes open the
+ * same new file at once, the switch from the default journal can answer
+ * SQLITE_BUSY at once, without waiting on the busy timeout.
+ */
+function enableWal(db: Db, timeoutMs = 10_000): void {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a synchronous 10 ms pause
+    }
+  }
 }
