@@ -12,6 +12,7 @@ import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { beginVectorCandidates, type VectorCandidate } from './knn.js';
+import { bm25Args, bm25Sql, keywordHelper, MARKER_SQL, type Bm25Job } from './keyword-worker.js';
 import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
@@ -71,11 +72,19 @@ export interface RetrievalSettings {
   fusion?: FuseOptions;
 }
 
+/**
+ * Share of the indexed chunks this thread scores when one bm25 query is split with the
+ * keyword helper; the other core also runs the vector scan.
+ */
+export const MAIN_SHARE = 0.5;
+
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
 export class Retriever {
   private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
+  private markerStatement: Statement<unknown[]> | undefined;
+  private split: { marker: string; mid: number } | undefined;
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
 
@@ -110,7 +119,8 @@ export class Retriever {
   /**
    * Retrieves with already computed query vectors. All reads happen in one read
    * transaction, so an ingest committing in another process between them cannot
-   * drop results.
+   * drop results; bm25 results from the keyword helper's connection are used only
+   * if it read the same snapshot (keyword-worker.ts).
    */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     return this.db.inTransaction
@@ -120,9 +130,37 @@ export class Retriever {
 
   private read(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
-    let fused = this.fusedFor(query, vector, candidates, settings, settings.expansion);
-    if (settings.secondary && secondaryVector) {
-      fused = combine(fused, this.fusedFor(settings.secondary.query, secondaryVector, candidates, settings), settings.secondary.weight);
+    const secondary = settings.secondary && secondaryVector ? settings.secondary : undefined;
+    const plans = [this.keywordPlan(query, candidates, settings, settings.expansion)];
+    if (secondary) plans.push(this.keywordPlan(secondary.query, candidates, settings));
+    const vectors = secondary ? [vector, secondaryVector!] : [vector];
+
+    // The vector scans run on the vector helper thread while the keyword queries run
+    // here and on the keyword helper; each scan is always joined, even if the keyword
+    // side throws, before anything else may search.
+    const vectorLists: VectorCandidate[][] = [];
+    let finishVectors: (() => VectorCandidate[]) | undefined = beginVectorCandidates(this.db, vectors[0]!, candidates);
+    const nextScan = () => {
+      vectorLists.push(finishVectors!());
+      const next = vectors[vectorLists.length];
+      finishVectors = next ? beginVectorCandidates(this.db, next, candidates) : undefined;
+    };
+    let keywordResults: Map<string, RankedHit<number>[]>;
+    try {
+      keywordResults = this.runKeywordJobs(
+        plans.flatMap((plan) => plan.jobs),
+        () => {
+          if (finishVectors && vectorLists.length === 0 && vectors.length > 1) nextScan();
+        },
+      );
+    } finally {
+      while (finishVectors) nextScan();
+    }
+
+    let fused = this.fusedFor(plans[0]!.hits(keywordResults), vectorLists[0]!, candidates, settings, settings.expansion?.core ?? query);
+    if (secondary) {
+      const second = this.fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query);
+      fused = combine(fused, second, secondary.weight);
     }
     const limit = settings.maxPerDocument ? candidates : settings.k;
     const top = fused.slice(0, limit);
@@ -153,27 +191,14 @@ export class Retriever {
     return results;
   }
 
+  /** Fuses one query's two sides and adds its title coverage (of `titleQuery`: the words as asked). */
   private fusedFor(
-    query: string,
-    vector: Float32Array,
+    keywordHits: RankedHit<number>[],
+    vectorList: VectorCandidate[],
     candidates: number,
     settings: RetrievalSettings,
-    expansion?: RetrievalSettings['expansion'],
+    titleQuery: string,
   ): FusedHit<number>[] {
-    // The vector scan runs on the helper thread while FTS5 runs here; it is always
-    // joined, even if the keyword side throws, before anything else may search.
-    const finishVectors = beginVectorCandidates(this.db, vector, candidates);
-    let keywordHits: RankedHit<number>[];
-    let vectorList: VectorCandidate[] = [];
-    try {
-      const added = expansion ? addedWords(query, expansion.core) : [];
-      keywordHits =
-        expansion && added.length > 0
-          ? this.weightedKeywordCandidates(expansion.core, added.join(' '), expansion.weight, candidates, settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS)
-          : this.keywordCandidates(query, candidates, settings);
-    } finally {
-      vectorList = finishVectors();
-    }
     const vectorHits = vectorList.map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
     const fused = fuse(vectorHits, keywordHits, settings.fusion);
     const titleWeight = settings.titleWeight ?? DEFAULT_TITLE_WEIGHT;
@@ -182,57 +207,137 @@ export class Retriever {
     const rows = this.titleStatement.all(JSON.stringify(head)) as { id: number; title: string }[];
     const titles = new Map(rows.map((row) => [row.id, row.title]));
     // Title coverage is of the words as asked: a rewrite's added words are context, not the subject.
-    return boostTitleMatches(fused, expansion?.core ?? query, (id) => titles.get(id) ?? '', titleWeight, candidates);
+    return boostTitleMatches(fused, titleQuery, (id) => titles.get(id) ?? '', titleWeight, candidates);
   }
 
   /**
-   * bm25 of the query's terms, plus (with weight `phraseWeight`) bm25 of its adjacent word
-   * pairs as phrases. The terms list goes three times deeper than `n`, so that most chunks
-   * a phrase finds have their own terms score.
+   * The bm25 queries of one query's keyword side, and how their results combine:
+   * - plain: bm25 of the terms plus (with weight `phraseWeight`) bm25 of the adjacent
+   *   word pairs as phrases; the terms list goes three times deeper than `n`, so that
+   *   most chunks a phrase finds have their own terms score;
+   * - with an expansion: bm25(core) + weight x bm25(added words), which scores one
+   *   weighted query since bm25 is a sum over the query's terms. Each list goes three
+   *   times deeper than n; a chunk missing from one list counts nothing from it (looking
+   *   its score up exactly costs a full FTS5 pass per list, 25-30 ms at 100k chunks, and
+   *   measured no better on MTRAG: FiQA 0.144 vs 0.145).
    */
-  private keywordCandidates(query: string, n: number, settings: RetrievalSettings): RankedHit<number>[] {
+  private keywordPlan(query: string, n: number, settings: RetrievalSettings, expansion?: RetrievalSettings['expansion']): KeywordPlan {
     const weights = settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS;
+    const added = expansion ? addedWords(query, expansion.core) : [];
+    if (expansion && added.length > 0) {
+      const core = job(buildFtsQuery(expansion.core), n * 3, weights);
+      const more = job(buildFtsQuery(added.join(' ')), n * 3, weights);
+      return {
+        jobs: [core, more].filter((j): j is KeywordJob => j !== undefined),
+        hits: (results) => weightedKeywordHits(lookup(results, core), lookup(results, more), expansion.weight, n),
+      };
+    }
     const phraseWeight = settings.phraseWeight ?? DEFAULT_PHRASE_WEIGHT;
-    const phrases = phraseWeight > 0 ? buildFtsPhraseQuery(query) : null;
-    const terms = this.bm25(buildFtsQuery(query), phrases ? n * 3 : n, weights);
-    if (!phrases) return terms;
-    return addPhraseScores(terms, this.bm25(phrases, n, weights), phraseWeight, n);
+    const phrases = phraseWeight > 0 ? job(buildFtsPhraseQuery(query), n, weights, true) : undefined;
+    const terms = job(buildFtsQuery(query), phrases ? n * 3 : n, weights);
+    return {
+      jobs: [terms, phrases].filter((j): j is KeywordJob => j !== undefined),
+      hits: (results) => {
+        const termHits = lookup(results, terms);
+        return phrases ? addPhraseScores(termHits, lookup(results, phrases), phraseWeight, n) : termHits;
+      },
+    };
   }
 
   /**
-   * Keyword candidates for `core` plus `added` words at `weight`: bm25 is a sum over
-   * the query's terms, so bm25(core) + weight x bm25(added) scores one weighted query.
-   * Candidates are the best of either query (see below for a chunk only one of them found).
+   * Runs the distinct bm25 `jobs`, here and, on a large index, on the keyword helper
+   * (keyword-worker.ts): one expensive query is split into two rowid ranges, several
+   * are shared out whole. `between` runs after this thread's share, before it waits.
    */
-  private weightedKeywordCandidates(core: string, added: string, weight: number, n: number, weights: [number, number]): RankedHit<number>[] {
-    // Each list goes three times deeper than n; a chunk missing from one list counts
-    // nothing from it. Looking its score up exactly costs a full FTS5 pass per list
-    // (25-30 ms at 100k chunks) and measured no better on MTRAG (FiQA 0.144 vs 0.145).
-    const coreHits = this.bm25(buildFtsQuery(core), n * 3, weights);
-    const addedHits = this.bm25(buildFtsQuery(added), n * 3, weights);
-    const parts = new Map<number, { core?: number; added?: number }>();
-    for (const hit of coreHits) parts.set(hit.id, { core: hit.score });
-    for (const hit of addedHits) parts.set(hit.id, { ...parts.get(hit.id), added: hit.score });
-    return [...parts]
-      .map(([id, part]) => ({ id, score: (part.core ?? 0) + weight * (part.added ?? 0) }))
-      .sort((a, b) => a.score - b.score || a.id - b.id)
-      .slice(0, n)
-      .map((hit, i) => ({ ...hit, rank: i + 1 }));
+  private runKeywordJobs(jobs: KeywordJob[], between: () => void): Map<string, RankedHit<number>[]> {
+    const results = new Map<string, RankedHit<number>[]>();
+    const distinct = [...new Map(jobs.map((j) => [j.key, j])).values()];
+    const helper = distinct.some((j) => !j.cheap) ? this.helper() : undefined;
+    if (!helper) {
+      for (const j of distinct) results.set(j.key, this.bm25(j));
+      between();
+      return results;
+    }
+    const heavy = distinct.filter((j) => !j.cheap).sort((a, b) => b.cost - a.cost);
+    const mine: KeywordJob[] = distinct.filter((j) => j.cheap);
+    const theirs: Bm25Job[] = [];
+    let split: { whole: KeywordJob; halves: [Bm25Job, Bm25Job] } | undefined;
+    if (heavy.length === 1) {
+      const whole = heavy[0]!;
+      const mid = this.midpoint(helper.marker);
+      const halves: [Bm25Job, Bm25Job] = [
+        { ...whole.job, range: [Number.MIN_SAFE_INTEGER, mid - 1] },
+        { ...whole.job, range: [mid, Number.MAX_SAFE_INTEGER] },
+      ];
+      split = { whole, halves };
+      theirs.push(halves[1]);
+    } else {
+      // Largest first, each to the thread with less work so far (this one also has the cheap jobs).
+      let myCost = mine.reduce((sum, j) => sum + j.cost, 0), theirCost = 0;
+      for (const j of heavy) {
+        if (theirCost < myCost) {
+          theirs.push(j.job);
+          theirCost += j.cost;
+        } else {
+          mine.push(j);
+          myCost += j.cost;
+        }
+      }
+    }
+    const pending = theirs.length > 0 ? helper.helper.start(theirs, helper.marker) : undefined;
+    const myHalf = split ? this.bm25Job(split.halves[0]) : undefined;
+    for (const j of mine) results.set(j.key, this.bm25(j));
+    between();
+    const answered = pending?.finish(process.env.RAGLINE_KEYWORD_SPLIT === 'on') ?? theirs.map((j) => this.bm25Job(j));
+    if (split) {
+      results.set(split.whole.key, mergeHalves(myHalf!, answered[0]!, split.whole.job.limit));
+    } else {
+      const handed = heavy.filter((j) => !mine.includes(j));
+      handed.forEach((j, i) => results.set(j.key, answered[i]!));
+    }
+    return results;
   }
 
-  private bm25(match: string | null, n: number, weights: [number, number]): RankedHit<number>[] {
-    if (!match || n <= 0) return [];
-    const key = weights.join(',');
-    let statement = this.keywordStatements.get(key);
+  /** The keyword helper and this connection's snapshot marker, if the helper should be used. */
+  private helper(): { helper: NonNullable<ReturnType<typeof keywordHelper>>; marker: string } | undefined {
+    if (process.env.RAGLINE_KEYWORD_SPLIT === 'off') return undefined;
+    let row: { seq: number | null; averages: string | null } | undefined;
+    try {
+      this.markerStatement ??= this.db.prepare(MARKER_SQL);
+      row = this.markerStatement.get() as typeof row;
+    } catch {
+      return undefined; // not the FTS5 layout the marker reads
+    }
+    if (!row?.averages) return undefined;
+    const helper = keywordHelper(this.db, leadingVarint(row.averages));
+    return helper ? { helper, marker: `${row.seq}:${row.averages}` } : undefined;
+  }
+
+  /** The rowid that splits the indexed chunks in two halves (cached per snapshot marker). */
+  private midpoint(marker: string): number {
+    if (this.split?.marker !== marker) {
+      const mid = this.db
+        .prepare(`SELECT id FROM chunks_fts_docsize ORDER BY id LIMIT 1 OFFSET (SELECT CAST(count(*) * ${MAIN_SHARE} AS INTEGER) FROM chunks_fts_docsize)`)
+        .pluck()
+        .get() as number | undefined;
+      this.split = { marker, mid: mid ?? 0 };
+    }
+    return this.split.mid;
+  }
+
+  private bm25(j: KeywordJob): RankedHit<number>[] {
+    return this.bm25Job(j.job);
+  }
+
+  private bm25Job(job: Bm25Job): RankedHit<number>[] {
+    const sql = bm25Sql(job.weights, job.range !== undefined);
+    let statement = this.keywordStatements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(
-        `SELECT rowid AS id, bm25(chunks_fts, ${weights.map(Number).join(', ')}) AS bm25
-         FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25 LIMIT ?`,
-      );
-      this.keywordStatements.set(key, statement);
+      statement = this.db.prepare(sql);
+      this.keywordStatements.set(sql, statement);
     }
     try {
-      const rows = statement.all(match, n) as { id: number; bm25: number }[];
+      const rows = statement.all(...bm25Args(job)) as { id: number; bm25: number }[];
       return rows.map((row, i) => ({ id: row.id, rank: i + 1, score: row.bm25 }));
     } catch {
       // buildFtsQuery quotes every token, so this is not expected; a keyword
@@ -240,6 +345,62 @@ export class Retriever {
       return [];
     }
   }
+}
+
+/** A bm25 query of a search, keyed so that a search runs each distinct one once. */
+interface KeywordJob {
+  key: string;
+  job: Bm25Job;
+  /** Phrase queries only match chunks with an adjacent pair: about 1 ms at 100k chunks. */
+  cheap: boolean;
+  /** Relative cost estimate: the number of OR-ed terms. */
+  cost: number;
+}
+
+interface KeywordPlan {
+  jobs: KeywordJob[];
+  hits(results: Map<string, RankedHit<number>[]>): RankedHit<number>[];
+}
+
+function job(match: string | null, limit: number, weights: [number, number], cheap = false): KeywordJob | undefined {
+  if (!match || limit <= 0) return undefined;
+  return { key: `${weights.join(',')}|${limit}|${match}`, job: { match, limit, weights }, cheap, cost: match.split(' OR ').length };
+}
+
+function lookup(results: Map<string, RankedHit<number>[]>, j: KeywordJob | undefined): RankedHit<number>[] {
+  return j ? (results.get(j.key) ?? []) : [];
+}
+
+/** Candidates of core + weight x added bm25 (see keywordPlan), best `n`. */
+function weightedKeywordHits(coreHits: RankedHit<number>[], addedHits: RankedHit<number>[], weight: number, n: number): RankedHit<number>[] {
+  const parts = new Map<number, { core?: number; added?: number }>();
+  for (const hit of coreHits) parts.set(hit.id, { core: hit.score });
+  for (const hit of addedHits) parts.set(hit.id, { ...parts.get(hit.id), added: hit.score });
+  return [...parts]
+    .map(([id, part]) => ({ id, score: (part.core ?? 0) + weight * (part.added ?? 0) }))
+    .sort((a, b) => a.score - b.score || a.id - b.id)
+    .slice(0, n)
+    .map((hit, i) => ({ ...hit, rank: i + 1 }));
+}
+
+/** The best `limit` of two rowid ranges' results, ordered as the whole query orders them (bm25, then rowid). */
+function mergeHalves(a: RankedHit<number>[], b: RankedHit<number>[], limit: number): RankedHit<number>[] {
+  return [...a, ...b]
+    .sort((x, y) => x.score - y.score || x.id - y.id)
+    .slice(0, limit)
+    .map((hit, i) => ({ ...hit, rank: i + 1 }));
+}
+
+/** The first SQLite varint of a hex string (FTS5's averages record starts with the row count). */
+function leadingVarint(hex: string): number {
+  let value = 0;
+  for (let i = 0; i < 9 && 2 * i + 2 <= hex.length; i++) {
+    const byte = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+    if (i === 8) return value * 256 + byte;
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) break;
+  }
+  return value;
 }
 
 /** `docs/auth.md:12-40`, or `manual.pdf:p.3` for a page. */
