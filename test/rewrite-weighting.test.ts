@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { retrievalSettingsFor } from '../src/chat/turn.js';
 import { resolveConfig, type Config } from '../src/config/index.js';
 import { ingest } from '../src/ingest/ingest.js';
@@ -117,6 +117,34 @@ describe('weighted query and term shares on the fixture index', () => {
     expect(ids(tiny)).toEqual(ids(alone));
     expect(ids(full)).not.toEqual(ids(alone));
     expect(full.slice(0, 3).some((chunk) => /signature/i.test(chunk.text))).toBe(true);
+  });
+
+  it('runs a bm25 query the weighted query and the question as asked share only once', async () => {
+    const core = 'Does the API key expire?'; // has word pairs: its terms list goes as deep as the weighted core's
+    const query = `${core} (webhook signature)`;
+    const statements = new Map<string, number>();
+    const prepare = db.prepare.bind(db);
+    const spy = vi.spyOn(db, 'prepare').mockImplementation((sql: string) => {
+      const statement = prepare(sql);
+      if (!/MATCH \?/.test(sql)) return statement;
+      const all = statement.all.bind(statement);
+      statement.all = ((...args: unknown[]) => {
+        const key = JSON.stringify(args);
+        statements.set(key, (statements.get(key) ?? 0) + 1);
+        return all(...args);
+      }) as typeof statement.all;
+      return statement;
+    });
+    try {
+      // A fresh retriever prepares its statements through the spy.
+      const fresh = new Retriever(db, retriever.embedder);
+      const results = await fresh.search(query, { k: 5, expansion: { core, weight: 0.85 }, secondary: { query: core, weight: 0.3 } });
+      expect(results.length).toBe(5);
+    } finally {
+      spy.mockRestore();
+    }
+    // core terms (shared by both lists), added words, the question's phrases: each once
+    expect([...statements.values()]).toEqual([1, 1, 1]);
   });
 
   it('termShares: a common word is in many chunks, an unknown one in none', () => {

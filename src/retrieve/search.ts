@@ -12,7 +12,6 @@ import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { beginVectorCandidates, type VectorCandidate } from './knn.js';
-import { bm25Args, bm25Sql, keywordHelper, MARKER_SQL, type Bm25Job } from './keyword-worker.js';
 import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
@@ -72,19 +71,11 @@ export interface RetrievalSettings {
   fusion?: FuseOptions;
 }
 
-/**
- * Share of the indexed chunks this thread scores when one bm25 query is split with the
- * keyword helper; the other core also runs the vector scan.
- */
-export const MAIN_SHARE = 0.5;
-
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
 export class Retriever {
   private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
-  private markerStatement: Statement<unknown[]> | undefined;
-  private split: { marker: string; mid: number } | undefined;
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
 
@@ -119,8 +110,7 @@ export class Retriever {
   /**
    * Retrieves with already computed query vectors. All reads happen in one read
    * transaction, so an ingest committing in another process between them cannot
-   * drop results; bm25 results from the keyword helper's connection are used only
-   * if it read the same snapshot (keyword-worker.ts).
+   * drop results.
    */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
     return this.db.inTransaction
@@ -133,29 +123,21 @@ export class Retriever {
     const secondary = settings.secondary && secondaryVector ? settings.secondary : undefined;
     const plans = [this.keywordPlan(query, candidates, settings, settings.expansion)];
     if (secondary) plans.push(this.keywordPlan(secondary.query, candidates, settings));
-    const vectors = secondary ? [vector, secondaryVector!] : [vector];
 
-    // The vector scans run on the vector helper thread while the keyword queries run
-    // here and on the keyword helper; each scan is always joined, even if the keyword
-    // side throws, before anything else may search.
+    // Each query's vector scan runs on the helper thread while its FTS5 queries run
+    // here (knn.ts); a scan is always joined, even if the keyword side throws, before
+    // anything else may search.
+    const vectors = secondary ? [vector, secondaryVector!] : [vector];
+    const keywordResults = new Map<string, RankedHit<number>[]>();
     const vectorLists: VectorCandidate[][] = [];
-    let finishVectors: (() => VectorCandidate[]) | undefined = beginVectorCandidates(this.db, vectors[0]!, candidates);
-    const nextScan = () => {
-      vectorLists.push(finishVectors!());
-      const next = vectors[vectorLists.length];
-      finishVectors = next ? beginVectorCandidates(this.db, next, candidates) : undefined;
-    };
-    let keywordResults: Map<string, RankedHit<number>[]>;
-    try {
-      keywordResults = this.runKeywordJobs(
-        plans.flatMap((plan) => plan.jobs),
-        () => {
-          if (finishVectors && vectorLists.length === 0 && vectors.length > 1) nextScan();
-        },
-      );
-    } finally {
-      while (finishVectors) nextScan();
-    }
+    plans.forEach((plan, i) => {
+      const finishVectors = beginVectorCandidates(this.db, vectors[i]!, candidates);
+      try {
+        this.runKeywordJobs(plan.jobs, keywordResults);
+      } finally {
+        vectorLists.push(finishVectors());
+      }
+    });
 
     let fused = this.fusedFor(plans[0]!.hits(keywordResults), vectorLists[0]!, candidates, settings, settings.expansion?.core ?? query);
     if (secondary) {
@@ -233,7 +215,7 @@ export class Retriever {
       };
     }
     const phraseWeight = settings.phraseWeight ?? DEFAULT_PHRASE_WEIGHT;
-    const phrases = phraseWeight > 0 ? job(buildFtsPhraseQuery(query), n, weights, true) : undefined;
+    const phrases = phraseWeight > 0 ? job(buildFtsPhraseQuery(query), n, weights) : undefined;
     const terms = job(buildFtsQuery(query), phrases ? n * 3 : n, weights);
     return {
       jobs: [terms, phrases].filter((j): j is KeywordJob => j !== undefined),
@@ -244,100 +226,24 @@ export class Retriever {
     };
   }
 
-  /**
-   * Runs the distinct bm25 `jobs`, here and, on a large index, on the keyword helper
-   * (keyword-worker.ts): one expensive query is split into two rowid ranges, several
-   * are shared out whole. `between` runs after this thread's share, before it waits.
-   */
-  private runKeywordJobs(jobs: KeywordJob[], between: () => void): Map<string, RankedHit<number>[]> {
-    const results = new Map<string, RankedHit<number>[]>();
-    const distinct = [...new Map(jobs.map((j) => [j.key, j])).values()];
-    const helper = distinct.some((j) => !j.cheap) ? this.helper() : undefined;
-    if (!helper) {
-      for (const j of distinct) results.set(j.key, this.bm25(j));
-      between();
-      return results;
-    }
-    const heavy = distinct.filter((j) => !j.cheap).sort((a, b) => b.cost - a.cost);
-    const mine: KeywordJob[] = distinct.filter((j) => j.cheap);
-    const theirs: Bm25Job[] = [];
-    let split: { whole: KeywordJob; halves: [Bm25Job, Bm25Job] } | undefined;
-    if (heavy.length === 1) {
-      const whole = heavy[0]!;
-      const mid = this.midpoint(helper.marker);
-      const halves: [Bm25Job, Bm25Job] = [
-        { ...whole.job, range: [Number.MIN_SAFE_INTEGER, mid - 1] },
-        { ...whole.job, range: [mid, Number.MAX_SAFE_INTEGER] },
-      ];
-      split = { whole, halves };
-      theirs.push(halves[1]);
-    } else {
-      // Largest first, each to the thread with less work so far (this one also has the cheap jobs).
-      let myCost = mine.reduce((sum, j) => sum + j.cost, 0), theirCost = 0;
-      for (const j of heavy) {
-        if (theirCost < myCost) {
-          theirs.push(j.job);
-          theirCost += j.cost;
-        } else {
-          mine.push(j);
-          myCost += j.cost;
-        }
-      }
-    }
-    const pending = theirs.length > 0 ? helper.helper.start(theirs, helper.marker) : undefined;
-    const myHalf = split ? this.bm25Job(split.halves[0]) : undefined;
-    for (const j of mine) results.set(j.key, this.bm25(j));
-    between();
-    const answered = pending?.finish(process.env.RAGLINE_KEYWORD_SPLIT === 'on') ?? theirs.map((j) => this.bm25Job(j));
-    if (split) {
-      results.set(split.whole.key, mergeHalves(myHalf!, answered[0]!, split.whole.job.limit));
-    } else {
-      const handed = heavy.filter((j) => !mine.includes(j));
-      handed.forEach((j, i) => results.set(j.key, answered[i]!));
-    }
-    return results;
+  /** Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw question often repeats one). */
+  private runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>): void {
+    for (const j of jobs) if (!results.has(j.key)) results.set(j.key, this.bm25(j.job));
   }
 
-  /** The keyword helper and this connection's snapshot marker, if the helper should be used. */
-  private helper(): { helper: NonNullable<ReturnType<typeof keywordHelper>>; marker: string } | undefined {
-    if (process.env.RAGLINE_KEYWORD_SPLIT === 'off') return undefined;
-    let row: { seq: number | null; averages: string | null } | undefined;
-    try {
-      this.markerStatement ??= this.db.prepare(MARKER_SQL);
-      row = this.markerStatement.get() as typeof row;
-    } catch {
-      return undefined; // not the FTS5 layout the marker reads
-    }
-    if (!row?.averages) return undefined;
-    const helper = keywordHelper(this.db, leadingVarint(row.averages));
-    return helper ? { helper, marker: `${row.seq}:${row.averages}` } : undefined;
-  }
-
-  /** The rowid that splits the indexed chunks in two halves (cached per snapshot marker). */
-  private midpoint(marker: string): number {
-    if (this.split?.marker !== marker) {
-      const mid = this.db
-        .prepare(`SELECT id FROM chunks_fts_docsize ORDER BY id LIMIT 1 OFFSET (SELECT CAST(count(*) * ${MAIN_SHARE} AS INTEGER) FROM chunks_fts_docsize)`)
-        .pluck()
-        .get() as number | undefined;
-      this.split = { marker, mid: mid ?? 0 };
-    }
-    return this.split.mid;
-  }
-
-  private bm25(j: KeywordJob): RankedHit<number>[] {
-    return this.bm25Job(j.job);
-  }
-
-  private bm25Job(job: Bm25Job): RankedHit<number>[] {
-    const sql = bm25Sql(job.weights, job.range !== undefined);
-    let statement = this.keywordStatements.get(sql);
+  private bm25(job: Bm25Job): RankedHit<number>[] {
+    const key = job.weights.join(',');
+    let statement = this.keywordStatements.get(key);
     if (!statement) {
-      statement = this.db.prepare(sql);
-      this.keywordStatements.set(sql, statement);
+      // Ties go to the lower rowid, so equal scores always come back in one order.
+      statement = this.db.prepare(
+        `SELECT rowid AS id, bm25(chunks_fts, ${job.weights.map(Number).join(', ')}) AS bm25
+         FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25, rowid LIMIT ?`,
+      );
+      this.keywordStatements.set(key, statement);
     }
     try {
-      const rows = statement.all(...bm25Args(job)) as { id: number; bm25: number }[];
+      const rows = statement.all(job.match, job.limit) as { id: number; bm25: number }[];
       return rows.map((row, i) => ({ id: row.id, rank: i + 1, score: row.bm25 }));
     } catch {
       // buildFtsQuery quotes every token, so this is not expected; a keyword
@@ -347,14 +253,17 @@ export class Retriever {
   }
 }
 
+/** One bm25 query: the best `limit` chunks for `match`. */
+interface Bm25Job {
+  match: string;
+  limit: number;
+  weights: [number, number];
+}
+
 /** A bm25 query of a search, keyed so that a search runs each distinct one once. */
 interface KeywordJob {
   key: string;
   job: Bm25Job;
-  /** Phrase queries only match chunks with an adjacent pair: about 1 ms at 100k chunks. */
-  cheap: boolean;
-  /** Relative cost estimate: the number of OR-ed terms. */
-  cost: number;
 }
 
 interface KeywordPlan {
@@ -362,9 +271,9 @@ interface KeywordPlan {
   hits(results: Map<string, RankedHit<number>[]>): RankedHit<number>[];
 }
 
-function job(match: string | null, limit: number, weights: [number, number], cheap = false): KeywordJob | undefined {
+function job(match: string | null, limit: number, weights: [number, number]): KeywordJob | undefined {
   if (!match || limit <= 0) return undefined;
-  return { key: `${weights.join(',')}|${limit}|${match}`, job: { match, limit, weights }, cheap, cost: match.split(' OR ').length };
+  return { key: `${weights.join(',')}|${limit}|${match}`, job: { match, limit, weights } };
 }
 
 function lookup(results: Map<string, RankedHit<number>[]>, j: KeywordJob | undefined): RankedHit<number>[] {
@@ -381,26 +290,6 @@ function weightedKeywordHits(coreHits: RankedHit<number>[], addedHits: RankedHit
     .sort((a, b) => a.score - b.score || a.id - b.id)
     .slice(0, n)
     .map((hit, i) => ({ ...hit, rank: i + 1 }));
-}
-
-/** The best `limit` of two rowid ranges' results, ordered as the whole query orders them (bm25, then rowid). */
-function mergeHalves(a: RankedHit<number>[], b: RankedHit<number>[], limit: number): RankedHit<number>[] {
-  return [...a, ...b]
-    .sort((x, y) => x.score - y.score || x.id - y.id)
-    .slice(0, limit)
-    .map((hit, i) => ({ ...hit, rank: i + 1 }));
-}
-
-/** The first SQLite varint of a hex string (FTS5's averages record starts with the row count). */
-function leadingVarint(hex: string): number {
-  let value = 0;
-  for (let i = 0; i < 9 && 2 * i + 2 <= hex.length; i++) {
-    const byte = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-    if (i === 8) return value * 256 + byte;
-    value = value * 128 + (byte & 0x7f);
-    if ((byte & 0x80) === 0) break;
-  }
-  return value;
 }
 
 /** `docs/auth.md:12-40`, or `manual.pdf:p.3` for a page. */
