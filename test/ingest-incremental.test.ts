@@ -128,6 +128,25 @@ describe('incremental ingest', () => {
     expectConsistent(after);
   });
 
+  test('a file emptied since the last ingest is skipped as empty and its document removed', async () => {
+    await ingest();
+    const before = counts();
+    const faqChunks = chunksOf('faq.md');
+    fs.writeFileSync(path.join(docs, 'faq.md'), '  \n');
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 0, changed: 0, removed: 1, skipped: { empty: 1 } });
+    expect(second.chunks.removed).toBe(faqChunks);
+    expect(counts().documents).toBe(before.documents - 1);
+    expectConsistent();
+  });
+
+  test('--checksum hashes every file again and still finds nothing changed', async () => {
+    const first = await ingest();
+    const second = await ingest('--checksum');
+    expect(second.files).toEqual({ added: 0, changed: 0, unchanged: first.files.added, removed: 0, skipped: {} });
+    expect(second.chunks).toEqual({ written: 0, embedded: 0, reused: 0, removed: 0 });
+  });
+
   test('a renamed file reuses its stored vectors: nothing embedded, its chunks reused', async () => {
     await ingest();
     const faqChunks = chunksOf('faq.md');

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Db } from '../store/db.js';
-import { DocumentWriter, clearIndex, listDocuments, type NewChunk, type StoredDocument } from '../store/documents.js';
+import { DocumentWriter, clearIndex, listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
 import { acquireIngestLock, assertNoIngestRunning, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
@@ -96,11 +96,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   assertNoIngestRunning(db);
   let releaseLock: (() => void) | undefined;
   // What was listed before the lock, to check nothing changed under it.
-  let listed: { documents: Map<string, StoredDocument>; dataVersion: number } | undefined;
+  let listed: { documents: StoredDocuments; dataVersion: number } | undefined;
   const lockForWriting = () => {
     if (releaseLock) return;
     releaseLock = acquireIngestLock(db);
-    if (listed && dataVersion(db) !== listed.dataVersion && !sameDocuments(listDocuments(db, root), listed.documents)) {
+    if (listed && dataVersion(db) !== listed.dataVersion && !listDocuments(db, root).equals(listed.documents)) {
       throw new UserError('Another ingest changed the documents of this folder while this one was reading them; nothing was written.', {
         hint: 'Run the same command again.',
       });
@@ -115,18 +115,26 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     }
     if (!fingerprint || options.reindex) lockForWriting();
     prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
-    const found = walk(root, { include: options.include, exclude: options.exclude, maxFileBytes: options.maxFileBytes });
-    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;
-
     const stored = listDocuments(db, root);
     if (!releaseLock) listed = { documents: stored, dataVersion: dataVersion(db) };
-    const seen = new Set(found.files.map((f) => f.relative));
-    const work = found.files.filter((file) => {
-      const previous = stored.get(file.relative);
-      const unchanged = previous && !options.checksum && previous.size === file.size && previous.mtimeMs === file.mtimeMs;
-      if (unchanged) summary.files.unchanged++;
-      return !unchanged;
+    // Which stored documents still have their file; the others are removed at the end.
+    const seen = new Uint8Array(stored.count);
+    const found = walk(root, {
+      include: options.include,
+      exclude: options.exclude,
+      maxFileBytes: options.maxFileBytes,
+      // Unchanged files are counted here and not listed.
+      select: (relative, size, mtimeMs) => {
+        const at = stored.indexOf(relative);
+        if (at === undefined) return true;
+        seen[at] = 1;
+        if (options.checksum || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
+        summary.files.unchanged++;
+        return false;
+      },
     });
+    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;
+    const work = found.files;
 
     const writer = new DocumentWriter(db);
     const progress: IngestProgress = {
@@ -211,7 +219,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       progress.bytesDone += file.size;
       summary.bytes += file.size;
 
-      const previous = stored.get(file.relative);
+      const at = stored.indexOf(file.relative);
+      const previousId = at === undefined ? undefined : stored.ids[at]!;
       let bytes: Buffer;
       try {
         bytes = fs.readFileSync(file.absolute);
@@ -220,15 +229,15 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         continue;
       }
       const contentHash = createHash('sha256').update(bytes).digest('hex');
-      if (previous && writer.contentHash(previous.id) === contentHash) {
+      if (previousId !== undefined && writer.contentHash(previousId) === contentHash) {
         lockForWriting();
-        writer.touchDocument(previous.id, file.size, file.mtimeMs);
+        writer.touchDocument(previousId, file.size, file.mtimeMs);
         summary.files.unchanged++;
         continue;
       }
       if (file.kind !== 'pdf' && looksBinary(bytes)) {
         skip('binary');
-        seen.delete(file.relative); // a file that became binary is removed below
+        if (at !== undefined) seen[at] = 0; // a file that became binary is removed below
         continue;
       }
       let loaded;
@@ -236,21 +245,21 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         loaded = await loadDocument(file.absolute, bytes);
       } catch {
         skip('parse-error');
-        seen.delete(file.relative);
+        if (at !== undefined) seen[at] = 0;
         continue;
       }
       if (loaded.invalidUtf8) summary.invalidUtf8++;
       const chunks = chunkDocument(loaded, options.chunker);
       if (chunks.length === 0) {
         skip('empty');
-        seen.delete(file.relative);
+        if (at !== undefined) seen[at] = 0;
         continue;
       }
       pending.push({
         file,
         contentHash,
         title: loaded.title,
-        isNew: previous === undefined,
+        isNew: previousId === undefined,
         chunks: chunks.map((chunk) => {
           const indexed = indexText(loaded.title, chunk.headingPath, chunk.text);
           return {
@@ -277,10 +286,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (embedding) await write(embedding).catch(() => {});
     } else {
       await drain();
-      for (const [relative, doc] of stored) {
-        if (seen.has(relative)) continue;
+      for (let i = 0; i < stored.count; i++) {
+        if (seen[i]) continue;
         lockForWriting();
-        summary.chunks.removed += writer.deleteDocument(doc.id);
+        summary.chunks.removed += writer.deleteDocument(stored.ids[i]!);
         summary.files.removed++;
       }
     }
@@ -297,15 +306,6 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 /** Changes whenever another connection commits to the database. */
 function dataVersion(db: Db): number {
   return db.pragma('data_version', { simple: true }) as number;
-}
-
-function sameDocuments(a: Map<string, StoredDocument>, b: Map<string, StoredDocument>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [path, doc] of a) {
-    const other = b.get(path);
-    if (!other || other.id !== doc.id || other.size !== doc.size || other.mtimeMs !== doc.mtimeMs) return false;
-  }
-  return true;
 }
 
 /** Checks that the index was built with this embedder and chunker, or starts a new one. */

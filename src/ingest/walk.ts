@@ -43,6 +43,12 @@ export interface WalkOptions {
   include?: string[];
   exclude?: string[];
   maxFileBytes: number;
+  /**
+   * Decides from a file's path, size and modification time whether it is listed;
+   * every file is listed without it. A re-ingest leaves its unchanged files out
+   * this way, so it builds no object for them.
+   */
+  select?: (relative: string, size: number, mtimeMs: number) => boolean;
 }
 
 export interface WalkResult {
@@ -155,7 +161,9 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         skip('too-large', relative);
         continue;
       }
-      result.files.push({ absolute, relative, kind, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
+      const mtimeMs = Math.trunc(stat.mtimeMs);
+      if (options.select && !options.select(relative, stat.size, mtimeMs)) continue;
+      result.files.push({ absolute, relative, kind, size: stat.size, mtimeMs });
     }
   };
   visit(root, '', []);

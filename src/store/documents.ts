@@ -5,13 +5,6 @@
 import type { Db } from './db.js';
 import { bytesToVector, vectorBytes } from './vectors.js';
 
-/** What a re-ingest needs of every stored document to tell which files changed. */
-export interface StoredDocument {
-  id: number;
-  size: number;
-  mtimeMs: number;
-}
-
 export interface NewDocument {
   path: string;
   root: string;
@@ -35,15 +28,58 @@ export interface NewChunk {
 }
 
 /**
- * The documents ingested from `root`, by relative path. Rows come back as arrays
- * and only the columns a no-change re-ingest compares are read: at 13k files this
- * is a third of the time of reading every column as objects.
+ * The documents ingested from `root`, by relative path: only what a no-change
+ * re-ingest compares. They are read as one row of four JSON arrays and kept as
+ * parallel arrays, with no object per document: at 13k files that takes a third
+ * of the time of reading rows, and leaves the garbage collector little to copy.
  */
-export function listDocuments(db: Db, root: string): Map<string, StoredDocument> {
-  const rows = db.prepare('SELECT path, id, size, mtime_ms FROM documents WHERE root = ?').raw().all(root) as [string, number, number, number][];
-  const documents = new Map<string, StoredDocument>();
-  for (const [path, id, size, mtimeMs] of rows) documents.set(path, { id, size, mtimeMs });
-  return documents;
+export class StoredDocuments {
+  readonly paths: string[];
+  readonly ids: number[];
+  readonly sizes: number[];
+  readonly mtimesMs: number[];
+  private readonly byPath = new Map<string, number>();
+
+  constructor(paths: string[], ids: number[], sizes: number[], mtimesMs: number[]) {
+    this.paths = paths;
+    this.ids = ids;
+    this.sizes = sizes;
+    this.mtimesMs = mtimesMs;
+    for (let i = 0; i < paths.length; i++) this.byPath.set(paths[i]!, i);
+  }
+
+  get count(): number {
+    return this.paths.length;
+  }
+
+  /** The position of the document stored for `path` in the arrays, if any. */
+  indexOf(path: string): number | undefined {
+    return this.byPath.get(path);
+  }
+
+  /** Same paths, ids, sizes and modification times. */
+  equals(other: StoredDocuments): boolean {
+    if (other.count !== this.count) return false;
+    for (let i = 0; i < this.count; i++) {
+      const j = other.indexOf(this.paths[i]!);
+      if (j === undefined || other.ids[j] !== this.ids[i] || other.sizes[j] !== this.sizes[i] || other.mtimesMs[j] !== this.mtimesMs[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
+
+export function listDocuments(db: Db, root: string): StoredDocuments {
+  // One aggregate pass, so the four arrays list the documents in the same order.
+  const [paths, ids, sizes, mtimes] = db
+    .prepare(
+      `SELECT json_group_array(path), json_group_array(id), json_group_array(size), json_group_array(mtime_ms)
+       FROM documents WHERE root = ?`,
+    )
+    .raw()
+    .get(root) as [string, string, string, string];
+  return new StoredDocuments(JSON.parse(paths), JSON.parse(ids), JSON.parse(sizes), JSON.parse(mtimes));
 }
 
 /** Statements prepared once per database, reused for every document. */
