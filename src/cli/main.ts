@@ -1,9 +1,15 @@
 // The `ragline` command: commander wiring and the one place where errors
 // become messages and exit codes.
 
-import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import type * as Commander from 'commander';
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
 import { createOutput } from './output.js';
+
+// commander is CommonJS: required as such, it is not first scanned for named
+// exports as an ES import of it would be (a few ms of every start).
+const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof Commander;
+type Command = Commander.Command;
 
 type Register = (program: Command) => void;
 

@@ -4,12 +4,17 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { UserError } from '../util/errors.js';
 import { migrate } from './migrations.js';
 
-export type Db = Database.Database;
+// better-sqlite3 is CommonJS: required as such, it is not first scanned for named
+// exports as an ES import of it would be.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
+export type Db = BetterSqlite3.Database;
 
 export interface OpenOptions {
   /** Create the file (and its folder) when it does not exist. Commands that only read refuse instead. */
