@@ -59,6 +59,11 @@ describe('kindOf', () => {
       ['Makefile', undefined],
       ['dir.md/file', undefined],
       ['C:\\docs\\a.txt', 'text'],
+      ['.md', undefined],
+      ['notes/.md', undefined],
+      ['notes\\.md', undefined],
+      ['.hidden.md', 'markdown'],
+      ['release.v2/README', undefined],
     ];
     for (const [path, kind] of cases) expect([path, kindOf(path)]).toEqual([path, kind]);
   });

@@ -52,25 +52,29 @@ export interface TextUnit {
   headings?: UnitHeading[];
 }
 
-const KIND_BY_EXTENSION: Record<string, DocumentKind> = {
-  md: 'markdown',
-  mdx: 'markdown',
-  txt: 'text',
-  rst: 'text',
-  adoc: 'text',
-  html: 'html',
-  htm: 'html',
-  pdf: 'pdf',
-};
+const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
+  ['md', 'markdown'],
+  ['mdx', 'markdown'],
+  ['txt', 'text'],
+  ['rst', 'text'],
+  ['adoc', 'text'],
+  ['html', 'html'],
+  ['htm', 'html'],
+  ['pdf', 'pdf'],
+]);
+
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
 
 /** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
 export function kindOf(path: string): DocumentKind | undefined {
-  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
-  const name = path.slice(slash + 1);
-  const dot = name.lastIndexOf('.');
+  // One search from the end, as the walk asks this of every file: a dot in a
+  // folder name leaves a separator in the "extension", which matches no kind.
+  const dot = path.lastIndexOf('.');
   if (dot <= 0) return undefined;
-  const ext = name.slice(dot + 1).toLowerCase();
-  return Object.hasOwn(KIND_BY_EXTENSION, ext) ? KIND_BY_EXTENSION[ext] : undefined;
+  const before = path.charCodeAt(dot - 1);
+  if (before === SLASH || before === BACKSLASH) return undefined; // a name such as `.md`
+  return KIND_BY_EXTENSION.get(path.slice(dot + 1).toLowerCase());
 }
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
