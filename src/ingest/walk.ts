@@ -98,24 +98,32 @@ export function walk(root: string, options: WalkOptions): WalkResult {
       return;
     }
     let rules = inherited;
-    if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-      try {
-        const own = loadIgnore()().add(fs.readFileSync(childPath(dir, '.gitignore'), 'utf8'));
-        rules = [...inherited, { base: relativeDir, rules: own }];
-      } catch {
-        /* an unreadable .gitignore ignores nothing */
+    for (const entry of entries) {
+      if (entry.name !== '.gitignore') continue;
+      if (entry.isFile()) {
+        try {
+          const own = loadIgnore()().add(fs.readFileSync(childPath(dir, '.gitignore'), 'utf8'));
+          rules = [...inherited, { base: relativeDir, rules: own }];
+        } catch {
+          /* an unreadable .gitignore ignores nothing */
+        }
       }
+      break;
     }
     const ignored = (relative: string, isDir: boolean) =>
+      rules.length > 0 &&
       rules.some(({ base, rules: r }) => {
         const local = base ? relative.slice(base.length + 1) : relative;
         return local !== '' && r.ignores(isDir ? local + '/' : local);
       });
+    // Computed once per folder: the loop below runs for every file.
+    const prefix = childPath(dir, '');
+    const relativePrefix = relativeDir ? `${relativeDir}/` : '';
 
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      const absolute = childPath(dir, entry.name);
-      const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
+      const absolute = prefix + entry.name;
+      const relative = relativePrefix + entry.name;
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
       let stat: fs.Stats | undefined;
