@@ -206,6 +206,16 @@ describe('ingest of the edge-case tree', () => {
   });
 });
 
+describe('ingest output', () => {
+  test('the summary line is plain when piped and styled when colour is forced', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nSome text to index.\n' });
+    const piped = await runCli(['ingest', dir], { env: env() });
+    expect(piped.stdout).toMatch(/^Ingested 1 added, /);
+    const forced = await runCli(['ingest', dir], { env: isolatedEnv(home, { NO_COLOR: undefined, FORCE_COLOR: '1' }) });
+    expect(forced.stdout).toMatch(/^\u001b\[1mIngested\u001b\[22m 0 added, /);
+  });
+});
+
 describe('ingest arguments that are not a folder', () => {
   test('a missing path exits 2 with a one-line error and a hint', async () => {
     const result = await runCli(['ingest', path.join(home, 'no-such-folder')], { env: env() });

@@ -1,13 +1,14 @@
 // Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
 // on stderr, and JSON for scripts.
 
-import { Chalk, type ChalkInstance } from 'chalk';
+/** The styles the CLI writes with; each returns its text as it is when there is no colour. */
+export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta', (text: string) => string>;
 
 export interface Output {
   /** Colours for stdout (no-ops when stdout is not a colour TTY). */
-  color: ChalkInstance;
+  color: Colors;
   /** Colours for stderr. */
-  errColor: ChalkInstance;
+  errColor: Colors;
   isTTY: boolean;
   errIsTTY: boolean;
   out(line?: string): void;
@@ -22,6 +23,19 @@ function colorLevel(stream: NodeJS.WriteStream): 0 | 1 | 2 | 3 {
   if (!stream.isTTY) return 0;
   const depth = stream.getColorDepth?.() ?? 1;
   return depth >= 24 ? 3 : depth >= 8 ? 2 : depth >= 4 ? 1 : 0;
+}
+
+const asIs = (text: string) => text;
+const NO_COLORS: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, yellow: asIs, cyan: asIs, magenta: asIs };
+
+// chalk is imported only when this process's stdout or stderr can show colour: a
+// run whose output goes to files and pipes (scripts, --json) never loads it.
+const chalk = colorLevel(process.stdout) > 0 || colorLevel(process.stderr) > 0 ? await import('chalk') : undefined;
+
+/** Colours for `stream`: chalk at the stream's level, or none. */
+function colorsFor(stream: NodeJS.WriteStream): Colors {
+  const level = colorLevel(stream);
+  return chalk && level > 0 ? new chalk.Chalk({ level }) : NO_COLORS;
 }
 
 let pipeGuard = false;
@@ -41,8 +55,8 @@ function guardBrokenPipe(): void {
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
   guardBrokenPipe();
   return {
-    color: new Chalk({ level: colorLevel(stdout) }),
-    errColor: new Chalk({ level: colorLevel(stderr) }),
+    color: colorsFor(stdout),
+    errColor: colorsFor(stderr),
     isTTY: Boolean(stdout.isTTY),
     errIsTTY: Boolean(stderr.isTTY),
     out: (line = '') => void stdout.write(line + '\n'),

@@ -2,10 +2,10 @@
 // `search`, `chat`, `ask` and `replay`, so all four show chunks the same way.
 // Every piece of document text passes through sanitizeForTerminal.
 
-import type { ChalkInstance } from 'chalk';
 import { formatLocation } from '../retrieve/search.js';
 import { rankTopics, type Topic } from '../rewrite/index.js';
 import { oneLine } from '../util/sanitize.js';
+import type { Colors } from './output.js';
 
 export interface ChunkLine {
   rank: number;
@@ -21,7 +21,7 @@ export interface ChunkLine {
 }
 
 /** `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  v1 k2  "Create a key with…"`, fitted to `width` columns. */
-export function chunkLine(chunk: ChunkLine, color: ChalkInstance, width = 100): string {
+export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string {
   const rank = String(chunk.rank).padStart(3);
   const score = chunk.score.toFixed(4);
   const parts = `${chunk.vectorRank ? `v${chunk.vectorRank}` : 'v-'} ${chunk.keywordRank ? `k${chunk.keywordRank}` : 'k-'}`;
@@ -43,7 +43,7 @@ export function chunkLine(chunk: ChunkLine, color: ChalkInstance, width = 100): 
 }
 
 /** Tracked topics, the active one (what "it" most likely means) first and marked. */
-export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: ChalkInstance): string {
+export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: Colors): string {
   return rankTopics(topics as readonly Topic[])
     .map((topic, i) => (i === 0 ? color.bold(`${oneLine(topic.term, 60)} (active)`) : oneLine(topic.term, 60)))
     .join(', ');
