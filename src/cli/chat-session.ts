@@ -11,16 +11,16 @@ import type { Db } from '../store/db.js';
 import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
 
-export function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): TurnContext {
+export async function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): Promise<TurnContext> {
   const { config } = settings;
-  const rewriteModel = createRewriteModel(config);
+  const rewriteModel = await createRewriteModel(config);
   return {
     db,
     config,
     sessionId,
-    retriever: new Retriever(db, createEmbedder(config)),
+    retriever: new Retriever(db, await createEmbedder(config)),
     rewriter: createRewriter(rewriteModel),
-    answerModel: createChatModel(config),
+    answerModel: await createChatModel(config),
     topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,
   };
 }

@@ -1,10 +1,10 @@
 // Builds the configured providers: offline unless an OpenAI-compatible server
-// is configured (OPENAI_API_KEY, a base URL, or provider = openai).
+// is configured (OPENAI_API_KEY, a base URL, or provider = openai). Only the
+// configured implementation is imported: an offline run never loads the OpenAI
+// client code, and a remote one never the offline embedder.
 
 import { usesRemoteChat, usesRemoteEmbeddings, type Config } from '../config/index.js';
-import { OfflineEmbedder } from './offline-embedder.js';
-import { ThreadedOfflineEmbedder } from './offline-threaded.js';
-import { OpenAIChatModel, OpenAIEmbedder, type OpenAISettings } from './openai.js';
+import type { OpenAISettings } from './openai.js';
 import type { ChatModel, Embedder } from './types.js';
 
 function settings(config: Config, model: string, timeoutMs = config.request.timeoutMs): OpenAISettings {
@@ -30,8 +30,12 @@ function retryTuning(env: NodeJS.ProcessEnv = process.env): OpenAISettings['retr
 }
 
 /** `bulk`: many texts are coming (ingest); the offline embedder then runs on a worker thread. */
-export function createEmbedder(config: Config, options: { bulk?: boolean } = {}): Embedder {
-  if (!usesRemoteEmbeddings(config)) return options.bulk ? new ThreadedOfflineEmbedder() : new OfflineEmbedder();
+export async function createEmbedder(config: Config, options: { bulk?: boolean } = {}): Promise<Embedder> {
+  if (!usesRemoteEmbeddings(config)) {
+    if (options.bulk) return new (await import('./offline-threaded.js')).ThreadedOfflineEmbedder();
+    return new (await import('./offline-embedder.js')).OfflineEmbedder();
+  }
+  const { OpenAIEmbedder } = await import('./openai.js');
   return new OpenAIEmbedder({
     ...settings(config, config.models.embedding),
     dimensions: config.embedding.dimensions,
@@ -41,13 +45,15 @@ export function createEmbedder(config: Config, options: { bulk?: boolean } = {})
 }
 
 /** The answer model, or undefined offline (the extractive answerer is used then). */
-export function createChatModel(config: Config): ChatModel | undefined {
+export async function createChatModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
+  const { OpenAIChatModel } = await import('./openai.js');
   return new OpenAIChatModel({ ...settings(config, config.models.chat), operation: 'chat' });
 }
 
 /** The rewrite model, or undefined offline (the offline rewriter is used then). */
-export function createRewriteModel(config: Config): ChatModel | undefined {
+export async function createRewriteModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
+  const { OpenAIChatModel } = await import('./openai.js');
   return new OpenAIChatModel({ ...settings(config, config.models.rewrite, config.rewrite.timeoutMs), operation: 'rewrite' });
 }

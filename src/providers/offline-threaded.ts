@@ -6,9 +6,12 @@
 
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { OfflineEmbedder, type OfflineEmbedderOptions } from './offline-embedder.js';
 import type { Embedder } from './types.js';
+
+// Imported with the first batch: an ingest that finds nothing to embed never loads it.
+let workerThreads: Promise<typeof import('node:worker_threads')> | undefined;
 
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -41,8 +44,9 @@ export class ThreadedOfflineEmbedder implements Embedder {
 
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
-    const worker = this.start();
-    if (!worker || texts.length === 0) return this.inline.embed(texts, signal);
+    if (texts.length === 0) return [];
+    const worker = this.start((await (workerThreads ??= import('node:worker_threads'))).Worker);
+    if (!worker) return this.inline.embed(texts, signal);
     const id = this.nextId++;
     return new Promise<Float32Array[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, count: texts.length });
@@ -58,12 +62,12 @@ export class ThreadedOfflineEmbedder implements Embedder {
     if (worker) await worker.terminate();
   }
 
-  private start(): Worker | undefined {
+  private start(WorkerThread: typeof Worker): Worker | undefined {
     if (this.worker) return this.worker;
     const url = new URL('./offline-embedder.js', import.meta.url);
     if (url.protocol !== 'file:' || !fs.existsSync(fileURLToPath(url))) return undefined;
     try {
-      const worker = new Worker(SOURCE, { eval: true, workerData: { url: url.href, options: this.options } });
+      const worker = new WorkerThread(SOURCE, { eval: true, workerData: { url: url.href, options: this.options } });
       worker.unref();
       worker.on('message', ({ id, buffer }: { id: number; buffer: ArrayBuffer }) => {
         const job = this.pending.get(id);

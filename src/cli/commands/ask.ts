@@ -29,7 +29,7 @@ export function registerAsk(program: Command): void {
       process.on('SIGINT', onSigint);
       try {
         const session = flags.session ? requireSession(db, flags.session) : createSession(db);
-        const result = await runTurnWithOutput(createTurnContext(settings, db, session.id), question, output, {
+        const result = await runTurnWithOutput(await createTurnContext(settings, db, session.id), question, output, {
           json: Boolean(flags.json),
           signal: controller.signal,
         });

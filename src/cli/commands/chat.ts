@@ -111,6 +111,9 @@ interface ReplState {
 
 async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output, json: boolean): Promise<void> {
   const state: ReplState = { session, lastChunks: [] };
+  // Providers and prepared statements are made once; each turn names its session.
+  // Before the lines are read: their iterator sees no line that comes earlier.
+  const context = await createTurnContext(settings, db, state.session.id);
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
@@ -123,8 +126,6 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
   };
   process.on('SIGINT', onSigint);
   let failed = false;
-  // Providers and prepared statements are made once; each turn names its session.
-  const context = createTurnContext(settings, db, state.session.id);
   try {
     for await (const raw of lines) {
       if (controller.signal.aborted) break;
@@ -162,7 +163,7 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
     color.dim(`session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`),
   );
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
-  const context = createTurnContext(settings, db, session.id);
+  const context = await createTurnContext(settings, db, session.id);
   for (;;) {
     const line = await readQuestion(inputHistory, color.bold('› '));
     if (line === null) break;

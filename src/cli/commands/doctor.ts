@@ -103,7 +103,7 @@ async function runDoctor(command: Command, timeoutMs: number): Promise<{ checks:
 
   const versions = sqliteVersions(checks);
   const database = inspectDatabase(config.db, checks);
-  const embedder = createEmbedder(config);
+  const embedder = await createEmbedder(config);
   const facts: DoctorFacts = {
     configFile: settings.configFile ?? null,
     versions,

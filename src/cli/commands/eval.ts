@@ -51,7 +51,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
       const db = openDb(settings);
       const progress = new ProgressLine();
       try {
-        const retriever = new Retriever(db, createEmbedder(settings.config));
+        const retriever = new Retriever(db, await createEmbedder(settings.config));
         const maxPerDocument = Number(flags.maxPerDocument);
         const variants: EvalVariant[] = [];
         if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
@@ -69,7 +69,7 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
         const shares = termShares(db);
         for (const [name, policy] of rewriteVariants) {
           if (!wanted.includes(name)) continue;
-          const rewriter = createRewriter(createRewriteModel(settings.config));
+          const rewriter = createRewriter(await createRewriteModel(settings.config));
           const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics', shares);
           variants.push({
             name,

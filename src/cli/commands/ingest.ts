@@ -70,7 +70,7 @@ Examples:
       };
       process.on('SIGINT', onSigint);
       const progress = new ProgressLine();
-      const embedder = createEmbedder(config, { bulk: true });
+      const embedder = await createEmbedder(config, { bulk: true });
       try {
         const summary = await ingest({
           root,

@@ -89,7 +89,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
         }
         const { config } = settings;
         const report = await rerunSession(
-          { db, config, rewriter: createRewriter(createRewriteModel(config)), retriever: new Retriever(db, createEmbedder(config)) },
+          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(config)) },
           replay,
         );
         const saved = flags.save ? saveRerun(db, replay, report, { name: flags.name }) : undefined;
