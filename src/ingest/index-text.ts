@@ -3,7 +3,9 @@
 // document title and heading path in a separate, up-weighted FTS column and in
 // front of the embedded text lifts keyword R@5 on Cloud from 0.242 to 0.261.
 
-import { createHash } from 'node:crypto';
+// node:crypto is loaded at the first chunk, not with this module: a re-ingest
+// that finds nothing to write does not need it.
+let nodeCrypto: typeof import('node:crypto') | undefined;
 
 export interface IndexedText {
   /** Heading path joined with ' > ' (stored and shown). */
@@ -25,7 +27,7 @@ export function indexText(title: string | undefined, headingPath: string[], body
   return {
     heading,
     embed,
-    hash: createHash('sha1').update(embed).digest('hex'),
+    hash: (nodeCrypto ??= process.getBuiltinModule('node:crypto')).createHash('sha1').update(embed).digest('hex'),
     fts: { title: titleLine, body },
   };
 }

@@ -4,7 +4,6 @@
 // vector; files that disappeared are removed at the end, after new ones were
 // written, so a rename reuses the vectors of the old name.
 
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Db } from '../store/db.js';
 import { DocumentWriter, clearIndex, listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
@@ -228,12 +227,17 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         skip('unreadable');
         continue;
       }
-      const contentHash = createHash('sha256').update(bytes).digest('hex');
-      if (previousId !== undefined && writer.contentHash(previousId) === contentHash) {
-        lockForWriting();
-        writer.touchDocument(previousId, file.size, file.mtimeMs);
-        summary.files.unchanged++;
-        continue;
+      // A new file is hashed once it is known to be written: one that is skipped
+      // (empty, binary) needs no hash.
+      let contentHash: string | undefined;
+      if (previousId !== undefined) {
+        contentHash = sha256(bytes);
+        if (writer.contentHash(previousId) === contentHash) {
+          lockForWriting();
+          writer.touchDocument(previousId, file.size, file.mtimeMs);
+          summary.files.unchanged++;
+          continue;
+        }
       }
       if (file.kind !== 'pdf' && looksBinary(bytes)) {
         skip('binary');
@@ -257,7 +261,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       }
       pending.push({
         file,
-        contentHash,
+        contentHash: contentHash ?? sha256(bytes),
         title: loaded.title,
         isNew: previousId === undefined,
         chunks: chunks.map((chunk) => {
@@ -301,6 +305,16 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   } finally {
     releaseLock?.();
   }
+}
+
+// node:crypto is loaded at the first file that is hashed: its set-up is a few ms
+// that a re-ingest which finds no changed file does not need.
+let nodeCrypto: typeof import('node:crypto') | undefined;
+
+/** The hex sha256 of a file's bytes, as stored in `documents.content_hash`. */
+function sha256(bytes: Buffer): string {
+  nodeCrypto ??= process.getBuiltinModule('node:crypto');
+  return nodeCrypto.createHash('sha256').update(bytes).digest('hex');
 }
 
 /** Changes whenever another connection commits to the database. */
