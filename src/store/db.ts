@@ -6,13 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
+import type * as SqliteVec from 'sqlite-vec';
 import { UserError } from '../util/errors.js';
 import { migrate } from './migrations.js';
 
-// better-sqlite3 is CommonJS: required as such, it is not first scanned for named
-// exports as an ES import of it would be.
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+// better-sqlite3 is CommonJS, and sqlite-vec ships a CommonJS entry too: required,
+// neither is scanned for named exports nor resolved by the ES module loader, which
+// no other import of a no-change re-ingest needs.
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3') as typeof BetterSqlite3;
+const sqliteVec = require('sqlite-vec') as typeof SqliteVec;
 
 export type Db = BetterSqlite3.Database;
 
