@@ -46,7 +46,8 @@ export interface WalkOptions {
   /**
    * Decides from a file's path, size and modification time whether it is listed;
    * every file is listed without it. A re-ingest leaves its unchanged files out
-   * this way, so it builds no object for them.
+   * this way, so it builds no object for them. Called as files are found, in no
+   * particular order.
    */
   select?: (relative: string, size: number, mtimeMs: number) => boolean;
 }
@@ -62,6 +63,9 @@ export interface WalkResult {
 const childPath = (dir: string, name: string) => (dir.endsWith(path.sep) ? dir + name : dir + path.sep + name);
 
 const ALWAYS_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+
+/** What the walk does with a folder entry once the folder's entries are in name order. */
+type Kept = { name: string; file?: FoundFile; folder?: string; skip?: SkipReason };
 
 export function walk(root: string, options: WalkOptions): WalkResult {
   const includeMatch = options.include?.length ? loadPicomatch()(options.include, { dot: true }) : undefined;
@@ -90,25 +94,23 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     }
     visitedDirs.add(real);
 
-    let entries: fs.Dirent[];
+    let listing: fs.Dir;
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      listing = fs.opendirSync(dir);
     } catch {
       skip('unreadable', relativeDir || '.');
       return;
     }
+    // The folder's .gitignore applies to every entry, so it is looked for first
+    // (lstat, as the listing's own entry would tell: a symlink is not read).
     let rules = inherited;
-    for (const entry of entries) {
-      if (entry.name !== '.gitignore') continue;
-      if (entry.isFile()) {
-        try {
-          const own = loadIgnore()().add(fs.readFileSync(childPath(dir, '.gitignore'), 'utf8'));
-          rules = [...inherited, { base: relativeDir, rules: own }];
-        } catch {
-          /* an unreadable .gitignore ignores nothing */
-        }
+    const gitignore = childPath(dir, '.gitignore');
+    try {
+      if (fs.lstatSync(gitignore, { throwIfNoEntry: false })?.isFile()) {
+        rules = [...inherited, { base: relativeDir, rules: loadIgnore()().add(fs.readFileSync(gitignore, 'utf8')) }];
       }
-      break;
+    } catch {
+      /* an unreadable .gitignore ignores nothing */
     }
     const ignored = (relative: string, isDir: boolean) =>
       rules.length > 0 &&
@@ -120,58 +122,85 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     const prefix = childPath(dir, '');
     const relativePrefix = relativeDir ? `${relativeDir}/` : '';
 
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const absolute = prefix + entry.name;
-      const relative = relativePrefix + entry.name;
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      let stat: fs.Stats | undefined;
-      if (entry.isSymbolicLink()) {
+    // Entries are read one at a time, in the file system's order, and what the
+    // loop keeps is put in name order after it: files are listed, folders visited
+    // and skips recorded in an order that does not depend on the file system. The
+    // files `select` leaves out (in a re-ingest nearly all) are neither kept nor
+    // sorted, and no entry outlives its turn: the garbage collector has next to
+    // nothing to copy.
+    const kept: Kept[] = [];
+    try {
+      for (;;) {
+        let entry: fs.Dirent | null;
         try {
-          stat = fs.statSync(absolute);
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          skip(code === 'ELOOP' ? 'symlink-loop' : 'broken-symlink', relative);
+          entry = listing.readSync();
+        } catch {
+          // The listing broke off: what was found before stays, the folder counts as unreadable.
+          skip('unreadable', relativeDir || '.');
+          break;
+        }
+        if (entry === null) break;
+        const name = entry.name;
+        const absolute = prefix + name;
+        const relative = relativePrefix + name;
+        let isDir = entry.isDirectory();
+        let isFile = entry.isFile();
+        let stat: fs.Stats | undefined;
+        if (entry.isSymbolicLink()) {
+          try {
+            stat = fs.statSync(absolute);
+          } catch (err) {
+            const code = (err as NodeJS.ErrnoException).code;
+            kept.push({ name, skip: code === 'ELOOP' ? 'symlink-loop' : 'broken-symlink' });
+            continue;
+          }
+          isDir = stat.isDirectory();
+          isFile = stat.isFile();
+        }
+        if (isDir) {
+          if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
+          if (ignored(relative, true)) continue;
+          kept.push({ name, folder: absolute });
           continue;
         }
-        isDir = stat.isDirectory();
-        isFile = stat.isFile();
+        if (!isFile) continue; // sockets, fifos, devices
+        if (name.startsWith('.')) continue;
+        if (ignored(relative, false)) {
+          kept.push({ name, skip: 'gitignored' });
+          continue;
+        }
+        if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
+          kept.push({ name, skip: 'excluded' });
+          continue;
+        }
+        const kind = kindOf(name);
+        if (!kind) {
+          kept.push({ name, skip: 'unsupported-type' });
+          continue;
+        }
+        try {
+          stat ??= fs.statSync(absolute);
+        } catch {
+          kept.push({ name, skip: 'unreadable' });
+          continue;
+        }
+        if (stat.size > options.maxFileBytes) {
+          kept.push({ name, skip: 'too-large' });
+          continue;
+        }
+        const mtimeMs = Math.trunc(stat.mtimeMs);
+        if (options.select && !options.select(relative, stat.size, mtimeMs)) continue;
+        kept.push({ name, file: { absolute, relative, kind, size: stat.size, mtimeMs } });
       }
-      if (isDir) {
-        if (entry.name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(entry.name)) continue;
-        if (ignored(relative, true)) continue;
-        visit(absolute, relative, rules);
-        continue;
-      }
-      if (!isFile) continue; // sockets, fifos, devices
-      if (entry.name.startsWith('.')) continue;
-      if (ignored(relative, false)) {
-        skip('gitignored', relative);
-        continue;
-      }
-      if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
-        skip('excluded', relative);
-        continue;
-      }
-      const kind = kindOf(entry.name);
-      if (!kind) {
-        skip('unsupported-type', relative);
-        continue;
-      }
-      try {
-        stat ??= fs.statSync(absolute);
-      } catch {
-        skip('unreadable', relative);
-        continue;
-      }
-      if (stat.size > options.maxFileBytes) {
-        skip('too-large', relative);
-        continue;
-      }
-      const mtimeMs = Math.trunc(stat.mtimeMs);
-      if (options.select && !options.select(relative, stat.size, mtimeMs)) continue;
-      result.files.push({ absolute, relative, kind, size: stat.size, mtimeMs });
+    } finally {
+      listing.closeSync();
+    }
+
+    kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const item of kept) {
+      if (item.file) result.files.push(item.file);
+      else if (item.folder) visit(item.folder, relativePrefix + item.name, rules);
+      else skip(item.skip!, relativePrefix + item.name);
     }
   };
   visit(root, '', []);

@@ -1,0 +1,60 @@
+// The walker on a real folder: files come out in name order, folder by folder,
+// whatever order the file system lists them in, skips are counted, and `select`
+// leaves files out after seeing their size and modification time.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { walk } from '../src/ingest/walk.js';
+import { tempDir } from './helpers/cli.js';
+
+let root: string;
+
+beforeEach(() => {
+  root = tempDir('ragline-walk-');
+  // written out of name order on purpose
+  const files: Record<string, string> = {
+    'b.md': '# B\n',
+    'sub/kept.md': '# Kept\n',
+    'a/z.md': '# Z\n',
+    'a.md': '# A\n',
+    'c.png': 'not a document',
+    'a/y.txt': 'Y\n',
+    '.hidden.md': '# Hidden\n',
+    'sub/.gitignore': 'ignored.md\n',
+    'sub/ignored.md': '# Ignored\n',
+  };
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), text);
+  }
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('walk', () => {
+  test('lists files in name order, a folder at its own place among its siblings, and counts what it skips', () => {
+    const found = walk(root, { maxFileBytes: 1_000_000 });
+    expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md']);
+    expect(found.files.map((f) => f.kind)).toEqual(['text', 'markdown', 'markdown', 'markdown', 'markdown']);
+    expect(found.files[0]!.absolute).toBe(path.join(root, 'a', 'y.txt'));
+    expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1 });
+    expect(Object.fromEntries(found.examples)).toEqual({ 'unsupported-type': ['c.png'], gitignored: ['sub/ignored.md'] });
+  });
+
+  test('select sees every file with its size and truncated mtime, and leaves out those it returns false for', () => {
+    const seen: [string, number, number][] = [];
+    const found = walk(root, {
+      maxFileBytes: 1_000_000,
+      select: (relative, size, mtimeMs) => {
+        seen.push([relative, size, mtimeMs]);
+        return relative !== 'b.md';
+      },
+    });
+    expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'sub/kept.md']);
+    const expected = ['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md'].map((relative) => {
+      const stat = fs.statSync(path.join(root, relative));
+      return [relative, stat.size, Math.trunc(stat.mtimeMs)];
+    });
+    expect(seen.sort()).toEqual(expected.sort());
+  });
+});
