@@ -6,52 +6,12 @@
 // identifiers split into parts) to hybrid search, not semantics.
 
 import type { Embedder } from './types.js';
+import { offlineIdentity, type OfflineEmbedderOptions, type OfflineFeatureConfig } from './offline-id.js';
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { STOPWORDS } from '../text/stopwords.js';
 
-/** Which features are hashed and how much each weighs. */
-export interface OfflineFeatureConfig {
-  /** Weight of the lower-case word itself (0 = off). */
-  word: number;
-  /** Weight of the Porter stem (0 = off). */
-  stem: number;
-  /** Weight of consecutive content-stem pairs (0 = off). */
-  bigram: number;
-  /** Character n-gram sizes taken from `<word>` with boundary marks; empty = off. */
-  charNgrams: readonly number[];
-  /** Total weight of one word's character n-grams, spread over them. */
-  charWeight: number;
-  /** Multiplier for stopwords (a fixed IDF-like down-weighting). */
-  stopwordWeight: number;
-  /** Use 1 + ln(tf) instead of raw tf. */
-  sublinearTf: boolean;
-}
-
-/** Options for {@link OfflineEmbedder}. */
-export interface OfflineEmbedderOptions {
-  /** Vector length. Default 384. */
-  dimensions?: number;
-  /** Feature set; defaults to {@link DEFAULT_FEATURES}. Changing it changes `id`. */
-  features?: Partial<OfflineFeatureConfig>;
-  /** Characters of each text that are embedded; the rest is ignored. Default 16384. */
-  maxChars?: number;
-  /** Largest batch per `embed` call. Default 256. */
-  maxBatch?: number;
-}
-
-/** Feature set measured best on the benchmark (bench/lab/RESULTS.md). */
-export const DEFAULT_FEATURES: OfflineFeatureConfig = {
-  word: 0,
-  stem: 1,
-  bigram: 0.5,
-  charNgrams: [3],
-  charWeight: 1,
-  stopwordWeight: 0.1,
-  sublinearTf: true,
-};
-
-const FEATURE_VERSION = 'hash-v1';
+export { DEFAULT_FEATURES, type OfflineEmbedderOptions, type OfflineFeatureConfig } from './offline-id.js';
 
 /** 32-bit FNV-1a over UTF-16 code units, seeded per feature class. Platform independent. */
 function fnv1a(s: string, seed: number): number {
@@ -99,17 +59,6 @@ function pairHash(a: number, b: number): number {
 const SCRATCH_BITS = 18;
 const SCRATCH_SIZE = 1 << SCRATCH_BITS;
 
-function signature(f: OfflineFeatureConfig): string {
-  return [
-    `w${f.word}`,
-    `s${f.stem}`,
-    `b${f.bigram}`,
-    `c${f.charNgrams.join('')}x${f.charWeight}`,
-    `sw${f.stopwordWeight}`,
-    f.sublinearTf ? 'log' : 'tf',
-  ].join('-');
-}
-
 /** Deterministic in-process embedder; see the module header. */
 export class OfflineEmbedder implements Embedder {
   readonly id: string;
@@ -126,19 +75,8 @@ export class OfflineEmbedder implements Embedder {
   private generation = 0;
 
   constructor(options: OfflineEmbedderOptions = {}) {
-    const dimensions = options.dimensions ?? 384;
-    if (!Number.isInteger(dimensions) || dimensions < 8 || dimensions > 8192) {
-      throw new RangeError(`OfflineEmbedder dimensions must be an integer in 8..8192, got ${dimensions}`);
-    }
-    this.dimensions = dimensions;
-    this.maxBatch = options.maxBatch ?? 256;
+    ({ id: this.id, dimensions: this.dimensions, maxBatch: this.maxBatch, features: this.features } = offlineIdentity(options));
     this.maxChars = options.maxChars ?? 16384;
-    this.features = { ...DEFAULT_FEATURES, ...options.features };
-    const sig = signature(this.features);
-    this.id =
-      sig === signature(DEFAULT_FEATURES)
-        ? `offline:${FEATURE_VERSION}-${dimensions}`
-        : `offline:${FEATURE_VERSION}-${dimensions}+${sig}`;
   }
 
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { OfflineEmbedder, type OfflineEmbedderOptions } from './offline-embedder.js';
+import type { OfflineEmbedder } from './offline-embedder.js';
+import { offlineIdentity, type OfflineEmbedderOptions } from './offline-id.js';
 import type { Embedder } from './types.js';
 
 // Imported with the first batch: an ingest that finds nothing to embed never loads it.
@@ -30,23 +31,24 @@ export class ThreadedOfflineEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
   readonly maxBatch: number;
-  private readonly inline: OfflineEmbedder;
+  /** The embedder used in-process when no worker can start, loaded then. */
+  private inline: Promise<OfflineEmbedder> | undefined;
   private worker: Worker | undefined;
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void; count: number }>();
   private nextId = 0;
 
   constructor(private readonly options: OfflineEmbedderOptions = {}) {
-    this.inline = new OfflineEmbedder(options);
-    this.id = this.inline.id;
-    this.dimensions = this.inline.dimensions;
-    this.maxBatch = this.inline.maxBatch;
+    ({ id: this.id, dimensions: this.dimensions, maxBatch: this.maxBatch } = offlineIdentity(options));
   }
 
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
     const worker = this.start((await (workerThreads ??= import('node:worker_threads'))).Worker);
-    if (!worker) return this.inline.embed(texts, signal);
+    if (!worker) {
+      this.inline ??= import('./offline-embedder.js').then(({ OfflineEmbedder }) => new OfflineEmbedder(this.options));
+      return (await this.inline).embed(texts, signal);
+    }
     const id = this.nextId++;
     return new Promise<Float32Array[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, count: texts.length });
