@@ -1,9 +1,13 @@
 // Builds the configured providers: offline unless an OpenAI-compatible server
 // is configured (OPENAI_API_KEY, a base URL, or provider = openai). Only the
 // configured implementation is imported: an offline run never loads the OpenAI
-// client code, and a remote one never the offline embedder.
+// client code, and a remote one never the offline embedder. The exception is the
+// threaded offline embedder, a small module that loads its embedder only in its
+// worker: it comes with this one, as a separate import() would cost ingest a
+// round of file reads of its own.
 
 import { usesRemoteChat, usesRemoteEmbeddings, type Config } from '../config/index.js';
+import { ThreadedOfflineEmbedder } from './offline-threaded.js';
 import type { OpenAISettings } from './openai.js';
 import type { ChatModel, Embedder } from './types.js';
 
@@ -32,7 +36,7 @@ function retryTuning(env: NodeJS.ProcessEnv = process.env): OpenAISettings['retr
 /** `bulk`: many texts are coming (ingest); the offline embedder then runs on a worker thread. */
 export async function createEmbedder(config: Config, options: { bulk?: boolean } = {}): Promise<Embedder> {
   if (!usesRemoteEmbeddings(config)) {
-    if (options.bulk) return new (await import('./offline-threaded.js')).ThreadedOfflineEmbedder();
+    if (options.bulk) return new ThreadedOfflineEmbedder();
     return new (await import('./offline-embedder.js')).OfflineEmbedder();
   }
   const { OpenAIEmbedder } = await import('./openai.js');
