@@ -57,7 +57,7 @@ export class ThreadedOfflineEmbedder implements Embedder {
     });
   }
 
-  /** Stops the worker; later calls embed in-process. */
+  /** Stops the worker; a later call starts a new one. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;

@@ -62,6 +62,7 @@ Examples:
         'ingest.maxFileBytes': flags.maxFileSize,
       });
       const { config } = settings;
+      const embedder = await createEmbedder(config, { bulk: true });
       const db = openDb(settings, { create: true });
       const controller = new AbortController();
       const onSigint = () => {
@@ -70,7 +71,6 @@ Examples:
       };
       process.on('SIGINT', onSigint);
       const progress = new ProgressLine();
-      const embedder = await createEmbedder(config, { bulk: true });
       try {
         const summary = await ingest({
           root,
