@@ -26,7 +26,7 @@ const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-fixture-answers-'));
 const dbPath = path.join(home, 'fixtures.db');
 const { config } = resolveConfig({ env: { HOME: home, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath, { create: true });
-const embedder = createEmbedder(config);
+const embedder = await createEmbedder(config);
 await ingest({ root: path.join(root, 'fixtures/docs'), db, embedder, chunker: config.chunk, maxFileBytes: config.ingest.maxFileBytes });
 const verbose = process.argv.includes('--verbose');
 const session = () => ({ db, config, retriever: new Retriever(db, embedder), rewriter: createRewriter(undefined), sessionId: createSession(db).id });

@@ -48,7 +48,7 @@ const row = (name, values) => `| ${name} | ${values.length} | ${pct(values, 0.5)
 
 const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
-const retriever = new Retriever(db, createEmbedder(config));
+const retriever = new Retriever(db, await createEmbedder(config));
 warmVectorIndex(db);
 const settings = { k: config.retrieval.k };
 for (let i = 0; i < 10; i++) await retriever.search(questions[i], settings); // warm-up

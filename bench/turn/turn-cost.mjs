@@ -81,7 +81,7 @@ for (const task of tasks) questions.push(task.question);
 const context = {
   db,
   config,
-  retriever: new Retriever(db, createEmbedder(config)),
+  retriever: new Retriever(db, await createEmbedder(config)),
   rewriter: createRewriter(undefined),
   sessionId: createSession(db).id,
 };
