@@ -41,6 +41,31 @@ describe('walk', () => {
     expect(Object.fromEntries(found.examples)).toEqual({ 'unsupported-type': ['c.png'], gitignored: ['sub/ignored.md'] });
   });
 
+  test('stats files from inside the root and leaves the working directory where it was, also when select throws', () => {
+    const before = process.cwd();
+    const seen: string[] = [];
+    const found = walk(root, {
+      maxFileBytes: 1_000_000,
+      select: (relative, size) => {
+        seen.push(`${relative}:${size}`);
+        expect(process.cwd()).toBe(fs.realpathSync(root));
+        return true;
+      },
+    });
+    expect(process.cwd()).toBe(before);
+    expect(seen.sort()).toEqual(['a.md:4', 'a/y.txt:2', 'a/z.md:4', 'b.md:4', 'sub/kept.md:7']);
+    expect(found.files.map((f) => f.size)).toEqual([2, 4, 4, 4, 7]);
+    expect(() =>
+      walk(root, {
+        maxFileBytes: 1_000_000,
+        select: () => {
+          throw new Error('stop');
+        },
+      }),
+    ).toThrow('stop');
+    expect(process.cwd()).toBe(before);
+  });
+
   test('select sees every file with its size and truncated mtime, and leaves out those it returns false for', () => {
     const seen: [string, number, number][] = [];
     const found = walk(root, {
