@@ -114,8 +114,11 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     }
     if (!fingerprint || options.reindex) lockForWriting();
     prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
+    // data_version is read before the listing: a commit landing between the two then
+    // shows as a changed version at the lock, never as one the listing is taken to include.
+    const versionBefore = releaseLock ? undefined : dataVersion(db);
     const stored = listDocuments(db, root);
-    if (!releaseLock) listed = { documents: stored, dataVersion: dataVersion(db) };
+    if (versionBefore !== undefined) listed = { documents: stored, dataVersion: versionBefore };
     // Which stored documents still have their file; the others are removed at the end.
     const seen = new Uint8Array(stored.count);
     const found = walk(root, {
