@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { askedAction } from '../src/rewrite/offline.js';
 import {
   activeTopic,
   classifyQuestion,
@@ -97,6 +98,43 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       policy: 'auto',
     });
     expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'skipped', reason: "pronoun 'it'; no topic to resolve it with" });
+  });
+
+  describe('"do that" stands for the last question\'s action', () => {
+    const ask = (question: string, last: string, standalone = last) =>
+      new OfflineRewriter().rewrite({ question, history: [{ question: last, standaloneQuery: standalone, answer: '' }], topics: [], policy: 'auto' });
+
+    it('puts the action where "do that" / "do it" stood', async () => {
+      expect(await ask('How often should I do that?', 'How do I rotate an API key?')).toMatchObject({
+        standaloneQuery: 'How often should I rotate an API key?',
+        decision: 'rewritten',
+        reason: "pronoun 'that'; 'do that' is the last question's action",
+      });
+      expect((await ask('Can I do it from the CLI?', 'How often should I do that?', 'How often should I rotate an API key?')).standaloneQuery).toBe(
+        'Can I rotate an API key from the CLI?',
+      );
+      expect((await ask('why would I do this?', "What's the best way to pin a version?")).standaloneQuery).toBe('why would I pin a version?');
+    });
+
+    it('leaves "do that <noun>", identifiers and questions that asked no action to the noun-phrase rules', async () => {
+      expect((await ask('Should I do that migration first?', 'How do I rotate an API key?')).reason).not.toContain('action');
+      expect((await ask('Can I do it.example?', 'How do I rotate an API key?')).reason).not.toContain('action');
+      const noAction = await ask('How often should I do that?', 'What is an API key?');
+      expect(noAction.reason).not.toContain('action');
+      expect(noAction.standaloneQuery).toContain('API key');
+    });
+  });
+
+  it('askedAction finds the action a question asks about, and nothing in other questions', () => {
+    expect(askedAction('How do I rotate an API key?')).toBe('rotate an API key');
+    expect(askedAction('how can we export a report as CSV')).toBe('export a report as CSV');
+    expect(askedAction('How long should I wait for the relay to connect? (Relay agent)')).toBe('wait for the relay to connect');
+    expect(askedAction('Can I delete a workspace?')).toBe('delete a workspace');
+    expect(askedAction('How to pin a version?')).toBe('pin a version');
+    expect(askedAction('I want to invite a teammate')).toBe('invite a teammate');
+    expect(askedAction('What is an API key?')).toBeUndefined();
+    expect(askedAction('How do I do that?')).toBeUndefined();
+    expect(askedAction('How does billing work?')).toBeUndefined();
   });
 
   it('propagates an abort', async () => {

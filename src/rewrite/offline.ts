@@ -9,7 +9,7 @@ import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
 import { extractTerms, rankTopics, updateTopics, wordsOf } from './topics.js';
-import type { QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
+import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
 
 export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
 
@@ -73,7 +73,16 @@ export class OfflineRewriter implements QueryRewriter {
     const topics = request.topics.length > 0 ? request.topics : topicsFromHistory(request);
     const vague = this.#options.vague && request.termShare && isVague(question, request.termShare, this.#options.vague.share) ? this.#options.vague : undefined;
     const maxContextWords = vague ? vague.contextWords : this.#options.maxContextWords;
-    const context = contextTopics(question, topics, { ...this.#options, maxContextWords });
+    // "How often should I do that?" after "How do I rotate an API key?": the pronoun
+    // stands for the last question's action, not for a noun phrase.
+    const acted = this.#options.style === 'substitute' ? substituteAction(question, request.history.at(-1)) : undefined;
+    const context = contextTopics(acted ?? question, topics, { ...this.#options, maxContextWords });
+    if (acted !== undefined) {
+      const standaloneQuery = context.length > 0 ? `${acted} (${context.map((topic) => topic.term).join(', ')})` : acted;
+      const reason = `${decision.reason}; 'do ${ACTION_PRONOUN.exec(question)![2]!.toLowerCase()}' is the last question's action`;
+      if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id };
+      return { standaloneQuery, decision: 'rewritten', reason: `${reason}; only common words`, model: this.id, weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight } };
+    }
     if (context.length === 0) {
       return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
     }
@@ -94,6 +103,53 @@ export function isVague(question: string, termShare: (word: string) => number, s
   return contentWords(question)
     .filter((word) => word.length > 1 && !/^\d+$/.test(word))
     .every((word) => termShare(word) > share);
+}
+
+/** "do that", "do it", "do this" (not "do that migration": there `that` is a determiner). */
+const ACTION_PRONOUN = /\b(do)\s+(that|it|this)\b(?![._\-/@$][\p{L}\p{N}])/iu;
+
+/**
+ * Ways of asking how to do something, and the action they ask about:
+ * "How do I rotate an API key?", "How often should I rotate it?", "Can we export a report as CSV?",
+ * "What's the best way to install the relay?", "How to pin a version?",
+ * "I want to delete a workspace".
+ */
+const ASKED_ACTION = [
+  /^(?:how(?:\s+(?:often|long|quickly|soon|frequently))?|where|when|why)\s+(?:do|can|could|should|would|shall|must|may)\s+(?:i|we|you|one)\s+(.+)$/i,
+  /^(?:can|could|should|may|must|do)\s+(?:i|we|you|one)\s+(.+)$/i,
+  /^(?:what(?:'s|’s|\s+is)|which\s+is)\s+the\s+(?:\w+\s+)?way\s+to\s+(.+)$/i,
+  /^how\s+to\s+(.+)$/i,
+  /^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like|’d\s+like)\s+to\s+(.+)$/i,
+];
+
+/** The action an earlier question asked how to do, e.g. "rotate an API key"; undefined when it asked something else. */
+export function askedAction(question: string): string | undefined {
+  const text = question
+    .replace(/\s*\([^()]*\)\s*$/, '') // the context an offline rewrite appended
+    .replace(/[\s?.!]+$/, '')
+    .trim();
+  for (const pattern of ASKED_ACTION) {
+    const action = pattern.exec(text)?.[1]?.trim();
+    // The action must say something: "how do I do that" gives none.
+    if (action && contentWords(action).length > 0 && !ACTION_PRONOUN.test(action)) return action;
+  }
+  return undefined;
+}
+
+/**
+ * The question with its "do that" replaced by the action the last question asked
+ * about ("How often should I do that?" -> "How often should I rotate an API key?"),
+ * or undefined when either side does not fit.
+ */
+function substituteAction(question: string, last: ConversationTurn | undefined): string | undefined {
+  const match = ACTION_PRONOUN.exec(question);
+  if (!match || !last) return undefined;
+  // "do that" followed by a content word ("do that migration") is a determiner: leave it.
+  const after = /^\s+([\p{L}\p{N}'’_-]+)/u.exec(question.slice(match.index + match[0].length))?.[1];
+  if (match[2]!.toLowerCase() !== 'it' && after && !isStopword(after.toLowerCase())) return undefined;
+  const action = askedAction(last.standaloneQuery) ?? askedAction(last.question);
+  if (!action) return undefined;
+  return question.slice(0, match.index) + action + question.slice(match.index + match[0].length);
 }
 
 /** Topics built from the window's earlier questions when none are tracked. */
