@@ -11,25 +11,15 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { arg, existingTurnDb, root, shared } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const chunks = arg('chunks', 100_000);
 const count = arg('queries', 200);
-const file = path.join(root, `bench/out/turn/turn-${chunks}.db`);
-if (!fs.existsSync(file)) {
-  console.error(`error: ${file} not found; build it with: node bench/turn/turn-cost.mjs --chunks ${chunks}`);
-  process.exit(2);
-}
+const file = existingTurnDb(arg('chunks', 100_000));
 const { buildFtsQuery } = await import(path.join(root, 'dist/retrieve/fts-query.js'));
 const { DEFAULT_COLUMN_WEIGHTS } = await import(path.join(root, 'dist/retrieve/search.js'));
 const questions = fs
-  .readFileSync(path.join(root, '../shared/bench/retrieval_tasks.jsonl'), 'utf8')
+  .readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8')
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line).question);

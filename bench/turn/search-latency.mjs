@@ -12,22 +12,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { arg, existingTurnDb, root, shared } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const chunks = arg('chunks', 100_000);
 const queries = arg('queries', 150);
 const oneshot = arg('oneshot', 15);
-const dbPath = path.join(root, `bench/out/turn/turn-${chunks}.db`);
-const shared = path.resolve(root, '../shared/bench');
-if (!fs.existsSync(dbPath)) {
-  console.error(`error: ${dbPath} not found; build it with: node bench/turn/turn-cost.mjs --chunks ${chunks}`);
-  process.exit(2);
-}
+const dbPath = existingTurnDb(chunks);
 
 const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
 const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));

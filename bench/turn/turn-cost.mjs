@@ -13,19 +13,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { arg, root, shared, turnDbPath } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const targetChunks = arg('chunks', 100_000);
 const turns = arg('turns', 200);
 const out = path.join(root, 'bench/out/turn');
 const corpus = path.join(out, `corpus-${targetChunks}`);
-const dbPath = path.join(out, `turn-${targetChunks}.db`);
-const shared = path.resolve(root, '../shared/bench');
+const dbPath = turnDbPath(targetChunks);
 
 if (!fs.existsSync(dbPath)) {
   if (!fs.existsSync(shared)) {

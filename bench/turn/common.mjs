@@ -1,0 +1,30 @@
+// What the bench/turn scripts share: the project root, numeric --flags, and the
+// 100k-chunk database that turn-cost.mjs builds.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const shared = path.resolve(root, '../shared/bench');
+
+/** The number after `--name` on the command line, or `fallback`. */
+export function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** The path of the turn database for `chunks`. */
+export function turnDbPath(chunks) {
+  return path.join(root, `bench/out/turn/turn-${chunks}.db`);
+}
+
+/** The turn database for `chunks`; exits with how to build it when it is missing. */
+export function existingTurnDb(chunks) {
+  const file = turnDbPath(chunks);
+  if (!fs.existsSync(file)) {
+    console.error(`error: ${file} not found; build it with: node bench/turn/turn-cost.mjs --chunks ${chunks}`);
+    process.exit(2);
+  }
+  return file;
+}
