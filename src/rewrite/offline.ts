@@ -75,23 +75,19 @@ export class OfflineRewriter implements QueryRewriter {
     const maxContextWords = vague ? vague.contextWords : this.#options.maxContextWords;
     // "How often should I do that?" after "How do I rotate an API key?": the pronoun
     // stands for the last question's action, not for a noun phrase.
-    const acted = this.#options.style === 'substitute' ? substituteAction(question, request.history.at(-1)) : undefined;
-    const context = contextTopics(acted ?? question, topics, { ...this.#options, maxContextWords });
-    if (acted !== undefined) {
-      const standaloneQuery = context.length > 0 ? `${acted} (${context.map((topic) => topic.term).join(', ')})` : acted;
-      const reason = `${decision.reason}; 'do ${ACTION_PRONOUN.exec(question)![2]!.toLowerCase()}' is the last question's action`;
-      if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id };
-      return { standaloneQuery, decision: 'rewritten', reason: `${reason}; only common words`, model: this.id, weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight } };
-    }
-    if (context.length === 0) {
+    const action = this.#options.style === 'substitute' ? substituteAction(question, request.history.at(-1)) : undefined;
+    const context = contextTopics(action?.text ?? question, topics, { ...this.#options, maxContextWords });
+    if (!action && context.length === 0) {
       return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
     }
-    const standaloneQuery = resolve(question, context, this.#options.style);
-    if (!vague) return { standaloneQuery, decision: 'rewritten', reason: decision.reason, model: this.id };
+    // With the action in place nothing is left to substitute: the topics are appended.
+    const standaloneQuery = action ? resolve(action.text, context, 'expand') : resolve(question, context, this.#options.style);
+    const reason = action ? `${decision.reason}; 'do ${action.pronoun}' is the last question's action` : decision.reason;
+    if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id };
     return {
       standaloneQuery,
       decision: 'rewritten',
-      reason: `${decision.reason}; only common words`,
+      reason: `${reason}; only common words`,
       model: this.id,
       weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },
     };
@@ -139,9 +135,9 @@ export function askedAction(question: string): string | undefined {
 /**
  * The question with its "do that" replaced by the action the last question asked
  * about ("How often should I do that?" -> "How often should I rotate an API key?"),
- * or undefined when either side does not fit.
+ * and the pronoun that stood there; undefined when either side does not fit.
  */
-function substituteAction(question: string, last: ConversationTurn | undefined): string | undefined {
+function substituteAction(question: string, last: ConversationTurn | undefined): { text: string; pronoun: string } | undefined {
   const match = ACTION_PRONOUN.exec(question);
   if (!match || !last) return undefined;
   // "do that" followed by a content word ("do that migration") is a determiner: leave it.
@@ -149,7 +145,7 @@ function substituteAction(question: string, last: ConversationTurn | undefined):
   if (match[2]!.toLowerCase() !== 'it' && after && !isStopword(after.toLowerCase())) return undefined;
   const action = askedAction(last.standaloneQuery) ?? askedAction(last.question);
   if (!action) return undefined;
-  return question.slice(0, match.index) + action + question.slice(match.index + match[0].length);
+  return { text: question.slice(0, match.index) + action + question.slice(match.index + match[0].length), pronoun: match[2]!.toLowerCase() };
 }
 
 /** Topics built from the window's earlier questions when none are tracked. */
