@@ -5,6 +5,7 @@
 // written, so a rename reuses the vectors of the old name.
 
 import fs from 'node:fs';
+import { hexDigest } from '../util/hash.js';
 import type { Db } from '../store/db.js';
 import { DocumentWriter, clearIndex, listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
 import { acquireIngestLock, assertNoIngestRunning, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
@@ -234,7 +235,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       // (empty, binary) needs no hash.
       let contentHash: string | undefined;
       if (previousId !== undefined) {
-        contentHash = sha256(bytes);
+        contentHash = hexDigest('sha256', bytes);
         if (writer.contentHash(previousId) === contentHash) {
           lockForWriting();
           writer.touchDocument(previousId, file.size, file.mtimeMs);
@@ -264,7 +265,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       }
       pending.push({
         file,
-        contentHash: contentHash ?? sha256(bytes),
+        contentHash: contentHash ?? hexDigest('sha256', bytes),
         title: loaded.title,
         isNew: previousId === undefined,
         chunks: chunks.map((chunk) => {
@@ -308,16 +309,6 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   } finally {
     releaseLock?.();
   }
-}
-
-// node:crypto is loaded at the first file that is hashed: its set-up is a few ms
-// that a re-ingest which finds no changed file does not need.
-let nodeCrypto: typeof import('node:crypto') | undefined;
-
-/** The hex sha256 of a file's bytes, as stored in `documents.content_hash`. */
-function sha256(bytes: Buffer): string {
-  nodeCrypto ??= process.getBuiltinModule('node:crypto');
-  return nodeCrypto.createHash('sha256').update(bytes).digest('hex');
 }
 
 /** Changes whenever another connection commits to the database. */
