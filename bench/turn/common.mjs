@@ -28,3 +28,12 @@ export function existingTurnDb(chunks) {
   }
   return file;
 }
+
+/** The MTRAG questions, in the order of ../shared/bench/retrieval_tasks.jsonl. */
+export function mtragQuestions() {
+  return fs
+    .readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line).question);
+}

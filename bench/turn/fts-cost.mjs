@@ -8,21 +8,16 @@
 //
 // Needs bench/out/turn/turn-<chunks>.db from bench/turn/turn-cost.mjs.
 
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { arg, existingTurnDb, root, shared } from './common.mjs';
+import { arg, existingTurnDb, mtragQuestions, root } from './common.mjs';
 
 const count = arg('queries', 200);
 const file = existingTurnDb(arg('chunks', 100_000));
 const { buildFtsQuery } = await import(path.join(root, 'dist/retrieve/fts-query.js'));
 const { DEFAULT_COLUMN_WEIGHTS } = await import(path.join(root, 'dist/retrieve/search.js'));
-const questions = fs
-  .readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line).question);
+const questions = mtragQuestions();
 const matches = questions.map((q) => buildFtsQuery(q)).filter(Boolean).slice(0, count);
 
 const weights = DEFAULT_COLUMN_WEIGHTS.join(', ');

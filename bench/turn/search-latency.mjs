@@ -10,9 +10,8 @@
 //   node bench/turn/search-latency.mjs [--chunks 100000] [--queries 150] [--oneshot 15]
 
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { arg, existingTurnDb, root, shared } from './common.mjs';
+import { arg, existingTurnDb, mtragQuestions, root } from './common.mjs';
 
 const chunks = arg('chunks', 100_000);
 const queries = arg('queries', 150);
@@ -25,11 +24,7 @@ const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js
 const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
 const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
 
-const questions = fs
-  .readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line).question);
+const questions = mtragQuestions();
 const pct = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];

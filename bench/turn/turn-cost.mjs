@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { arg, root, shared, turnDbPath } from './common.mjs';
+import { arg, mtragQuestions, root, shared, turnDbPath } from './common.mjs';
 
 const targetChunks = arg('chunks', 100_000);
 const turns = arg('turns', 200);
@@ -68,9 +68,7 @@ const { createSession } = await import(path.join(root, 'dist/store/sessions.js')
 const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
 const chunkCount = db.prepare('SELECT count(*) AS n FROM chunks').get().n;
-const questions = [];
-const tasks = fs.readFileSync(path.join(shared, 'retrieval_tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-for (const task of tasks) questions.push(task.question);
+const questions = mtragQuestions();
 
 const context = {
   db,
