@@ -5,7 +5,7 @@
 
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
-import { stem } from '../text/stem.js';
+import { ftsStem } from '../text/stem.js';
 
 /** Share of the indexed chunks holding `word` (0 for an unknown word or an empty index). */
 export type TermShare = (word: string) => number;
@@ -28,7 +28,7 @@ export function termShares(db: Db): TermShare {
       };
     }
     if (lookup.total === 0) return 0;
-    const term = stem(word.toLowerCase());
+    const term = ftsStem(word.toLowerCase());
     let share = cache.get(term);
     if (share === undefined) {
       const row = lookup.statement.get(term) as { doc: number } | undefined;

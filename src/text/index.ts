@@ -1,4 +1,4 @@
 // Text utilities: tokenizer, Porter stemmer, stopwords.
 export { tokenize, identifierParts, type TokenizeOptions } from './tokenize.js';
-export { stem } from './stem.js';
+export { ftsStem, stem } from './stem.js';
 export { STOPWORDS, isStopword } from './stopwords.js';
