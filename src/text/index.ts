@@ -1,4 +1,5 @@
-// Text utilities: tokenizer, Porter stemmer, stopwords.
+// Text utilities: tokenizers, Porter stemmer, stopwords.
 export { tokenize, identifierParts, type TokenizeOptions } from './tokenize.js';
+export { unicode61Tokens } from './unicode61.js';
 export { ftsStem, stem } from './stem.js';
 export { STOPWORDS, isStopword } from './stopwords.js';
