@@ -123,6 +123,7 @@ describe('weighted query and term shares on the fixture index', () => {
     const core = 'Does the API key expire?'; // has word pairs: its terms list goes as deep as the weighted core's
     const query = `${core} (webhook signature)`;
     const statements = new Map<string, number>();
+    process.env.RAGLINE_KEYWORD_SEARCH = 'fts5'; // the statements counted are FTS5's
     const prepare = db.prepare.bind(db);
     const spy = vi.spyOn(db, 'prepare').mockImplementation((sql: string) => {
       const statement = prepare(sql);
@@ -142,6 +143,7 @@ describe('weighted query and term shares on the fixture index', () => {
       expect(results.length).toBe(5);
     } finally {
       spy.mockRestore();
+      delete process.env.RAGLINE_KEYWORD_SEARCH;
     }
     // core terms (shared by both lists), added words, the question's phrases: each once
     expect([...statements.values()]).toEqual([1, 1, 1]);

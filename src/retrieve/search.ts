@@ -12,6 +12,8 @@ import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { beginVectorCandidates, type VectorCandidate } from './knn.js';
+import { keywordIndexFor } from './keyword.js';
+import type { KeywordIndex } from './keyword-index.js';
 import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
@@ -130,10 +132,11 @@ export class Retriever {
     const vectors = secondary ? [vector, secondaryVector!] : [vector];
     const keywordResults = new Map<string, RankedHit<number>[]>();
     const vectorLists: VectorCandidate[][] = [];
+    const keywords = keywordIndexFor(this.db);
     plans.forEach((plan, i) => {
       const finishVectors = beginVectorCandidates(this.db, vectors[i]!, candidates);
       try {
-        this.runKeywordJobs(plan.jobs, keywordResults);
+        this.runKeywordJobs(plan.jobs, keywordResults, keywords);
       } finally {
         vectorLists.push(finishVectors());
       }
@@ -226,9 +229,14 @@ export class Retriever {
     };
   }
 
-  /** Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw question often repeats one). */
-  private runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>): void {
-    for (const j of jobs) if (!results.has(j.key)) results.set(j.key, this.bm25(j.job));
+  /**
+   * Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw
+   * question often repeats one): on the in-memory copy when it is loaded, else FTS5.
+   */
+  private runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>, keywords: KeywordIndex | undefined): void {
+    for (const j of jobs) {
+      if (!results.has(j.key)) results.set(j.key, keywords?.search(j.job.match, j.job.weights, j.job.limit) ?? this.bm25(j.job));
+    }
   }
 
   private bm25(job: Bm25Job): RankedHit<number>[] {

@@ -14,6 +14,7 @@ import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
+import { warmKeywordIndexInBackground } from '../../retrieve/keyword.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
 
@@ -66,8 +67,13 @@ ${HELP}`,
       try {
         applyRetention(db, settings.config, output);
         const interactive = Boolean(process.stdin.isTTY) && !flags.json;
-        // A chat session asks many questions: copy the vectors into memory while the user types.
-        if (interactive) void warmVectorIndexInBackground(db).catch(() => {});
+        // A chat session asks many questions: copy the vectors, then the keyword index,
+        // into memory while the user types.
+        if (interactive) {
+          void warmVectorIndexInBackground(db)
+            .then(() => warmKeywordIndexInBackground(db))
+            .catch(() => {});
+        }
         const session = await chooseSession(db, flags, interactive);
         if (interactive) await repl(settings, db, session, output);
         else await piped(settings, db, session, output, Boolean(flags.json));

@@ -1,0 +1,523 @@
+// An in-memory copy of the keyword index (chunks_fts), scored exactly as FTS5's bm25()
+// scores it, for the queries ragline builds (fts-query.ts: quoted words and phrases
+// joined with OR). FTS5 computes bm25 for every chunk that matches any query term and,
+// at every query, counts each term's documents over the whole table: 13-15 ms of a
+// 100k-chunk search (BENCHMARKS.md). The same work over postings in typed arrays takes
+// a fraction of that.
+//
+// Exactness: the terms are the ones FTS5 stores (unicode61.ts, stem.ts: checked
+// against SQLite itself), the document lengths, document frequencies and the score
+// formula are FTS5's (fts5_aux.c: k1 = 1.2, b = 0.75, idf = log((N - n + 0.5) /
+// (n + 0.5)) floored at 1e-6, column weights applied to each hit), summed in the same
+// order, and ties go to the lower rowid as in `ORDER BY bm25, rowid`. N and the
+// average length come from FTS5's own totals record, as bm25() takes them: on a
+// contentless_delete table a delete leaves those totals as they were. The tests
+// compare ranks and scores with FTS5's on the same tables.
+//
+// The database stays the source of truth. The copy is keyed by chunk id: ids are
+// never reused (AUTOINCREMENT) and a changed chunk gets a new id, so a refresh only
+// adds the chunks above the highest id held and drops the ones that are gone.
+
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/db.js';
+import { ftsStem } from '../text/stem.js';
+import { unicode61Tokens } from '../text/unicode61.js';
+import type { RankedHit } from './fuse.js';
+
+const K1 = 1.2;
+const B = 0.75;
+/** A position is column x COLUMN_SPAN + token offset, so a phrase's next token is at +1 in the same column. */
+const COLUMN_SPAN = 2 ** 24;
+const COLUMNS = 2;
+
+/** The postings of one term, in chunk order; grown by doubling. */
+class Postings {
+  docs = new Int32Array(4);
+  /** Hits per chunk in the title column and in the body column. */
+  titleHits = new Uint32Array(4);
+  bodyHits = new Uint32Array(4);
+  /** Every hit's position, chunk after chunk (title hits first), `titleHits + bodyHits` per chunk. */
+  positions = new Uint32Array(8);
+  count = 0;
+  positionCount = 0;
+  /** The chunk whose hits are being added (-1: none). */
+  lastDoc = -1;
+
+  add(doc: number, column: number, offset: number): void {
+    if (doc !== this.lastDoc) {
+      if (this.count === this.docs.length) {
+        this.docs = grow(this.docs);
+        this.titleHits = grow(this.titleHits);
+        this.bodyHits = grow(this.bodyHits);
+      }
+      this.docs[this.count] = doc;
+      this.titleHits[this.count] = 0;
+      this.bodyHits[this.count] = 0;
+      this.count++;
+      this.lastDoc = doc;
+    }
+    if (column === 0) this.titleHits[this.count - 1]!++;
+    else this.bodyHits[this.count - 1]!++;
+    if (this.positionCount === this.positions.length) this.positions = grow(this.positions);
+    this.positions[this.positionCount++] = column * COLUMN_SPAN + offset;
+  }
+
+  /** Drops the room left by doubling. */
+  trim(): void {
+    if (this.docs.length > this.count * 1.25 + 4) {
+      this.docs = this.docs.slice(0, this.count);
+      this.titleHits = this.titleHits.slice(0, this.count);
+      this.bodyHits = this.bodyHits.slice(0, this.count);
+    }
+    if (this.positions.length > this.positionCount * 1.25 + 8) this.positions = this.positions.slice(0, this.positionCount);
+  }
+
+  get bytes(): number {
+    return this.docs.byteLength + this.titleHits.byteLength + this.bodyHits.byteLength + this.positions.byteLength;
+  }
+}
+
+function grow<T extends Int32Array | Uint32Array>(array: T): T {
+  const bigger = new (array.constructor as new (n: number) => T)(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/** One chunk row as the index reads it. */
+interface ChunkText {
+  id: number;
+  title: string | null;
+  heading: string;
+  text: string;
+}
+
+/** A parsed query: its phrases, each a list of terms (empty when the phrase has no token). */
+type Phrases = string[][];
+
+export class KeywordIndex {
+  private readonly terms = new Map<string, Postings>();
+  /** Each token seen, with its term's postings: one lookup per token while loading. */
+  private readonly tokens = new Map<string, Postings>();
+  /** Per chunk slot: chunk id. Slots follow chunk ids upwards. */
+  private rowids = new Float64Array(1024);
+  /** Per slot: tokens in the title and body together (FTS5's xColumnSize(-1)). */
+  private lengths = new Uint32Array(1024);
+  /** Per slot: 1 while the chunk exists. */
+  private alive = new Uint8Array(1024);
+  private slots = 0;
+  private live = 0;
+  private dead = 0;
+  /** Scratch per slot for one query. */
+  private scores = new Float64Array(1024);
+  private seen = new Uint32Array(1024);
+  private epoch = 0;
+  /** True once every chunk is held (a search still refreshes first). */
+  ready = false;
+  private readonly stmts: {
+    after: Statement<unknown[]>;
+    ids: Statement<unknown[]>;
+    fingerprint: Statement<unknown[]>;
+    totals: Statement<unknown[]>;
+  };
+  private fingerprint = '';
+  private readonly compactAfter: number;
+  /** FTS5's row count and token total (all columns), from its totals record. */
+  private rowCount = 0;
+  private tokenTotal = 0;
+
+  /** `compactAfter`: rewrite the postings once more than this many dropped chunks outnumber the live ones. */
+  constructor(
+    private readonly db: Db,
+    options: { compactAfter?: number } = {},
+  ) {
+    this.compactAfter = options.compactAfter ?? 1024;
+    this.stmts = {
+      after: db.prepare(`
+        SELECT c.id AS id, d.title AS title, c.heading AS heading, c.text AS text
+        FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id > ? ORDER BY c.id LIMIT ?`),
+      ids: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
+      // Inserts raise the chunks sequence; any write to FTS5 rewrites its structure record.
+      fingerprint: db.prepare(`
+        SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0) || ':' ||
+               coalesce((SELECT hex(block) FROM chunks_fts_data WHERE id = 10), '')`).pluck(),
+      totals: db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck(),
+    };
+  }
+
+  /** Chunks held. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Bytes held in postings and per-chunk arrays, as of the last load or refresh that changed anything. */
+  memoryBytes = 0;
+
+  private measure(trim = false): void {
+    if (trim) for (const postings of this.terms.values()) postings.trim();
+    let bytes = this.rowids.byteLength + this.lengths.byteLength + this.alive.byteLength + this.scores.byteLength + this.seen.byteLength;
+    for (const postings of this.terms.values()) bytes += postings.bytes;
+    this.memoryBytes = bytes;
+  }
+
+  /**
+   * Brings the copy in line with the database if its chunks changed: chunks above the
+   * highest id held are added, chunks that are gone are dropped. Call inside the read
+   * transaction the search reads in.
+   */
+  refresh(): void {
+    if (!this.db.inTransaction) {
+      this.db.transaction(() => this.refresh()).deferred();
+      return;
+    }
+    const fingerprint = this.stmts.fingerprint.get() as string;
+    if (this.ready && fingerprint === this.fingerprint) return;
+    const ids = this.stmts.ids.all() as number[];
+    const present = new Set(ids);
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (this.alive[slot] && !present.has(this.rowids[slot]!)) this.drop(slot);
+    }
+    const added = this.loadAfter(this.slots > 0 ? this.rowids[this.slots - 1]! : 0, Infinity);
+    if (this.dead > this.compactAfter && this.dead > this.live) this.compact();
+    this.readTotals();
+    this.measure(added > this.live / 2);
+    this.fingerprint = fingerprint;
+    this.ready = true;
+  }
+
+  /** FTS5's totals record: the row count, then the token total of each column, as varints. */
+  private readTotals(): void {
+    const block = this.stmts.totals.get() as Buffer | undefined;
+    const values: number[] = [];
+    for (let at = 0; block && at < block.length && values.length < 1 + COLUMNS; ) {
+      const [value, next] = readVarint(block, at);
+      values.push(value);
+      at = next;
+    }
+    this.rowCount = values[0] ?? 0;
+    this.tokenTotal = values.slice(1).reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Loads every chunk in slices, each in its own read transaction, yielding to the event
+   * loop between them (unref'd timers: it never keeps a process alive), so a REPL stays
+   * responsive while a large index loads. What is written meanwhile is caught by the
+   * next refresh(). Returns early if `cancelled()` turns true or a refresh took over.
+   */
+  async warm(cancelled: () => boolean = () => false, sliceChunks = 500): Promise<void> {
+    const fingerprint = this.stmts.fingerprint.get() as string;
+    for (;;) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 0).unref());
+      if (this.ready || cancelled() || !this.db.open) return;
+      const last = this.slots > 0 ? this.rowids[this.slots - 1]! : 0;
+      let loaded = 0;
+      this.db.transaction(() => (loaded = this.loadAfter(last, sliceChunks))).deferred();
+      this.measure();
+      if (loaded < sliceChunks) break;
+    }
+    if (this.ready) return;
+    if (fingerprint !== (this.stmts.fingerprint.get() as string)) {
+      this.refresh(); // written to while loading: reconcile now
+      return;
+    }
+    this.readTotals();
+    this.measure(true);
+    this.fingerprint = fingerprint;
+    this.ready = true;
+  }
+
+  /**
+   * The best `limit` chunks for an FTS5 MATCH expression of quoted strings joined with
+   * OR, with FTS5's bm25 under `weights` (title, body): lower is better. Undefined for
+   * any other expression (the caller asks FTS5).
+   */
+  search(match: string, weights: readonly number[], limit: number): RankedHit<number>[] | undefined {
+    const phrases = parseOrQuery(match);
+    if (!phrases) return undefined;
+    if (limit <= 0 || this.live === 0 || this.rowCount === 0) return [];
+    const epoch = this.nextEpoch();
+    const touched: number[] = [];
+    const avgdl = this.tokenTotal / this.rowCount;
+    const wTitle = weights[0] ?? 1;
+    const wBody = weights[1] ?? 1;
+    // Phrase by phrase, in query order, as bm25() sums them.
+    for (const phrase of phrases) {
+      const hits = this.phraseHits(phrase, wTitle, wBody);
+      if (hits.docs.length === 0) continue;
+      const n = hits.docs.length;
+      let idf = Math.log((this.rowCount - n + 0.5) / (n + 0.5));
+      if (idf <= 0) idf = 1e-6;
+      for (let i = 0; i < n; i++) {
+        const doc = hits.docs[i]!;
+        const freq = hits.freqs[i]!;
+        const part = idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * this.lengths[doc]!) / avgdl)));
+        if (this.seen[doc] !== epoch) {
+          this.seen[doc] = epoch;
+          this.scores[doc] = 0;
+          touched.push(doc);
+        }
+        this.scores[doc] = this.scores[doc]! + part;
+      }
+    }
+    return this.best(touched, limit);
+  }
+
+  /** The live chunks holding `phrase` with their weighted hit counts; document frequency = docs.length. */
+  private phraseHits(phrase: string[], wTitle: number, wBody: number): { docs: number[]; freqs: number[] } {
+    const docs: number[] = [];
+    const freqs: number[] = [];
+    const lists = phrase.map((term) => this.terms.get(term));
+    if (phrase.length === 0 || lists.some((list) => !list)) return { docs, freqs };
+    const postings = lists as Postings[];
+    if (postings.length === 1) {
+      const p = postings[0]!;
+      for (let i = 0; i < p.count; i++) {
+        const doc = p.docs[i]!;
+        if (!this.alive[doc]) continue;
+        docs.push(doc);
+        freqs.push(wTitle * p.titleHits[i]! + wBody * p.bodyHits[i]!);
+      }
+      return { docs, freqs };
+    }
+    // Walk all lists together by chunk; where every term is present, count the places
+    // where they stand one after the other in one column.
+    const at = new Int32Array(postings.length);
+    const positionAt = new Int32Array(postings.length);
+    const first = postings[0]!;
+    for (; at[0]! < first.count; positionAt[0] += first.titleHits[at[0]!]! + first.bodyHits[at[0]!]!, at[0]++) {
+      const doc = first.docs[at[0]!]!;
+      let all = true;
+      for (let t = 1; t < postings.length; t++) {
+        const p = postings[t]!;
+        while (at[t]! < p.count && p.docs[at[t]!]! < doc) {
+          positionAt[t] += p.titleHits[at[t]!]! + p.bodyHits[at[t]!]!;
+          at[t]++;
+        }
+        if (at[t]! >= p.count) return { docs, freqs };
+        if (p.docs[at[t]!] !== doc) all = false;
+      }
+      if (!all || !this.alive[doc]) continue;
+      let titleHits = 0;
+      let bodyHits = 0;
+      const start = positionAt[0]!;
+      const end = start + first.titleHits[at[0]!]! + first.bodyHits[at[0]!]!;
+      for (let k = start; k < end; k++) {
+        const position = first.positions[k]!;
+        let follows = true;
+        for (let t = 1; t < postings.length && follows; t++) follows = hasPosition(postings[t]!, at[t]!, positionAt[t]!, position + t);
+        if (!follows) continue;
+        if (position < COLUMN_SPAN) titleHits++;
+        else bodyHits++;
+      }
+      if (titleHits + bodyHits === 0) continue;
+      docs.push(doc);
+      freqs.push(wTitle * titleHits + wBody * bodyHits);
+    }
+    return { docs, freqs };
+  }
+
+  /** The `limit` best of the touched slots: highest score first (bm25 = -score), then lower rowid. */
+  private best(touched: number[], limit: number): RankedHit<number>[] {
+    const better = (a: number, b: number) => this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.rowids[a]! < this.rowids[b]!);
+    // A bounded heap whose root is the worst kept.
+    const heap: number[] = [];
+    const worseUp = (i: number) => {
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent]!, heap[i]!)) break;
+        [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+        i = parent;
+      }
+    };
+    const siftDown = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let worst = i;
+        if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
+        if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
+        if (worst === i) return;
+        [heap[worst], heap[i]] = [heap[i]!, heap[worst]!];
+        i = worst;
+      }
+    };
+    for (const slot of touched) {
+      if (heap.length < limit) {
+        heap.push(slot);
+        worseUp(heap.length - 1);
+      } else if (better(slot, heap[0]!)) {
+        heap[0] = slot;
+        siftDown(0);
+      }
+    }
+    heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+    return heap.map((slot, i) => ({ id: this.rowids[slot]!, rank: i + 1, score: -this.scores[slot]! }));
+  }
+
+  /** Loads up to `max` chunks with ids above `after`; returns how many. */
+  private loadAfter(after: number, max: number): number {
+    let loaded = 0;
+    let last = after;
+    const slice = Number.isFinite(max) ? max : 2000;
+    for (;;) {
+      const rows = this.stmts.after.all(last, Math.min(slice, max - loaded)) as ChunkText[];
+      for (const row of rows) this.add(row);
+      loaded += rows.length;
+      if (rows.length === 0 || loaded >= max || rows.length < slice) return loaded;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
+  private add(row: ChunkText): void {
+    const slot = this.slots;
+    if (slot === this.rowids.length) this.growSlots();
+    this.slots++;
+    this.rowids[slot] = row.id;
+    this.alive[slot] = 1;
+    let tokens = 0;
+    const columns = [titleLine(row.title, row.heading), row.text];
+    for (let column = 0; column < COLUMNS; column++) {
+      const words = unicode61Tokens(columns[column]!);
+      for (let offset = 0; offset < words.length; offset++) {
+        const word = words[offset]!;
+        let postings = this.tokens.get(word);
+        if (!postings) {
+          const term = ftsStem(word);
+          postings = this.terms.get(term);
+          if (!postings) this.terms.set(term, (postings = new Postings()));
+          this.tokens.set(word, postings);
+        }
+        postings.add(slot, column, offset);
+      }
+      tokens += words.length;
+    }
+    this.lengths[slot] = tokens;
+    this.live++;
+  }
+
+  private drop(slot: number): void {
+    this.alive[slot] = 0;
+    this.live--;
+    this.dead++;
+  }
+
+  /** Rewrites the postings without the dropped chunks (slots are renumbered). */
+  private compact(): void {
+    const newSlot = new Int32Array(this.slots).fill(-1);
+    let next = 0;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (!this.alive[slot]) continue;
+      newSlot[slot] = next;
+      this.rowids[next] = this.rowids[slot]!;
+      this.lengths[next] = this.lengths[slot]!;
+      this.alive[next] = 1;
+      next++;
+    }
+    this.alive.fill(0, next);
+    for (const [term, p] of this.terms) {
+      const kept = new Postings();
+      let position = 0;
+      for (let i = 0; i < p.count; i++) {
+        const hits = p.titleHits[i]! + p.bodyHits[i]!;
+        const slot = newSlot[p.docs[i]!]!;
+        if (slot >= 0) {
+          for (let k = position; k < position + hits; k++) {
+            const at = p.positions[k]!;
+            kept.add(slot, at >= COLUMN_SPAN ? 1 : 0, at % COLUMN_SPAN);
+          }
+        }
+        position += hits;
+      }
+      if (kept.count === 0) this.terms.delete(term);
+      else this.terms.set(term, kept);
+    }
+    this.tokens.clear();
+    this.slots = next;
+    this.dead = 0;
+  }
+
+  private growSlots(): void {
+    const size = this.rowids.length * 2;
+    const rowids = new Float64Array(size);
+    rowids.set(this.rowids);
+    this.rowids = rowids;
+    const lengths = new Uint32Array(size);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+    const alive = new Uint8Array(size);
+    alive.set(this.alive);
+    this.alive = alive;
+    this.scores = new Float64Array(size);
+    this.seen = new Uint32Array(size);
+    this.epoch = 0;
+  }
+
+  private nextEpoch(): number {
+    if (++this.epoch === 0xffffffff) {
+      this.seen.fill(0);
+      this.epoch = 1;
+    }
+    return this.epoch;
+  }
+}
+
+/** An SQLite varint (big-endian 7-bit groups, the 9th byte whole) at `at`: its value and the offset after it. */
+function readVarint(block: Buffer, at: number): [number, number] {
+  let value = 0;
+  for (let i = 0; i < 8 && at < block.length; i++) {
+    const byte = block[at++]!;
+    value = value * 128 + (byte & 0x7f);
+    if (byte < 0x80) return [value, at];
+  }
+  return [value * 256 + (block[at] ?? 0), at + 1];
+}
+
+/** Whether `p`'s chunk at `index` (its positions starting at `from`) has a hit at `position`. */
+function hasPosition(p: Postings, index: number, from: number, position: number): boolean {
+  let lo = from;
+  let hi = from + p.titleHits[index]! + p.bodyHits[index]! - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const value = p.positions[mid]!;
+    if (value === position) return true;
+    if (value < position) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * The title column's text, as ingest writes it (index-text.ts): the document title and
+ * the heading path joined with ' > ', the title left out when the path starts with it.
+ */
+export function titleLine(title: string | null, heading: string): string {
+  if (!title) return heading;
+  if (!heading) return title;
+  return heading === title || heading.startsWith(`${title} > `) ? heading : `${title} > ${heading}`;
+}
+
+/**
+ * The phrases of `"a" OR "b c"`, each as the terms FTS5 makes of it, or undefined when
+ * the expression is anything else (other operators, bare words, column filters).
+ */
+export function parseOrQuery(match: string): Phrases | undefined {
+  const phrases: Phrases = [];
+  let i = 0;
+  for (;;) {
+    if (match[i] !== '"') return undefined;
+    let text = '';
+    i++;
+    for (;;) {
+      const close = match.indexOf('"', i);
+      if (close < 0) return undefined;
+      text += match.slice(i, close);
+      i = close + 1;
+      if (match[i] !== '"') break;
+      text += '"'; // a doubled quote
+      i++;
+    }
+    phrases.push(unicode61Tokens(text).map(ftsStem));
+    if (i === match.length) return phrases;
+    if (!match.startsWith(' OR ', i)) return undefined;
+    i += 4;
+  }
+}

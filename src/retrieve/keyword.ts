@@ -1,0 +1,127 @@
+// Keyword candidates: the best chunks for an FTS5 MATCH expression by bm25.
+//
+// Two paths, same ranks and scores:
+// - the in-memory copy (keyword-index.ts), brought up to date from the database
+//   before every search;
+// - FTS5 itself (`bm25(chunks_fts, ...)`), used until the copy is loaded, for any
+//   expression the copy does not read, and when the copy would not fit in memory.
+// The copy loads the way the vector copy does (knn.ts): the first search answers from
+// FTS5 and schedules a background load (unref'd timers, in slices), so a one-shot
+// `ragline search` exits without building it and a chat switches to it once it is
+// loaded; the third search in a tight loop that never lets the event loop idle loads
+// it synchronously. `warmKeywordIndexInBackground` starts the load earlier.
+// RAGLINE_KEYWORD_SEARCH=fts5 | memory forces one path (benchmarks, diagnosis).
+
+import os from 'node:os';
+import type { Db } from '../store/db.js';
+import { KeywordIndex } from './keyword-index.js';
+
+interface State {
+  index?: KeywordIndex;
+  /** A background load, once started. */
+  warming?: Promise<void>;
+  /** FTS5 answered so far. */
+  ftsSearches: number;
+  /** The copy failed to load or grew past the memory budget: FTS5 from now on. */
+  disabled: boolean;
+}
+
+const states = new WeakMap<Db, State>();
+
+/** Searches answered by FTS5 before the copy is loaded synchronously. */
+const SYNC_LOAD_AFTER = 2;
+/** Delay before a background load starts after the first search. */
+const WARM_DELAY_MS = 50;
+/** Stop loading when the copy would take more than this share of the machine's memory. */
+const MAX_MEMORY_SHARE = 0.25;
+
+function stateFor(db: Db): State {
+  let state = states.get(db);
+  if (!state) states.set(db, (state = { ftsSearches: 0, disabled: false }));
+  return state;
+}
+
+function indexOf(state: State, db: Db): KeywordIndex | undefined {
+  if (state.disabled || process.env.RAGLINE_KEYWORD_SEARCH === 'fts5') return undefined;
+  try {
+    state.index ??= new KeywordIndex(db);
+  } catch {
+    state.disabled = true; // e.g. a database without the expected tables
+  }
+  return state.index;
+}
+
+/**
+ * The in-memory copy, up to date, when it can answer now; undefined means ask FTS5
+ * (a background load is scheduled if the copy is not loaded yet). Call once per
+ * search, inside the search's read transaction.
+ */
+export function keywordIndexFor(db: Db): KeywordIndex | undefined {
+  const state = stateFor(db);
+  const index = indexOf(state, db);
+  if (!index) return undefined;
+  const load = index.ready || process.env.RAGLINE_KEYWORD_SEARCH === 'memory' || state.ftsSearches >= SYNC_LOAD_AFTER;
+  if (!load) {
+    state.ftsSearches++;
+    scheduleWarm(db, state);
+    return undefined;
+  }
+  return refreshed(state, index);
+}
+
+function refreshed(state: State, index: KeywordIndex): KeywordIndex | undefined {
+  try {
+    index.refresh();
+  } catch {
+    state.disabled = true;
+    state.index = undefined;
+    return undefined;
+  }
+  if (overBudget(index)) {
+    state.disabled = true;
+    state.index = undefined;
+    return undefined;
+  }
+  return index;
+}
+
+function overBudget(index: KeywordIndex): boolean {
+  return process.env.RAGLINE_KEYWORD_SEARCH !== 'memory' && index.memoryBytes > os.totalmem() * MAX_MEMORY_SHARE;
+}
+
+function scheduleWarm(db: Db, state: State): void {
+  state.warming ??= new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref()).then(() => warmState(db, state));
+}
+
+async function warmState(db: Db, state: State): Promise<void> {
+  const index = indexOf(state, db);
+  if (!index || !db.open) return;
+  try {
+    await index.warm(() => state.disabled || state.index !== index || !db.open || overBudget(index));
+    if (overBudget(index)) {
+      state.disabled = true;
+      state.index = undefined;
+    }
+  } catch {
+    // e.g. the database was closed meanwhile: searches keep using FTS5
+  }
+}
+
+/** Loads (or refreshes) the copy now. */
+export function warmKeywordIndex(db: Db): void {
+  const state = stateFor(db);
+  const index = indexOf(state, db);
+  if (index) refreshed(state, index);
+}
+
+/** Loads the copy in the background, in slices (e.g. when a chat REPL starts). */
+export function warmKeywordIndexInBackground(db: Db): Promise<void> {
+  const state = stateFor(db);
+  state.warming ??= warmState(db, state);
+  return state.warming;
+}
+
+/** The copy of `db`, if one was created (benchmarks and tests). */
+export function loadedKeywordIndex(db: Db): KeywordIndex | undefined {
+  return states.get(db)?.index;
+}

@@ -1,0 +1,153 @@
+// The in-memory keyword index against FTS5 itself: the same chunks, in the same order,
+// with the same bm25 scores, for the queries the search builds from any text; kept in
+// step with the database across edits, removals and new files; and used by the search
+// once loaded, with the same results as FTS5.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ingest } from '../src/ingest/ingest.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js';
+import { KeywordIndex, parseOrQuery, titleLine } from '../src/retrieve/keyword-index.js';
+import { loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
+import { Retriever } from '../src/retrieve/search.js';
+import { openDatabase, type Db } from '../src/store/db.js';
+import { FIXTURE_DOCS } from './helpers/cli.js';
+
+const QUESTIONS = [
+  'How do I rotate an API key?',
+  'what about webhooks',
+  'Is the free plan limited to three projects?',
+  'set max_connections on orbitly-cli v1.2.3',
+  'rate limits for the REST API and retries after 429',
+  'NEAR AND NOT OR * ^ ( "unbalanced',
+  'Ünïcödé naïve café, 東京タワー and emoji 🎉',
+  'install the cli',
+  'delete a workspace',
+  'the',
+];
+
+function ftsSearch(db: Db, match: string, weights: [number, number], limit: number) {
+  return db
+    .prepare(`SELECT rowid AS id, bm25(chunks_fts, ${weights.join(', ')}) AS bm25 FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25, rowid LIMIT ?`)
+    .all(match, limit) as { id: number; bm25: number }[];
+}
+
+/** Same ids in the same order and the same scores (to float rounding) as FTS5, for every query of `QUESTIONS`. */
+function expectSameAsFts(db: Db, index: KeywordIndex, weights: [number, number] = [4, 1], limit = 50): number {
+  let compared = 0;
+  for (const question of QUESTIONS) {
+    for (const match of [buildFtsQuery(question), buildFtsPhraseQuery(question)]) {
+      if (!match) continue;
+      const want = ftsSearch(db, match, weights, limit);
+      const got = index.search(match, weights, limit)!;
+      expect(got.map((hit) => hit.id), match).toEqual(want.map((row) => row.id));
+      got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]!.bm25, 9));
+      compared += want.length;
+    }
+  }
+  return compared;
+}
+
+let home: string;
+let docs: string;
+let db: Db;
+const embedder = new OfflineEmbedder();
+const ingestDocs = () => ingest({ root: docs, db, embedder, chunker: { size: 600, overlap: 100 }, maxFileBytes: 20 * 1024 * 1024 });
+
+beforeEach(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-keyword-'));
+  docs = path.join(home, 'docs');
+  fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
+  db = openDatabase(path.join(home, 'ragline.db'), { create: true });
+  await ingestDocs();
+});
+afterEach(() => {
+  delete process.env.RAGLINE_KEYWORD_SEARCH;
+  db.close();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+describe('KeywordIndex', () => {
+  it('ranks and scores as FTS5 bm25 does, for terms, phrases, identifiers and hostile text', () => {
+    const index = new KeywordIndex(db);
+    index.refresh();
+    expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
+    expect(expectSameAsFts(db, index)).toBeGreaterThan(200);
+    expectSameAsFts(db, index, [1, 1], 5);
+    expectSameAsFts(db, index, [10, 0.5], 500);
+  });
+
+  it('follows edits, removals and new files made through another connection', async () => {
+    const index = new KeywordIndex(db);
+    index.refresh();
+    const writer = openDatabase(path.join(home, 'ragline.db'));
+    try {
+      const file = path.join(docs, 'faq.md');
+      fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\n\n## Webhooks again\n\nWebhooks retry a delivery five times before giving up.\n`);
+      fs.rmSync(path.join(docs, 'changelog.md'));
+      fs.writeFileSync(path.join(docs, 'extra.md'), '# Extra\n\nA new page about API key rotation and webhooks.\n');
+      await ingest({ root: docs, db: writer, embedder, chunker: { size: 600, overlap: 100 }, maxFileBytes: 20 * 1024 * 1024 });
+    } finally {
+      writer.close();
+    }
+    index.refresh();
+    expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
+    expectSameAsFts(db, index);
+  });
+
+  it('compacts its postings once most chunks are gone, and still scores as FTS5', async () => {
+    const index = new KeywordIndex(db, { compactAfter: 1 });
+    index.refresh();
+    const before = index.memoryBytes;
+    for (const entry of fs.readdirSync(docs)) if (entry !== 'faq.md') fs.rmSync(path.join(docs, entry), { recursive: true });
+    await ingestDocs();
+    index.refresh();
+    expect(index.memoryBytes).toBeLessThan(before);
+    expectSameAsFts(db, index);
+  });
+
+  it('reads only quoted strings joined with OR; anything else is left to FTS5', () => {
+    expect(parseOrQuery('"api" OR "rotate key" OR "say ""hi"""')).toEqual([['api'], ['rotat', 'kei'], ['sai', 'hi']]);
+    expect(parseOrQuery('"max_connections"')).toEqual([['max', 'connect']]);
+    expect(parseOrQuery('"a" AND "b"')).toBeUndefined();
+    expect(parseOrQuery('api')).toBeUndefined();
+    expect(parseOrQuery('"unterminated')).toBeUndefined();
+    expect(parseOrQuery('title:"x"')).toBeUndefined();
+  });
+
+  it('rebuilds the title column as ingest writes it', () => {
+    expect(titleLine('Orbitly', 'Orbitly > Setup')).toBe('Orbitly > Setup');
+    expect(titleLine('Orbitly', 'Orbitly')).toBe('Orbitly');
+    expect(titleLine('Orbitly', 'Install > Linux')).toBe('Orbitly > Install > Linux');
+    expect(titleLine('Orbitly', '')).toBe('Orbitly');
+    expect(titleLine(null, 'Install')).toBe('Install');
+  });
+});
+
+describe('search with the in-memory keyword index', () => {
+  it('answers from FTS5 until the copy is loaded, then from the copy, with the same results', async () => {
+    const retriever = new Retriever(db, embedder);
+    const settings = { k: 8 };
+    process.env.RAGLINE_KEYWORD_SEARCH = 'fts5';
+    const fromFts = await Promise.all(QUESTIONS.map((q) => retriever.search(q, settings)));
+    delete process.env.RAGLINE_KEYWORD_SEARCH;
+
+    const other = openDatabase(path.join(home, 'ragline.db'));
+    try {
+      const fresh = new Retriever(other, embedder);
+      await fresh.search(QUESTIONS[0]!, settings);
+      expect(loadedKeywordIndex(other)?.ready ?? false).toBe(false); // first search: FTS5, load scheduled
+      await warmKeywordIndexInBackground(other);
+      expect(loadedKeywordIndex(other)?.ready).toBe(true);
+      const fromCopy = [];
+      for (const q of QUESTIONS) fromCopy.push(await fresh.search(q, settings));
+      const ids = (results: typeof fromCopy) => results.map((r) => r.map((c) => [c.chunkId, c.keywordRank, c.bm25 === undefined ? undefined : Number(c.bm25.toFixed(9))]));
+      expect(ids(fromCopy)).toEqual(ids(fromFts));
+    } finally {
+      other.close();
+    }
+  });
+});
