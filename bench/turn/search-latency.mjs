@@ -2,7 +2,8 @@
 // Hybrid search latency at 100k chunks of real text (the database that
 // bench/turn/turn-cost.mjs builds from the MTRAG passages):
 //   - in a running process (chat, eval): Retriever.search for MTRAG questions
-//     after the in-memory vector copy is loaded, embedding included;
+//     after the in-memory vector and keyword copies are loaded, embedding included
+//     (RAGLINE_KEYWORD_SEARCH=fts5: keyword side on FTS5);
 //   - one-shot: `ragline search --json` in a fresh process, its own `ms` (the
 //     search after the database is open, process start excluded), and the whole
 //     command's wall time.
@@ -23,6 +24,7 @@ const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
 const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
 const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
 const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
+const { warmKeywordIndex } = await import(path.join(root, 'dist/retrieve/keyword.js'));
 
 const questions = mtragQuestions();
 const pct = (values, p) => {
@@ -35,6 +37,7 @@ const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'
 const db = openDatabase(dbPath);
 const retriever = new Retriever(db, await createEmbedder(config));
 warmVectorIndex(db);
+warmKeywordIndex(db); // RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5
 const settings = { k: config.retrieval.k };
 for (let i = 0; i < 10; i++) await retriever.search(questions[i], settings); // warm-up
 const warm = [];
@@ -65,6 +68,6 @@ for (let i = 0; i < oneshot; i++) {
 console.log(`\n${chunks} chunks, offline embedder, k = ${settings.k}\n`);
 console.log('| search | n | p50 ms | p95 ms |');
 console.log('|---|---|---|---|');
-console.log(row('in a running process (vector copy loaded)', warm));
+console.log(row(`in a running process (vector copy${process.env.RAGLINE_KEYWORD_SEARCH === 'fts5' ? ', FTS5' : ' and keyword copy'} loaded)`, warm));
 console.log(row('one-shot `ragline search`, its own ms (process start excluded)', inside));
 console.log(row('one-shot `ragline search`, whole command', wall));
