@@ -1,23 +1,18 @@
 // ftsStem against SQLite's own porter tokenizer, token by token: each word is a row of
-// an in-memory FTS5 table, and fts5vocab says which term FTS5 stored for it.
+// an in-memory FTS5 table, and fts5vocab says which term FTS5 stored for it
+// (test/helpers/fts5-terms.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ftsStem, stem, tokenize } from '../src/text/index.js';
+import { openFts5Oracle } from './helpers/fts5-terms.mjs';
 
 function sqliteStems(words: string[]): string[] {
-  const db = new Database(':memory:');
+  const oracle = openFts5Oracle('porter unicode61 remove_diacritics 2');
   try {
-    db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
-             CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);`);
-    const insert = db.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
-    db.transaction(() => words.forEach((word, i) => insert.run(i + 1, word)))();
-    const terms = new Map<number, string>();
-    for (const row of db.prepare('SELECT term, doc FROM v').all() as { term: string; doc: number }[]) terms.set(row.doc, row.term);
-    return words.map((_, i) => terms.get(i + 1)!);
+    return oracle.terms(words).map((terms) => terms[0]!);
   } finally {
-    db.close();
+    oracle.close();
   }
 }
 

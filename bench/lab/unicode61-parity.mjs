@@ -5,8 +5,8 @@
 //   1. a fresh :memory: FTS5 table over the same texts with `unicode61 remove_diacritics 2`
 //      (the tokenizer alone, before stemming);
 //   2. the body column of the database's own chunks_fts (`porter unicode61 ...`), the JS
-//      terms stemmed by SQLite's porter (read per distinct term from a :memory: table) and,
-//      for comparison, by src/text/stem.ts.
+//      terms stemmed by SQLite's porter (read per distinct term from a :memory: table) and
+//      by ftsStem (src/text/stem.ts).
 // Both JS tokenizers are timed on the same texts first.
 //
 //   npm run build && node bench/lab/unicode61-parity.mjs [db ...]
@@ -21,7 +21,8 @@ import Database from 'better-sqlite3';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { unicode61Tokens } = await import(path.join(root, 'dist/text/unicode61.js'));
 const { tokenize } = await import(path.join(root, 'dist/text/tokenize.js'));
-const { stem } = await import(path.join(root, 'dist/text/stem.js'));
+const { ftsStem } = await import(path.join(root, 'dist/text/stem.js'));
+const { openFts5Oracle } = await import(path.join(root, 'test/helpers/fts5-terms.mjs'));
 
 const files = process.argv.slice(2);
 if (files.length === 0) files.push(...['cloud', 'fiqa'].map((d) => path.join(root, 'bench/out/mtrag', `${d}.db`)));
@@ -64,24 +65,6 @@ function vocab(db, sql) {
   return counts;
 }
 
-/** What SQLite's porter makes of each term, asked one term per row. */
-function porterOf(terms) {
-  const mem = new Database(':memory:');
-  mem.exec(`
-    CREATE VIRTUAL TABLE p USING fts5(x, content = '', tokenize = 'porter unicode61 remove_diacritics 2');
-    CREATE VIRTUAL TABLE pv USING fts5vocab(p, instance);
-  `);
-  const insert = mem.prepare('INSERT INTO p (rowid, x) VALUES (?, ?)');
-  mem.transaction(() => terms.forEach((term, k) => insert.run(k + 1, term)))();
-  const out = new Map();
-  for (const [doc, term] of mem.prepare('SELECT doc, term FROM pv').raw().iterate()) {
-    if (out.has(terms[doc - 1])) throw new Error(`term ${terms[doc - 1]} is more than one token`);
-    out.set(terms[doc - 1], term);
-  }
-  mem.close();
-  return out;
-}
-
 // Speed first, while the heap is small.
 const allTexts = [];
 for (const file of files) {
@@ -111,16 +94,11 @@ for (const file of files) {
   const jsTerms = texts.map(unicode61Tokens);
 
   // 1. The tokenizer alone.
-  const mem = new Database(':memory:');
-  mem.exec(`
-    CREATE VIRTUAL TABLE t USING fts5(x, content = '', tokenize = 'unicode61 remove_diacritics 2');
-    CREATE VIRTUAL TABLE tv USING fts5vocab(t, row);
-  `);
-  const insert = mem.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
-  mem.transaction(() => texts.forEach((text, k) => insert.run(k + 1, text)))();
-  diff('unicode61 alone', countTerms(jsTerms), vocab(mem, 'SELECT term, doc, cnt FROM tv'));
-  diff('tokenize() for comparison', countTerms(texts.map((text) => tokenize(text))), vocab(mem, 'SELECT term, doc, cnt FROM tv'));
-  mem.close();
+  const oracle = openFts5Oracle();
+  const sqliteTerms = countTerms(oracle.terms(texts));
+  oracle.close();
+  diff('unicode61 alone', countTerms(jsTerms), sqliteTerms);
+  diff('tokenize() for comparison', countTerms(texts.map((text) => tokenize(text))), sqliteTerms);
 
   // 2. The database's own index, body column.
   db.exec('CREATE VIRTUAL TABLE temp.vc USING fts5vocab(main, chunks_fts, col)');
@@ -128,9 +106,12 @@ for (const file of files) {
   const distinct = [...new Set(jsTerms.flat())];
   const refold = distinct.filter((term) => JSON.stringify(unicode61Tokens(term)) !== JSON.stringify([term]));
   if (refold.length) console.log(`  ${refold.length} terms do not tokenize to themselves, their porter stem is a guess`);
-  const porter = porterOf(distinct);
+  const porterOracle = openFts5Oracle('porter unicode61 remove_diacritics 2');
+  const stems = porterOracle.terms(distinct);
+  porterOracle.close();
+  const porter = new Map(distinct.map((term, k) => [term, stems[k][0]]));
   diff("chunks_fts body, SQLite's porter", countTerms(jsTerms, (t) => porter.get(t)), body);
-  diff('chunks_fts body, stem.ts', countTerms(jsTerms, stem), body);
+  diff('chunks_fts body, ftsStem', countTerms(jsTerms, ftsStem), body);
   db.close();
 }
 

@@ -7,12 +7,13 @@ import Database from 'better-sqlite3';
 
 /**
  * An in-memory FTS5 table and its fts5vocab instance view. `terms(texts)` indexes each
- * text as one row and returns, per text, its terms in token order.
+ * text as one row and returns, per text, its terms in token order. `tokenizer` is the
+ * table's tokenize option (add `porter` for the stems ragline's chunks_fts holds).
  */
-export function openFts5Oracle() {
+export function openFts5Oracle(tokenizer = 'unicode61 remove_diacritics 2') {
   const db = new Database(':memory:');
   db.exec(`
-    CREATE VIRTUAL TABLE t USING fts5(x, content = '', tokenize = 'unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE t USING fts5(x, content = '', tokenize = '${tokenizer}');
     CREATE VIRTUAL TABLE v USING fts5vocab(t, instance);
   `);
   const insert = db.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
