@@ -8,8 +8,10 @@
 // The copy loads the way the vector copy does (knn.ts): the first search answers from
 // FTS5 and schedules a background load (unref'd timers, in slices), so a one-shot
 // `ragline search` exits without building it and a chat switches to it once it is
-// loaded; the third search in a tight loop that never lets the event loop idle loads
-// it synchronously. `warmKeywordIndexInBackground` starts the load earlier.
+// loaded. Loading costs far more than a search saves (at 100k chunks: about 6 s,
+// against 10-12 ms saved per search), so only a long run of searches that never lets
+// the event loop idle (eval) loads it synchronously, after 20 searches.
+// `warmKeywordIndexInBackground` starts the load earlier.
 // RAGLINE_KEYWORD_SEARCH=fts5 | memory forces one path (benchmarks, diagnosis).
 
 import os from 'node:os';
@@ -29,7 +31,7 @@ interface State {
 const states = new WeakMap<Db, State>();
 
 /** Searches answered by FTS5 before the copy is loaded synchronously. */
-const SYNC_LOAD_AFTER = 2;
+const SYNC_LOAD_AFTER = 20;
 /** Delay before a background load starts after the first search. */
 const WARM_DELAY_MS = 50;
 /** Stop loading when the copy would take more than this share of the machine's memory. */
