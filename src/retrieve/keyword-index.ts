@@ -125,7 +125,7 @@ export class KeywordIndex {
   private rowCount = 0;
   private tokenTotal = 0;
 
-  /** `compactAfter`: rewrite the postings once more than this many dropped chunks outnumber the live ones. */
+  /** `compactAfter`: rewrite the postings once more than this many chunks were dropped and they are at least half as many as the live ones. */
   constructor(
     private readonly db: Db,
     options: { compactAfter?: number } = {},
@@ -178,7 +178,7 @@ export class KeywordIndex {
       if (this.alive[slot] && !present.has(this.rowids[slot]!)) this.drop(slot);
     }
     const added = this.loadAfter(this.slots > 0 ? this.rowids[this.slots - 1]! : 0, Infinity);
-    if (this.dead > this.compactAfter && this.dead > this.live) this.compact();
+    if (this.dead > this.compactAfter && this.dead * 2 >= this.live) this.compact();
     this.readTotals();
     this.measure(added > this.live / 2);
     this.fingerprint = fingerprint;
