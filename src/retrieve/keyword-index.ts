@@ -321,7 +321,7 @@ export class KeywordIndex {
     const better = (a: number, b: number) => this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.rowids[a]! < this.rowids[b]!);
     // A bounded heap whose root is the worst kept.
     const heap: number[] = [];
-    const worseUp = (i: number) => {
+    const siftUp = (i: number) => {
       while (i > 0) {
         const parent = (i - 1) >> 1;
         if (!better(heap[parent]!, heap[i]!)) break;
@@ -343,7 +343,7 @@ export class KeywordIndex {
     for (const slot of touched) {
       if (heap.length < limit) {
         heap.push(slot);
-        worseUp(heap.length - 1);
+        siftUp(heap.length - 1);
       } else if (better(slot, heap[0]!)) {
         heap[0] = slot;
         siftDown(0);

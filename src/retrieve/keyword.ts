@@ -48,9 +48,16 @@ function indexOf(state: State, db: Db): KeywordIndex | undefined {
   try {
     state.index ??= new KeywordIndex(db);
   } catch {
-    state.disabled = true; // e.g. a database without the expected tables
+    disable(state); // e.g. a database without the expected tables
   }
   return state.index;
+}
+
+/** FTS5 from now on: the copy failed or outgrew its budget. */
+function disable(state: State): undefined {
+  state.disabled = true;
+  state.index = undefined;
+  return undefined;
 }
 
 /**
@@ -75,16 +82,9 @@ function refreshed(state: State, index: KeywordIndex): KeywordIndex | undefined 
   try {
     index.refresh();
   } catch {
-    state.disabled = true;
-    state.index = undefined;
-    return undefined;
+    return disable(state);
   }
-  if (overBudget(index)) {
-    state.disabled = true;
-    state.index = undefined;
-    return undefined;
-  }
-  return index;
+  return overBudget(index) ? disable(state) : index;
 }
 
 function overBudget(index: KeywordIndex): boolean {
@@ -100,10 +100,7 @@ async function warmState(db: Db, state: State): Promise<void> {
   if (!index || !db.open) return;
   try {
     await index.warm(() => state.disabled || state.index !== index || !db.open || overBudget(index));
-    if (overBudget(index)) {
-      state.disabled = true;
-      state.index = undefined;
-    }
+    if (overBudget(index)) disable(state);
   } catch {
     // e.g. the database was closed meanwhile: searches keep using FTS5
   }
