@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js';
-import { KeywordIndex, parseOrQuery, titleLine } from '../src/retrieve/keyword-index.js';
+import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/keyword-index.js';
 import { loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
@@ -109,6 +109,36 @@ describe('KeywordIndex', () => {
     expectSameAsFts(db, index);
   });
 
+  it('builds the same copy in one piece (a snapshot, as a worker thread builds it) as chunk by chunk', async () => {
+    const byChunk = new KeywordIndex(db);
+    await byChunk.warm(() => false, 3); // slices of 3 chunks, each added on its own
+    const snapshot = buildKeywordSnapshot(db)!;
+    const adopted = new KeywordIndex(db);
+    adopted.adopt(snapshot);
+    expect(adopted.size).toBe(byChunk.size);
+    for (const question of QUESTIONS) {
+      for (const match of [buildFtsQuery(question), buildFtsPhraseQuery(question)]) {
+        if (match) expect(adopted.search(match, [4, 1], 100), match).toEqual(byChunk.search(match, [4, 1], 100));
+      }
+    }
+    expectSameAsFts(db, adopted);
+    expect(buildKeywordSnapshot(db, 1000)).toBeUndefined(); // over its memory budget
+  });
+
+  it('an adopted snapshot follows later edits through its views, and compacts them away', async () => {
+    const index = new KeywordIndex(db, { compactAfter: 1 });
+    index.adopt(buildKeywordSnapshot(db)!);
+    fs.writeFileSync(path.join(docs, 'extra.md'), '# Extra\n\nA new page about API key rotation and webhooks.\n');
+    await ingestDocs();
+    index.refresh();
+    expectSameAsFts(db, index);
+    for (const entry of fs.readdirSync(docs)) if (entry !== 'extra.md') fs.rmSync(path.join(docs, entry), { recursive: true });
+    await ingestDocs();
+    index.refresh();
+    expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
+    expectSameAsFts(db, index);
+  });
+
   it('reads only quoted strings joined with OR; anything else is left to FTS5', () => {
     expect(parseOrQuery('"api" OR "rotate key" OR "say ""hi"""')).toEqual([['api'], ['rotat', 'kei'], ['sai', 'hi']]);
     expect(parseOrQuery('"max_connections"')).toEqual([['max', 'connect']]);
@@ -124,6 +154,44 @@ describe('KeywordIndex', () => {
     expect(titleLine('Orbitly', 'Install > Linux')).toBe('Orbitly > Install > Linux');
     expect(titleLine('Orbitly', '')).toBe('Orbitly');
     expect(titleLine(null, 'Install')).toBe('Install');
+  });
+});
+
+describe('the copy built on a worker thread (compiled modules)', () => {
+  const dist = path.resolve('dist/retrieve/keyword-worker.js');
+  beforeAll(() => {
+    if (!fs.existsSync(dist)) throw new Error('Build first: npx tsc -p .');
+  });
+
+  it('reads the database file on its own connection and hands back the same copy', async () => {
+    const { snapshotInWorker } = (await import(dist)) as typeof import('../src/retrieve/keyword-worker.js');
+    const result = await snapshotInWorker(db, Infinity)!;
+    expect('snapshot' in result).toBe(true);
+    const index = new KeywordIndex(db);
+    index.adopt((result as { snapshot: KeywordSnapshot }).snapshot);
+    expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
+    expect(expectSameAsFts(db, index)).toBeGreaterThan(200);
+    expect(await snapshotInWorker(db, 1000)).toEqual({ overBudget: true });
+    const memory = openDatabase(':memory:');
+    try {
+      expect(snapshotInWorker(memory, Infinity)).toBeUndefined(); // no file for a worker to read
+    } finally {
+      memory.close();
+    }
+  });
+
+  it('is what a chat loads in the background, and it searches as FTS5 does', async () => {
+    const keyword = (await import(path.resolve('dist/retrieve/keyword.js'))) as typeof import('../src/retrieve/keyword.js');
+    const { openDatabase: openDist } = (await import(path.resolve('dist/store/db.js'))) as typeof import('../src/store/db.js');
+    const other = openDist(path.join(home, 'ragline.db'));
+    try {
+      await keyword.warmKeywordIndexInBackground(other);
+      const index = keyword.loadedKeywordIndex(other)!;
+      expect(index.ready).toBe(true);
+      expectSameAsFts(other, index as unknown as KeywordIndex);
+    } finally {
+      other.close();
+    }
   });
 });
 

@@ -32,16 +32,29 @@ const COLUMNS = 2;
 
 /** The postings of one term, in chunk order; grown by doubling. */
 class Postings {
-  docs = new Int32Array(4);
+  docs: Int32Array = new Int32Array(4);
   /** Hits per chunk in the title column and in the body column. */
-  titleHits = new Uint32Array(4);
-  bodyHits = new Uint32Array(4);
+  titleHits: Uint32Array = new Uint32Array(4);
+  bodyHits: Uint32Array = new Uint32Array(4);
   /** Every hit's position, chunk after chunk (title hits first), `titleHits + bodyHits` per chunk. */
-  positions = new Uint32Array(8);
+  positions: Uint32Array = new Uint32Array(8);
   count = 0;
   positionCount = 0;
   /** The chunk whose hits are being added (-1: none). */
   lastDoc = -1;
+
+  /** Postings over existing arrays (views into a snapshot's buffers); `add` copies them out before it writes. */
+  static over(docs: Int32Array, titleHits: Uint32Array, bodyHits: Uint32Array, positions: Uint32Array): Postings {
+    const p = new Postings();
+    p.docs = docs;
+    p.titleHits = titleHits;
+    p.bodyHits = bodyHits;
+    p.positions = positions;
+    p.count = docs.length;
+    p.positionCount = positions.length;
+    p.lastDoc = docs.length > 0 ? docs[docs.length - 1]! : -1;
+    return p;
+  }
 
   add(doc: number, column: number, offset: number): void {
     if (doc !== this.lastDoc) {
@@ -91,8 +104,53 @@ interface ChunkText {
   text: string;
 }
 
+const SQL = {
+  /** Chunks with ids above ?, in id order, at most ? of them. */
+  after: `
+    SELECT c.id AS id, d.title AS title, c.heading AS heading, c.text AS text
+    FROM chunks c JOIN documents d ON d.id = c.document_id
+    WHERE c.id > ? ORDER BY c.id LIMIT ?`,
+  /** Inserts raise the chunks sequence; any write to FTS5 rewrites its structure record. */
+  fingerprint: `
+    SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0) || ':' ||
+           coalesce((SELECT hex(block) FROM chunks_fts_data WHERE id = 10), '')`,
+  totals: 'SELECT block FROM chunks_fts_data WHERE id = 1',
+};
+
 /** A parsed query: its phrases, each a list of terms (empty when the phrase has no token). */
 type Phrases = string[][];
+
+/**
+ * A loaded copy in a few flat arrays, to move between threads without copying (the
+ * arrays' buffers are transferable): the postings of term i are entries
+ * `docStart[i] .. docStart[i+1]` of `docs`, `titleHits` and `bodyHits`, and positions
+ * `positionStart[i] .. positionStart[i+1]` of `positions`.
+ */
+export interface KeywordSnapshot {
+  fingerprint: string;
+  rowCount: number;
+  tokenTotal: number;
+  /** Per slot. */
+  rowids: Float64Array;
+  lengths: Uint32Array;
+  alive: Uint8Array;
+  live: number;
+  /** The terms joined with NUL (which no unicode61 token holds). */
+  terms: string;
+  docStart: Float64Array;
+  positionStart: Float64Array;
+  docs: Int32Array;
+  titleHits: Uint32Array;
+  bodyHits: Uint32Array;
+  positions: Uint32Array;
+}
+
+/** The buffers of a snapshot, for a postMessage transfer list. */
+export function snapshotBuffers(snapshot: KeywordSnapshot): ArrayBuffer[] {
+  const { rowids, lengths, alive, docStart, positionStart, docs, titleHits, bodyHits, positions } = snapshot;
+  return [rowids, lengths, alive, docStart, positionStart, docs, titleHits, bodyHits, positions].map((array) => array.buffer as ArrayBuffer);
+}
+
 
 export class KeywordIndex {
   private readonly terms = new Map<string, Postings>();
@@ -132,16 +190,10 @@ export class KeywordIndex {
   ) {
     this.compactAfter = options.compactAfter ?? 1024;
     this.stmts = {
-      after: db.prepare(`
-        SELECT c.id AS id, d.title AS title, c.heading AS heading, c.text AS text
-        FROM chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id > ? ORDER BY c.id LIMIT ?`),
+      after: db.prepare(SQL.after),
       ids: db.prepare('SELECT id FROM chunks ORDER BY id').pluck(),
-      // Inserts raise the chunks sequence; any write to FTS5 rewrites its structure record.
-      fingerprint: db.prepare(`
-        SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0) || ':' ||
-               coalesce((SELECT hex(block) FROM chunks_fts_data WHERE id = 10), '')`).pluck(),
-      totals: db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck(),
+      fingerprint: db.prepare(SQL.fingerprint).pluck(),
+      totals: db.prepare(SQL.totals).pluck(),
     };
   }
 
@@ -172,6 +224,11 @@ export class KeywordIndex {
     }
     const fingerprint = this.stmts.fingerprint.get() as string;
     if (this.ready && fingerprint === this.fingerprint) return;
+    if (this.slots === 0) {
+      // A first load: built in one piece, in the same read transaction.
+      this.adopt(buildKeywordSnapshot(this.db)!);
+      return;
+    }
     const ids = this.stmts.ids.all() as number[];
     const present = new Set(ids);
     for (let slot = 0; slot < this.slots; slot++) {
@@ -185,17 +242,48 @@ export class KeywordIndex {
     this.ready = true;
   }
 
-  /** FTS5's totals record: the row count, then the token total of each column, as varints. */
+  /**
+   * Takes a snapshot packed by another copy of the same database (on a worker thread)
+   * as this copy's contents; its postings stay views into the snapshot's arrays. For a
+   * copy that has loaded nothing yet. The next refresh() brings it up to date with
+   * whatever was written since the snapshot was read.
+   */
+  adopt(snapshot: KeywordSnapshot): void {
+    if (this.slots > 0) throw new Error('adopt() is for an empty copy');
+    this.terms.clear();
+    this.tokens.clear();
+    const slots = snapshot.rowids.length;
+    const capacity = Math.max(1024, slots);
+    this.rowids = new Float64Array(capacity);
+    this.rowids.set(snapshot.rowids);
+    this.lengths = new Uint32Array(capacity);
+    this.lengths.set(snapshot.lengths);
+    this.alive = new Uint8Array(capacity);
+    this.alive.set(snapshot.alive);
+    this.scores = new Float64Array(capacity);
+    this.seen = new Uint32Array(capacity);
+    this.epoch = 0;
+    this.slots = slots;
+    this.live = snapshot.live;
+    this.dead = slots - snapshot.live;
+    const { docStart, positionStart, docs, titleHits, bodyHits, positions } = snapshot;
+    const terms = snapshot.terms === '' ? [] : snapshot.terms.split('\0');
+    terms.forEach((term, i) => {
+      const from = docStart[i]!, to = docStart[i + 1]!;
+      this.terms.set(
+        term,
+        Postings.over(docs.subarray(from, to), titleHits.subarray(from, to), bodyHits.subarray(from, to), positions.subarray(positionStart[i]!, positionStart[i + 1]!)),
+      );
+    });
+    this.rowCount = snapshot.rowCount;
+    this.tokenTotal = snapshot.tokenTotal;
+    this.fingerprint = snapshot.fingerprint;
+    this.measure();
+    this.ready = true;
+  }
+
   private readTotals(): void {
-    const block = this.stmts.totals.get() as Buffer | undefined;
-    const values: number[] = [];
-    for (let at = 0; block && at < block.length && values.length < 1 + COLUMNS; ) {
-      const [value, next] = readVarint(block, at);
-      values.push(value);
-      at = next;
-    }
-    this.rowCount = values[0] ?? 0;
-    this.tokenTotal = values.slice(1).reduce((a, b) => a + b, 0);
+    [this.rowCount, this.tokenTotal] = parseTotals(this.stmts.totals.get() as Buffer | undefined);
   }
 
   /**
@@ -373,24 +461,16 @@ export class KeywordIndex {
     this.slots++;
     this.rowids[slot] = row.id;
     this.alive[slot] = 1;
-    let tokens = 0;
-    const columns = [titleLine(row.title, row.heading), row.text];
-    for (let column = 0; column < COLUMNS; column++) {
-      const words = unicode61Tokens(columns[column]!);
-      for (let offset = 0; offset < words.length; offset++) {
-        const word = words[offset]!;
-        let postings = this.tokens.get(word);
-        if (!postings) {
-          const term = ftsStem(word);
-          postings = this.terms.get(term);
-          if (!postings) this.terms.set(term, (postings = new Postings()));
-          this.tokens.set(word, postings);
-        }
-        postings.add(slot, column, offset);
+    this.lengths[slot] = forEachToken(row, (word, column, offset) => {
+      let postings = this.tokens.get(word);
+      if (!postings) {
+        const term = ftsStem(word);
+        postings = this.terms.get(term);
+        if (!postings) this.terms.set(term, (postings = new Postings()));
+        this.tokens.set(word, postings);
       }
-      tokens += words.length;
-    }
-    this.lengths[slot] = tokens;
+      postings.add(slot, column, offset);
+    });
     this.live++;
   }
 
@@ -460,6 +540,140 @@ export class KeywordIndex {
   }
 }
 
+/**
+ * The copy of `db`'s chunks as a KeywordSnapshot, read in one read transaction (what
+ * a worker thread builds; KeywordIndex.adopt takes it). Two passes over the chunks'
+ * tokens: the first gives every term an id, keeps each chunk's term ids and counts
+ * each term's chunks and hits; the second writes the postings straight into arrays
+ * of their final size. Nothing grows by doubling but the list of term ids, so the
+ * thread that builds it leaves little behind. Undefined when the copy would take more
+ * than `budgetBytes`.
+ */
+export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks = 2000): KeywordSnapshot | undefined {
+  const after = db.prepare(SQL.after);
+  const build = db.transaction((): KeywordSnapshot | undefined => {
+    const fingerprint = db.prepare(SQL.fingerprint).pluck().get() as string;
+    const termIds = new Map<string, number>();
+    const tokenIds = new Map<string, number>();
+    const terms: string[] = [];
+    /** The term id of every token, chunk after chunk, title line first. */
+    let stream = new Int32Array(1 << 20);
+    let streamLength = 0;
+    const rowids: number[] = [];
+    const lengths: number[] = [];
+    const titleLengths: number[] = [];
+    for (let last = 0; ; ) {
+      const rows = after.all(last, sliceChunks) as ChunkText[];
+      for (const row of rows) {
+        let titleTokens = 0;
+        lengths.push(
+          forEachToken(row, (word, column) => {
+            let id = tokenIds.get(word);
+            if (id === undefined) {
+              const term = ftsStem(word);
+              id = termIds.get(term);
+              if (id === undefined) {
+                id = terms.length;
+                terms.push(term);
+                termIds.set(term, id);
+              }
+              tokenIds.set(word, id);
+            }
+            if (streamLength === stream.length) stream = grow(stream);
+            stream[streamLength++] = id;
+            if (column === 0) titleTokens++;
+          }),
+        );
+        titleLengths.push(titleTokens);
+        rowids.push(row.id);
+      }
+      if (streamLength * 4 > budgetBytes) return undefined;
+      if (rows.length < sliceChunks) break;
+      last = rows[rows.length - 1]!.id;
+    }
+
+    // Chunks and hits per term, then where each term's postings start.
+    const slots = rowids.length;
+    const lastSlot = new Int32Array(terms.length).fill(-1);
+    const docStart = new Float64Array(terms.length + 1);
+    const positionStart = new Float64Array(terms.length + 1);
+    for (let slot = 0, at = 0; slot < slots; slot++) {
+      for (const end = at + lengths[slot]!; at < end; at++) {
+        const term = stream[at]!;
+        positionStart[term + 1]++;
+        if (lastSlot[term] !== slot) {
+          lastSlot[term] = slot;
+          docStart[term + 1]++;
+        }
+      }
+    }
+    for (let term = 0; term < terms.length; term++) {
+      docStart[term + 1] += docStart[term]!;
+      positionStart[term + 1] += positionStart[term]!;
+    }
+    const docCount = docStart[terms.length]!;
+    const positionCount = positionStart[terms.length]!;
+    if (docCount * 12 + positionCount * 4 + slots * 13 > budgetBytes) return undefined;
+
+    const docs = new Int32Array(docCount);
+    const titleHits = new Uint32Array(docCount);
+    const bodyHits = new Uint32Array(docCount);
+    const positions = new Uint32Array(positionCount);
+    const nextDoc = docStart.slice(0, terms.length);
+    const nextPosition = positionStart.slice(0, terms.length);
+    lastSlot.fill(-1);
+    for (let slot = 0, at = 0; slot < slots; slot++) {
+      const start = at;
+      const titleLength = titleLengths[slot]!;
+      for (const end = at + lengths[slot]!; at < end; at++) {
+        const term = stream[at]!;
+        if (lastSlot[term] !== slot) {
+          lastSlot[term] = slot;
+          docs[nextDoc[term]!++] = slot;
+        }
+        const k = at - start;
+        const doc = nextDoc[term]! - 1;
+        if (k < titleLength) {
+          titleHits[doc]++;
+          positions[nextPosition[term]!++] = k;
+        } else {
+          bodyHits[doc]++;
+          positions[nextPosition[term]!++] = COLUMN_SPAN + (k - titleLength);
+        }
+      }
+    }
+    const [rowCount, tokenTotal] = parseTotals(db.prepare(SQL.totals).pluck().get() as Buffer | undefined);
+    return {
+      fingerprint,
+      rowCount,
+      tokenTotal,
+      rowids: Float64Array.from(rowids),
+      lengths: Uint32Array.from(lengths),
+      alive: new Uint8Array(slots).fill(1),
+      live: slots,
+      terms: terms.join('\0'),
+      docStart,
+      positionStart,
+      docs,
+      titleHits,
+      bodyHits,
+      positions,
+    };
+  });
+  return build.deferred();
+}
+
+/** FTS5's totals record: the row count, then the token total of each column, as varints. Returns [rows, tokens of all columns]. */
+function parseTotals(block: Buffer | undefined): [number, number] {
+  const values: number[] = [];
+  for (let at = 0; block && at < block.length && values.length < 1 + COLUMNS; ) {
+    const [value, next] = readVarint(block, at);
+    values.push(value);
+    at = next;
+  }
+  return [values[0] ?? 0, values.slice(1).reduce((a, b) => a + b, 0)];
+}
+
 /** An SQLite varint (big-endian 7-bit groups, the 9th byte whole) at `at`: its value and the offset after it. */
 function readVarint(block: Buffer, at: number): [number, number] {
   let value = 0;
@@ -483,6 +697,21 @@ function hasPosition(p: Postings, index: number, from: number, position: number)
     else hi = mid - 1;
   }
   return false;
+}
+
+/**
+ * Calls `hit` for each token FTS5 makes of the chunk's columns (title line, then
+ * text), in order, with its column and offset; returns the number of tokens.
+ */
+function forEachToken(row: ChunkText, hit: (word: string, column: number, offset: number) => void): number {
+  let tokens = 0;
+  const columns = [titleLine(row.title, row.heading), row.text];
+  for (let column = 0; column < COLUMNS; column++) {
+    const words = unicode61Tokens(columns[column]!);
+    for (let offset = 0; offset < words.length; offset++) hit(words[offset]!, column, offset);
+    tokens += words.length;
+  }
+  return tokens;
 }
 
 /**

@@ -6,17 +6,20 @@
 // - FTS5 itself (`bm25(chunks_fts, ...)`), used until the copy is loaded, for any
 //   expression the copy does not read, and when the copy would not fit in memory.
 // The copy loads the way the vector copy does (knn.ts): the first search answers from
-// FTS5 and schedules a background load (unref'd timers, in slices), so a one-shot
-// `ragline search` exits without building it and a chat switches to it once it is
-// loaded. Loading costs far more than a search saves (at 100k chunks: about 6 s,
-// against 10-12 ms saved per search), so only a long run of searches that never lets
-// the event loop idle (eval) loads it synchronously, after 20 searches.
+// FTS5 and schedules a background load, so a one-shot `ragline search` exits without
+// building it and a chat switches to it once it is loaded. A background load runs on
+// a worker thread where it can (keyword-worker.ts: a database file and the compiled
+// modules), else here in slices between events (unref'd timers). Loading costs far
+// more than a search saves (at 100k chunks: about 4 s, against 10-12 ms saved per
+// search), so only a long run of searches that never lets the event loop idle (eval)
+// loads it synchronously, after 20 searches.
 // `warmKeywordIndexInBackground` starts the load earlier.
 // RAGLINE_KEYWORD_SEARCH=fts5 | memory forces one path (benchmarks, diagnosis).
 
 import os from 'node:os';
 import type { Db } from '../store/db.js';
 import { KeywordIndex } from './keyword-index.js';
+import { snapshotInWorker } from './keyword-worker.js';
 
 interface State {
   index?: KeywordIndex;
@@ -88,8 +91,10 @@ function refreshed(state: State, index: KeywordIndex): KeywordIndex | undefined 
 }
 
 function overBudget(index: KeywordIndex): boolean {
-  return process.env.RAGLINE_KEYWORD_SEARCH !== 'memory' && index.memoryBytes > os.totalmem() * MAX_MEMORY_SHARE;
+  return process.env.RAGLINE_KEYWORD_SEARCH !== 'memory' && index.memoryBytes > memoryBudget();
 }
+
+const memoryBudget = () => os.totalmem() * MAX_MEMORY_SHARE;
 
 function scheduleWarm(db: Db, state: State): void {
   state.warming ??= new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref()).then(() => warmState(db, state));
@@ -98,12 +103,33 @@ function scheduleWarm(db: Db, state: State): void {
 async function warmState(db: Db, state: State): Promise<void> {
   const index = indexOf(state, db);
   if (!index || !db.open) return;
+  const cancelled = () => state.disabled || state.index !== index || !db.open || overBudget(index);
   try {
-    await index.warm(() => state.disabled || state.index !== index || !db.open || overBudget(index));
+    if (await adoptedFromWorker(db, state, index)) return;
+  } catch {
+    // the worker could not build it (e.g. the file could not be opened read-only): build it here
+  }
+  try {
+    await index.warm(cancelled);
     if (overBudget(index)) disable(state);
   } catch {
     // e.g. the database was closed meanwhile: searches keep using FTS5
   }
+}
+
+/**
+ * Builds the copy on a worker thread and takes it, unless it was loaded here
+ * meanwhile. False when no worker can build it (the caller loads it here).
+ */
+async function adoptedFromWorker(db: Db, state: State, index: KeywordIndex): Promise<boolean> {
+  const budget = process.env.RAGLINE_KEYWORD_SEARCH === 'memory' ? Infinity : memoryBudget();
+  const built = snapshotInWorker(db, budget);
+  if (!built) return false;
+  const result = await built;
+  if (state.disabled || state.index !== index || !db.open || index.size > 0 || index.ready) return true;
+  if ('overBudget' in result) disable(state);
+  else index.adopt(result.snapshot);
+  return true;
 }
 
 /** Loads (or refreshes) the copy now. */
