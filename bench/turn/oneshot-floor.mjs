@@ -7,8 +7,10 @@
 //   - vec0:      sqlite-vec's exact KNN, k = 100;
 //   - read int8 / read int4: reading a compact copy of every vector (int8: 384 B,
 //                int4: 192 B per vector) stored as one blob per 1024 vectors, from a
-//                scratch database built here;
-//   - 300 lookups: 300 exact vectors read back from vec0 by rowid (a float rerank).
+//                scratch database built here (and once with SQLite's mmap off);
+//   - 300 lookups: 300 exact vectors read back from vec0 by rowid (a float rerank);
+//   - worker start: a worker thread's first message (what running the two sides
+//                side by side would cost first).
 // Then, in this process, the recall of a quantized first pass followed by an exact
 // rerank of its best R, against the exact top 10 and top 100, on the real vectors
 // and 200 MTRAG questions: sign bits (asymmetric: float query), ternary, int4, int8.
@@ -81,13 +83,21 @@ if (process.argv[2] === '--child') {
     const [vector] = await new OfflineEmbedder().embed([mtragQuestions()[i]]);
     const statement = db.prepare('SELECT rowid AS id, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance');
     work = () => statement.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), 100);
-  } else if (part === 'read int8' || part === 'read int4') {
-    const statement = db.prepare(`SELECT codes, scales FROM ${part === 'read int8' ? 'codes8' : 'codes4'}`);
+  } else if (part.startsWith('read')) {
+    if (part.endsWith('mmap off')) db.pragma('mmap_size = 0');
+    const statement = db.prepare(`SELECT codes, scales FROM ${part.startsWith('read int8') ? 'codes8' : 'codes4'}`);
     work = () => {
       let bytes = 0;
       for (const row of statement.iterate()) bytes += row.codes.length + row.scales.length;
       return bytes;
     };
+  } else if (part === 'worker start') {
+    const { Worker } = await import('node:worker_threads');
+    const started = performance.now();
+    const worker = new Worker("require('node:worker_threads').parentPort.postMessage(0)", { eval: true });
+    await new Promise((resolve) => worker.once('message', resolve));
+    console.log(JSON.stringify({ ms: performance.now() - started }));
+    process.exit(0);
   } else if (part === '300 lookups') {
     const ids = db.prepare('SELECT rowid FROM vec_chunks ORDER BY random() LIMIT 300').pluck().all();
     const statement = db.prepare('SELECT embedding FROM vec_chunks WHERE rowid = ?');
@@ -130,7 +140,7 @@ const pct = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.len
 console.log(`\nA one-shot search's parts at ${n} chunks, each in a fresh process, ${runs} runs\n`);
 console.log('| part | p50 ms | p95 ms |');
 console.log('|---|---|---|');
-for (const part of ['fts', 'vec0', 'read int8', 'read int4', '300 lookups']) {
+for (const part of ['fts', 'vec0', 'read int8', 'read int4', 'read int4, mmap off', '300 lookups', 'worker start']) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', part, String(20 + i)], { encoding: 'utf8' });
