@@ -12,10 +12,23 @@ import { acquireIngestLock, assertNoIngestRunning, getFingerprint, setFingerprin
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
 import { UserError } from '../util/errors.js';
-import { chunkDocument, type ChunkerSettings } from './chunk.js';
-import { indexText } from './index-text.js';
-import { loadDocument, looksBinary } from './load.js';
+import type { ChunkerSettings } from './chunk.js';
 import { walk, type FoundFile, type SkipReason } from './walk.js';
+
+/** What reading, chunking and indexing a file takes. */
+type FileTools = Pick<typeof import('./load.js'), 'loadDocument' | 'looksBinary'> &
+  Pick<typeof import('./chunk.js'), 'chunkDocument'> &
+  Pick<typeof import('./index-text.js'), 'indexText'>;
+
+/** Loaded with the first file that needs them: a re-ingest that finds nothing changed never compiles them. */
+async function loadFileTools(): Promise<FileTools> {
+  const [{ loadDocument, looksBinary }, { chunkDocument }, { indexText }] = await Promise.all([
+    import('./load.js'),
+    import('./chunk.js'),
+    import('./index-text.js'),
+  ]);
+  return { loadDocument, looksBinary, chunkDocument, indexText };
+}
 
 export interface IngestOptions {
   /** Absolute path of the folder to ingest. */
@@ -209,7 +222,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     };
 
     let lastYield = performance.now();
+    let tools: FileTools | undefined;
     for (const file of work) {
+      tools ??= await loadFileTools();
+      const { loadDocument, looksBinary, chunkDocument, indexText } = tools;
       // Reading, chunking and offline embedding never wait on I/O, so without
       // this the event loop never runs and Ctrl-C (the abort signal) is not
       // seen until every file is done.

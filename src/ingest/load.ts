@@ -5,8 +5,9 @@
 // Pure: no file system, no database, no terminal output.
 
 import { lineStartsOf, scanMarkdown } from './chunk.js';
+import { kindOf, type DocumentKind } from './kinds.js';
 
-export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
+export { kindOf, type DocumentKind };
 
 export interface LoadedDocument {
   /** How the bytes were parsed. */
@@ -50,31 +51,6 @@ export interface TextUnit {
   sourceLines?: number[];
   /** For HTML: h1-h6 headings in output order. Absent for other kinds (Markdown headings are found in the text). */
   headings?: UnitHeading[];
-}
-
-const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
-  ['md', 'markdown'],
-  ['mdx', 'markdown'],
-  ['txt', 'text'],
-  ['rst', 'text'],
-  ['adoc', 'text'],
-  ['html', 'html'],
-  ['htm', 'html'],
-  ['pdf', 'pdf'],
-]);
-
-const SLASH = 0x2f;
-const BACKSLASH = 0x5c;
-
-/** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
-export function kindOf(path: string): DocumentKind | undefined {
-  // One search from the end, as the walk asks this of every file: a dot in a
-  // folder name leaves a separator in the "extension", which matches no kind.
-  const dot = path.lastIndexOf('.');
-  if (dot <= 0) return undefined;
-  const before = path.charCodeAt(dot - 1);
-  if (before === SLASH || before === BACKSLASH) return undefined; // a name such as `.md`
-  return KIND_BY_EXTENSION.get(path.slice(dot + 1).toLowerCase());
 }
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-

@@ -10,7 +10,7 @@ import { isMainThread } from 'node:worker_threads';
 import type { Ignore } from 'ignore';
 import type ignoreType from 'ignore';
 import type picomatchType from 'picomatch';
-import { kindOf, type DocumentKind } from './load.js';
+import { kindOf, type DocumentKind } from './kinds.js';
 
 // Loaded on first use: most folders have no .gitignore and most runs no globs,
 // and a no-change re-ingest is mostly start-up.

@@ -1,0 +1,30 @@
+// Which files are documents, and of what kind, from the name alone: the walk asks
+// this of every file, so it lives apart from the loaders (a re-ingest that finds
+// nothing changed never loads them).
+
+export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
+
+const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
+  ['md', 'markdown'],
+  ['mdx', 'markdown'],
+  ['txt', 'text'],
+  ['rst', 'text'],
+  ['adoc', 'text'],
+  ['html', 'html'],
+  ['htm', 'html'],
+  ['pdf', 'pdf'],
+]);
+
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+
+/** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
+export function kindOf(path: string): DocumentKind | undefined {
+  // One search from the end, as the walk asks this of every file: a dot in a
+  // folder name leaves a separator in the "extension", which matches no kind.
+  const dot = path.lastIndexOf('.');
+  if (dot <= 0) return undefined;
+  const before = path.charCodeAt(dot - 1);
+  if (before === SLASH || before === BACKSLASH) return undefined; // a name such as `.md`
+  return KIND_BY_EXTENSION.get(path.slice(dot + 1).toLowerCase());
+}
