@@ -17,6 +17,10 @@
 // The database stays the source of truth. The copy is keyed by chunk id: ids are
 // never reused (AUTOINCREMENT) and a changed chunk gets a new id, so a refresh only
 // adds the chunks above the highest id held and drops the ones that are gone.
+//
+// A first load builds the whole copy at once (buildKeywordSnapshot: flat arrays of
+// their final size, which a worker thread can build and hand over without a copy;
+// keyword-worker.ts); later chunks are added one by one to per-term lists.
 
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
@@ -150,7 +154,6 @@ export function snapshotBuffers(snapshot: KeywordSnapshot): ArrayBuffer[] {
   const { rowids, lengths, alive, docStart, positionStart, docs, titleHits, bodyHits, positions } = snapshot;
   return [rowids, lengths, alive, docStart, positionStart, docs, titleHits, bodyHits, positions].map((array) => array.buffer as ArrayBuffer);
 }
-
 
 export class KeywordIndex {
   private readonly terms = new Map<string, Postings>();
