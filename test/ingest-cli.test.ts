@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { makePdf } from './helpers/pdf.js';
 
 const EDGE = path.join(ROOT, 'fixtures', 'edge');
 const IS_ROOT = process.getuid?.() === 0;
@@ -203,6 +204,21 @@ describe('ingest of the edge-case tree', () => {
     expect(joined).toContain('after-the-code-block');
     const longLine = fs.readFileSync(path.join(EDGE, 'long-line.md'), 'utf8').split('\n').find((l) => l.length >= 3000)!;
     for (let i = 0; i < longLine.length; i += 500) expect(joined).toContain(longLine.slice(i, i + 40));
+  });
+});
+
+describe('ingest of PDFs', () => {
+  test('a PDF is read from disk page by page and its chunks are cited by page; one without text is skipped as empty', async () => {
+    const dir = docsFolder({ 'notes.md': '# Notes\n\nSee the manual.\n' });
+    fs.writeFileSync(path.join(dir, 'manual.pdf'), makePdf([['Install the relay agent first.'], ['Page two covers webhook retries.']], 'Relay Manual'));
+    fs.writeFileSync(path.join(dir, 'scan.pdf'), makePdf([[], []], 'Scanned'));
+    const summary = await ingestJson(dir);
+    expect(summary.files).toMatchObject({ added: 2, skipped: { empty: 1 } });
+    expect(withDb((db) => db.prepare("SELECT kind, title FROM documents WHERE path = 'manual.pdf'").get())).toEqual({ kind: 'pdf', title: 'Relay Manual' });
+    const search = await runCli(['search', 'webhook retries', '--json'], { env: env() });
+    expect(search.code).toBe(0);
+    const top = (JSON.parse(search.stdout) as { results: { location: string; text: string }[] }).results[0]!;
+    expect(top).toMatchObject({ location: 'manual.pdf:p.2', text: 'Page two covers webhook retries.' });
   });
 });
 

@@ -24,8 +24,9 @@ interface PositionedText {
 export async function loadPdf(bytes: Uint8Array): Promise<LoadedPdf> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const task = pdfjs.getDocument({
-    // pdfjs takes ownership of (and may detach) the buffer it is given.
-    data: bytes.slice(),
+    // pdfjs takes ownership of (and may detach) the buffer it is given, and refuses a
+    // Node Buffer (what readFileSync returns): it gets a copy as a plain Uint8Array.
+    data: new Uint8Array(bytes),
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
