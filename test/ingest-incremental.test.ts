@@ -56,6 +56,15 @@ function counts() {
   }
 }
 
+function skippedFiles(): { path: string; reason: string }[] {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db.prepare('SELECT path, reason FROM skipped_files ORDER BY path').all() as { path: string; reason: string }[];
+  } finally {
+    db.close();
+  }
+}
+
 function chunksOf(relative: string): number {
   const db = new Database(dbFile(), { readonly: true });
   try {
@@ -137,6 +146,48 @@ describe('incremental ingest', () => {
     expect(second.files).toMatchObject({ added: 0, changed: 0, removed: 1, skipped: { empty: 1 } });
     expect(second.chunks.removed).toBe(faqChunks);
     expect(counts().documents).toBe(before.documents - 1);
+    expectConsistent();
+  });
+
+  test('a file skipped for its content is not read again while its size and mtime are unchanged', async () => {
+    const blob = path.join(docs, 'blob.txt');
+    fs.writeFileSync(blob, Buffer.from('binary\0data\0here\n'));
+    // Whole seconds: utimes takes seconds as a float, which can land a hair below a millisecond.
+    const mtime = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    fs.utimesSync(blob, mtime, mtime);
+    fs.writeFileSync(path.join(docs, 'blank.md'), '   \n\n');
+    const first = await ingest();
+    expect(first.files.skipped).toEqual({ binary: 1, empty: 1 });
+    expect(skippedFiles()).toEqual([
+      { path: 'blank.md', reason: 'empty' },
+      { path: 'blob.txt', reason: 'binary' },
+    ]);
+    // Text of the same size under the same mtime: only a run that reads the file can see it.
+    fs.writeFileSync(blob, 'readable text ok\n');
+    fs.utimesSync(blob, mtime, mtime);
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 0, changed: 0, unchanged: first.files.added, skipped: { binary: 1, empty: 1 } });
+    expect(counts().documents).toBe(first.files.added);
+    // --checksum reads every file: now it is a document, and no longer recorded as skipped.
+    const third = await ingest('--checksum');
+    expect(third.files).toMatchObject({ added: 1, skipped: { empty: 1 } });
+    expect(skippedFiles()).toEqual([{ path: 'blank.md', reason: 'empty' }]);
+  });
+
+  test('a skipped file that changes is read again, and one that is gone is forgotten', async () => {
+    fs.writeFileSync(path.join(docs, 'blob.txt'), Buffer.from('binary\0data\n'));
+    fs.writeFileSync(path.join(docs, 'blank.md'), '   \n\n');
+    await ingest();
+    fs.writeFileSync(path.join(docs, 'blank.md'), '# Not blank\n\nNow it holds a paragraph about webhooks.\n');
+    fs.rmSync(path.join(docs, 'blob.txt'));
+    const second = await ingest();
+    expect(second.files).toMatchObject({ added: 1, skipped: {} });
+    expect(skippedFiles()).toEqual([]);
+    fs.writeFileSync(path.join(docs, 'blob.txt'), Buffer.from('binary\0data\n'));
+    await ingest();
+    expect(skippedFiles()).toEqual([{ path: 'blob.txt', reason: 'binary' }]);
+    await ingest('--reindex');
+    expect((await ingest()).files.skipped).toEqual({ binary: 1 });
     expectConsistent();
   });
 

@@ -7,7 +7,16 @@
 import fs from 'node:fs';
 import { hexDigest } from '../util/hash.js';
 import type { Db } from '../store/db.js';
-import { DocumentWriter, clearIndex, listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
+import {
+  DocumentWriter,
+  clearIndex,
+  listDocuments,
+  listSkippedFiles,
+  updateSkippedFiles,
+  type NewChunk,
+  type SkippedFile,
+  type StoredDocuments,
+} from '../store/documents.js';
 import { acquireIngestLock, assertNoIngestRunning, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
@@ -135,6 +144,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     if (versionBefore !== undefined) listed = { documents: stored, dataVersion: versionBefore };
     // Which stored documents still have their file; the others are removed at the end.
     const seen = new Uint8Array(stored.count);
+    // Files read and skipped before (binary, unparseable, no text): one that has not
+    // changed is counted as skipped again without being read; the record of a file that
+    // is gone, or was read again, is brought up to date at the end.
+    const skippedBefore = listSkippedFiles(db, root);
+    const skippedFound = new Set<string>();
+    const skippedNow = new Map<string, SkippedFile>();
     const found = walk(root, {
       include: options.include,
       exclude: options.exclude,
@@ -142,14 +157,21 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       // Unchanged files are counted here and not listed.
       select: (relative, size, mtimeMs) => {
         const at = stored.indexOf(relative);
-        if (at === undefined) return true;
+        if (at === undefined) {
+          const before = skippedBefore.get(relative);
+          if (!before) return true;
+          skippedFound.add(relative);
+          if (options.checksum || before.size !== size || before.mtimeMs !== mtimeMs) return true;
+          skip(before.reason as SkipReason);
+          return false;
+        }
         seen[at] = 1;
         if (options.checksum || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
         summary.files.unchanged++;
         return false;
       },
     });
-    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = count;
+    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
     const work = found.files;
 
     const writer = new DocumentWriter(db);
@@ -259,24 +281,27 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           continue;
         }
       }
+      /** Skipped for what it holds: remembered, and a document it was is removed below. */
+      const skipForContent = (reason: 'binary' | 'parse-error' | 'empty') => {
+        skip(reason);
+        skippedNow.set(file.relative, { size: file.size, mtimeMs: file.mtimeMs, reason });
+        if (at !== undefined) seen[at] = 0;
+      };
       if (file.kind !== 'pdf' && looksBinary(bytes)) {
-        skip('binary');
-        if (at !== undefined) seen[at] = 0; // a file that became binary is removed below
+        skipForContent('binary');
         continue;
       }
       let loaded;
       try {
         loaded = await loadDocument(file.absolute, bytes);
       } catch {
-        skip('parse-error');
-        if (at !== undefined) seen[at] = 0;
+        skipForContent('parse-error');
         continue;
       }
       if (loaded.invalidUtf8) summary.invalidUtf8++;
       const chunks = chunkDocument(loaded, options.chunker);
       if (chunks.length === 0) {
-        skip('empty');
-        if (at !== undefined) seen[at] = 0;
+        skipForContent('empty');
         continue;
       }
       pending.push({
@@ -315,6 +340,13 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         lockForWriting();
         summary.chunks.removed += writer.deleteDocument(stored.ids[i]!);
         summary.files.removed++;
+      }
+      // Forget the skipped files that are gone and the ones read again and not skipped.
+      const readAgain = new Set(work.map((file) => file.relative));
+      const forget = [...skippedBefore.keys()].filter((path) => !skippedFound.has(path) || (readAgain.has(path) && !skippedNow.has(path)));
+      if (skippedNow.size > 0 || forget.length > 0) {
+        lockForWriting();
+        updateSkippedFiles(db, root, skippedNow, forget);
       }
     }
     report();

@@ -193,9 +193,32 @@ export class DocumentWriter {
 /** Drops every document, chunk and index row; sessions are kept. */
 export function clearIndex(db: Db): void {
   db.transaction(() => {
-    db.exec("DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM documents; DELETE FROM meta WHERE key = 'index.fingerprint';");
+    db.exec("DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM documents; DELETE FROM skipped_files; DELETE FROM meta WHERE key = 'index.fingerprint';");
     db.exec('DROP TABLE IF EXISTS vec_chunks');
   }).immediate();
+}
+
+/** A file that was read and skipped for its content, as it was then. */
+export interface SkippedFile {
+  size: number;
+  mtimeMs: number;
+  reason: string;
+}
+
+/** The files of `root` skipped for their content, by relative path. */
+export function listSkippedFiles(db: Db, root: string): Map<string, SkippedFile> {
+  const rows = db.prepare('SELECT path, size, mtime_ms AS mtimeMs, reason FROM skipped_files WHERE root = ?').all(root) as (SkippedFile & { path: string })[];
+  return new Map(rows.map(({ path, ...file }) => [path, file]));
+}
+
+/** Records `remember` (replacing what was recorded for the same paths) and forgets `forget`, in one transaction. */
+export function updateSkippedFiles(db: Db, root: string, remember: Map<string, SkippedFile>, forget: Iterable<string>): void {
+  const insert = db.prepare('INSERT OR REPLACE INTO skipped_files (root, path, size, mtime_ms, reason) VALUES (?, ?, ?, ?, ?)');
+  const remove = db.prepare('DELETE FROM skipped_files WHERE root = ? AND path = ?');
+  db.transaction(() => {
+    for (const path of forget) remove.run(root, path);
+    for (const [path, file] of remember) insert.run(root, path, file.size, file.mtimeMs, file.reason);
+  })();
 }
 
 export interface IndexCounts {

@@ -134,6 +134,23 @@ export const MIGRATIONS: Migration[] = [
       db.exec('CREATE INDEX documents_listing ON documents (root, path, size, mtime_ms)');
     },
   },
+  {
+    name: 'skipped_files: files skipped for their content, so an unchanged one is not read again',
+    up(db) {
+      db.exec(`
+        -- A file that was read and skipped (binary, unparseable, no text), with the size
+        -- and modification time it had: a re-ingest passes over it while both match.
+        CREATE TABLE skipped_files (
+          root     TEXT NOT NULL,
+          path     TEXT NOT NULL,
+          size     INTEGER NOT NULL,
+          mtime_ms REAL NOT NULL,
+          reason   TEXT NOT NULL,
+          PRIMARY KEY (root, path)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
