@@ -95,13 +95,16 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           return;
         }
         const fmt = (m: MetricsRow) => `${String(m.n).padStart(4)}  ${m.recall5.toFixed(3)}  ${m.recall10.toFixed(3)}  ${m.mrr10.toFixed(3)}  ${m.ndcg10.toFixed(3)}`;
-        output.out(output.color.bold(`${'subset'.padEnd(24)} ${'variant'.padEnd(10)}    n    R@5   R@10  MRR@10 nDCG@10`));
         const groups = Object.keys(report.variants[0]?.groups ?? {});
+        // Columns as wide as their longest entry, so the numbers line up.
+        const subsetWidth = Math.max('subset'.length, ...[...groups, 'rewrite differs'].map((name) => name.length));
+        const variantWidth = Math.max('variant'.length, ...report.variants.map((variant) => variant.name.length));
+        output.out(output.color.bold(`${'subset'.padEnd(subsetWidth)}  ${'variant'.padEnd(variantWidth)}    n    R@5   R@10  MRR@10 nDCG@10`));
         for (const subset of [...groups, 'all', 'rewrite differs']) {
           for (const variant of report.variants) {
             const m = subset === 'all' ? variant.overall : subset === 'rewrite differs' ? variant.rewriteDiffers : variant.groups[subset]!;
             if (m.n === 0) continue;
-            output.out(`${subset.padEnd(24)} ${variant.name.padEnd(10)} ${fmt(m)}`);
+            output.out(`${subset.padEnd(subsetWidth)}  ${variant.name.padEnd(variantWidth)} ${fmt(m)}`);
           }
         }
         for (const variant of report.variants) {

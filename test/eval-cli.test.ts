@@ -1,0 +1,113 @@
+// `ragline eval` end to end through the built CLI (build first: npx tsc -p .): a
+// tasks file in the documented shape against fixtures/docs ingested into a temp
+// database; documents named by path or by file name without extension; a document
+// that is not in the database reported, not dropped; the subset whose reference
+// rewrite differs; ragline's own rewrite through the chat's code; bad files refused
+// with the line that is wrong.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+let home: string;
+const env = () => isolatedEnv(home);
+
+const TASKS = [
+  { id: 'relay::1', group: 'relay', question: 'How do I install the Relay agent?', history: [], relevant: ['guides/relay.md'], note: 'extra fields are ignored' },
+  {
+    id: 'relay::2',
+    group: 'relay',
+    question: 'and on Windows?',
+    history: [{ user: 'How do I install the Relay agent?', assistant: 'Install the orbit-relay package.' }],
+    reference_rewrite: 'How do I install the Relay agent on Windows?',
+    relevant: ['relay'],
+  },
+  { id: 'gone::1', group: 'other', question: 'How do webhooks retry a delivery?', history: [], relevant: ['no-such-page'] },
+];
+
+interface Row {
+  n: number;
+  recall5: number;
+}
+interface Report {
+  tasks: number;
+  variants: { name: string; overall: Row; groups: Record<string, Row>; rewriteDiffers: Row; decisions?: Record<string, number> }[];
+  missing: { task: string; document: string }[];
+  results: { id: string; variant: string; query: string; decision?: string; ranked: (string | null)[]; metrics: { recall5: number } }[];
+}
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
+});
+beforeEach(async () => {
+  home = tempDir();
+  const ingested = await runCli(['ingest', FIXTURE_DOCS], { env: env() });
+  expect(ingested.code).toBe(0);
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function tasksFile(lines: string[]): string {
+  const file = path.join(home, 'tasks.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+describe('ragline eval', () => {
+  test('scores every variant per group, overall and where the reference rewrite differs, and reports a missing document', async () => {
+    const result = await runCli(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--json', '--per-task'], { env: env() });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as Report;
+    expect(report.tasks).toBe(3);
+    expect(report.variants.map((v) => v.name)).toEqual(['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics']);
+    expect(report.missing).toEqual([{ task: 'gone::1', document: 'no-such-page' }]);
+
+    const variant = (name: string) => report.variants.find((v) => v.name === name)!;
+    expect(variant('raw').overall.n).toBe(3);
+    expect(Object.keys(variant('raw').groups)).toEqual(['other', 'relay']);
+    expect(variant('raw').groups.relay!.n).toBe(2);
+    expect(variant('reference').overall.n).toBe(1); // only one task has a reference rewrite
+    expect(variant('raw').rewriteDiffers.n).toBe(1);
+    // The missing document can never be found: its task scores 0 in every variant.
+    for (const r of report.results.filter((r) => r.id === 'gone::1')) expect(r.metrics.recall5).toBe(0);
+
+    const task = (id: string, name: string) => report.results.find((r) => r.id === id && r.variant === name)!;
+    // Named by path and by file name without extension, the relay page counts when found.
+    expect(task('relay::1', 'raw').ranked.slice(0, 5)).toContain('guides/relay.md');
+    expect(task('relay::1', 'raw').metrics.recall5).toBe(1);
+    // The follow-up is rewritten from its history by the chat's own code, and then finds the page.
+    expect(task('relay::2', 'ragline').decision).toBe('rewritten');
+    expect(task('relay::2', 'ragline').query).not.toBe('and on Windows?');
+    expect(task('relay::2', 'ragline+raw').metrics.recall5).toBe(1);
+    expect(task('relay::2', 'reference').query).toBe('How do I install the Relay agent on Windows?');
+    expect(task('relay::1', 'ragline').decision).toBe('skipped'); // a first turn needs no rewrite
+  });
+
+  test('the text table keeps its columns aligned whatever the names', async () => {
+    const result = await runCli(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--variants', 'raw,ragline+raw-notopics'], { env: env() });
+    expect(result.code).toBe(0);
+    const [header, ...rows] = result.stdout.split('\n').filter((line) => / R@5 |\d\.\d{3}/.test(line) && !line.includes(':'));
+    expect(rows.length).toBe(8); // 2 variants x (2 groups, all, rewrite differs)
+    // The last digit of every row's count stands under the header's "n", and the metrics start together.
+    const countEnd = (row: string) => {
+      const match = /(\d+) +\d\.\d{3}/.exec(row)!;
+      return match.index + match[1]!.length - 1;
+    };
+    for (const row of rows) expect(countEnd(row), row).toBe(header!.indexOf(' n ') + 1);
+    expect(new Set(rows.map((row) => row.search(/\d\.\d{3}/))).size).toBe(1);
+    expect(result.stdout + result.stderr).toMatch(/not in the database.*no-such-page/);
+  });
+
+  test('a line that is not JSON, or has no question, is refused with its line number and exit 2', async () => {
+    const bad = await runCli(['eval', tasksFile([JSON.stringify(TASKS[0]), '{"question": "unterminated'])], { env: env() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/tasks\.jsonl:2 is not valid JSON/);
+    const noQuestion = await runCli(['eval', tasksFile(['{"relevant": ["faq"]}'])], { env: env() });
+    expect(noQuestion.code).toBe(2);
+    expect(noQuestion.stderr).toMatch(/tasks\.jsonl:1 has no "question"/);
+    const unknown = await runCli(['eval', tasksFile([JSON.stringify(TASKS[0])]), '--variants', 'raw,best'], { env: env() });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown variant "best"/);
+  });
+});
