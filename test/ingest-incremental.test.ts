@@ -191,6 +191,24 @@ describe('incremental ingest', () => {
     expectConsistent();
   });
 
+  test('the same folder reached through a symlink is the same folder, not a second copy of it', async () => {
+    const link = path.join(home, 'docs-link');
+    fs.symlinkSync(docs, link);
+    const first = await runCli(['ingest', link, '--json'], { env: isolatedEnv(home) });
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).root).toBe(fs.realpathSync(docs));
+    const again = await ingest();
+    expect(again.files).toMatchObject({ added: 0, removed: 0, unchanged: JSON.parse(first.stdout).files.added });
+    expectConsistent();
+
+    // An index that stored the folder under the path it was given keeps being found there.
+    const db = new Database(dbFile());
+    db.prepare('UPDATE documents SET root = ?').run(link);
+    db.close();
+    const viaLink = await runCli(['ingest', link, '--json'], { env: isolatedEnv(home) });
+    expect(JSON.parse(viaLink.stdout)).toMatchObject({ root: link, files: { added: 0, removed: 0 } });
+  });
+
   test('--checksum hashes every file again and still finds nothing changed', async () => {
     const first = await ingest();
     const second = await ingest('--checksum');

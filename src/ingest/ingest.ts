@@ -40,7 +40,7 @@ async function loadFileTools(): Promise<FileTools> {
 }
 
 export interface IngestOptions {
-  /** Absolute path of the folder to ingest. */
+  /** Absolute path of the folder to ingest (its documents are stored under its real path). */
   root: string;
   db: Db;
   embedder: Embedder;
@@ -97,7 +97,8 @@ const FLUSH_CHUNKS = 512;
 
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const started = performance.now();
-  const { db, embedder, root } = options;
+  const { db, embedder } = options;
+  const root = storedRoot(db, options.root);
   const summary: IngestSummary = {
     root,
     files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
@@ -357,6 +358,23 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   } finally {
     releaseLock?.();
   }
+}
+
+/**
+ * The folder as its documents are stored: its real path, so that the same folder
+ * reached through a symlink is not a second copy of it; or the path as given when
+ * documents are already stored under that path (an index that stored it so).
+ */
+function storedRoot(db: Db, given: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(given);
+  } catch {
+    return given; // the walk reports an unreadable folder
+  }
+  if (real === given) return given;
+  const storedAsGiven = db.prepare('SELECT 1 FROM documents WHERE root = ? LIMIT 1').get(given) !== undefined;
+  return storedAsGiven ? given : real;
 }
 
 /** Changes whenever another connection commits to the database. */
