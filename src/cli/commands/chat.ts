@@ -67,13 +67,10 @@ ${HELP}`,
       try {
         applyRetention(db, settings.config, output);
         const interactive = Boolean(process.stdin.isTTY) && !flags.json;
-        // A chat session asks many questions: copy the vectors, then the keyword index,
-        // into memory while the user types.
-        if (interactive) {
-          void warmVectorIndexInBackground(db)
-            .then(() => warmKeywordIndexInBackground(db))
-            .catch(() => {});
-        }
+        // A chat session asks many questions: copy the vectors and the keyword index
+        // into memory while the user types (the keyword copy is built on a worker
+        // thread, beside the vector copy's slices here).
+        if (interactive) void Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).catch(() => {});
         const session = await chooseSession(db, flags, interactive);
         if (interactive) await repl(settings, db, session, output);
         else await piped(settings, db, session, output, Boolean(flags.json));
