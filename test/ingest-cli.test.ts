@@ -122,7 +122,7 @@ describe('ingest of the product docs', () => {
   test('--json prints one summary object with files, chunks, bytes, embedder and interrupted', async () => {
     const summary = await ingestJson(FIXTURE_DOCS);
     expect(Object.keys(summary).sort()).toEqual(
-      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'root', 'seconds'].sort(),
+      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'root', 'seconds', 'skippedPaths'].sort(),
     );
     expect(summary).toMatchObject({
       db: dbFile(),
@@ -183,6 +183,19 @@ describe('ingest of the edge-case tree', () => {
     const summary = await ingestJson(EDGE);
     expect(summary.files.skipped).toEqual({ empty: 2, binary: 1, 'unsupported-type': 1 });
     expect(documentPaths()).toEqual(['README.txt', 'hostile.md', 'invalid-utf8.txt', 'long-line.md']);
+    // Which files they were, for --json and --verbose; the same when they are passed over unread.
+    const paths = { binary: ['binary.txt'], empty: ['empty.md', 'front-matter-only.md'], 'unsupported-type': ['image.png'] };
+    expect(summary.skippedPaths).toEqual(paths);
+    expect((await ingestJson(EDGE)).skippedPaths).toEqual(paths);
+    const verbose = await runCli(['ingest', EDGE, '--verbose'], { env: env() });
+    expect(verbose.stdout.split('\n').slice(1, 4)).toEqual(['  binary: binary.txt', '  empty: empty.md, front-matter-only.md', '  unsupported-type: image.png']);
+  });
+
+  test('--verbose says how many more were skipped than it lists', async () => {
+    const dir = docsFolder(Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`img-${i}.png`, 'x'])));
+    const verbose = await runCli(['ingest', dir, '--verbose'], { env: env() });
+    expect(verbose.code).toBe(0);
+    expect(verbose.stdout).toContain('  unsupported-type: img-0.png, img-1.png, img-2.png, img-3.png, img-4.png and 2 more');
   });
 
   test('invalid UTF-8 is counted and decoded with U+FFFD, keeping the text on both sides', async () => {

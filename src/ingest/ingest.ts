@@ -75,6 +75,8 @@ export interface IngestSummary {
     removed: number;
     skipped: Partial<Record<SkipReason, number>>;
   };
+  /** Up to SKIPPED_PATHS_KEPT paths of the files skipped for each reason, relative to the folder. */
+  skippedPaths: Partial<Record<SkipReason, string[]>>;
   /** Files that were not valid UTF-8 and were decoded with replacement characters. */
   invalidUtf8: number;
   chunks: { written: number; embedded: number; reused: number; removed: number };
@@ -92,6 +94,9 @@ interface PendingFile {
   chunks: (Omit<NewChunk, 'vector'> & { embedText: string })[];
 }
 
+/** Paths of skipped files kept per reason in the summary. */
+export const SKIPPED_PATHS_KEPT = 5;
+
 /** How many chunks are embedded together before their files are written. */
 const FLUSH_CHUNKS = 512;
 
@@ -102,6 +107,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const summary: IngestSummary = {
     root,
     files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
+    skippedPaths: {},
     invalidUtf8: 0,
     chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
     bytes: 0,
@@ -109,8 +115,13 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     embedder: embedder.id,
     interrupted: false,
   };
-  const skip = (reason: SkipReason) => {
+  const keepSkippedPath = (reason: SkipReason, path: string) => {
+    const paths = (summary.skippedPaths[reason] ??= []);
+    if (paths.length < SKIPPED_PATHS_KEPT) paths.push(path);
+  };
+  const skip = (reason: SkipReason, path: string) => {
     summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + 1;
+    keepSkippedPath(reason, path);
   };
 
   // The lock is taken at the first write. A re-ingest that finds nothing to write
@@ -163,7 +174,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
           if (!before) return true;
           skippedFound.add(relative);
           if (options.checksum || before.size !== size || before.mtimeMs !== mtimeMs) return true;
-          skip(before.reason as SkipReason);
+          skip(before.reason as SkipReason, relative);
           return false;
         }
         seen[at] = 1;
@@ -172,7 +183,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
         return false;
       },
     });
-    for (const [reason, count] of found.skipped) summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
+    for (const [reason, count] of found.skipped) {
+      summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
+      for (const path of found.examples.get(reason) ?? []) keepSkippedPath(reason, path);
+    }
     const work = found.files;
 
     const writer = new DocumentWriter(db);
@@ -267,7 +281,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       try {
         bytes = fs.readFileSync(file.absolute);
       } catch {
-        skip('unreadable');
+        skip('unreadable', file.relative);
         continue;
       }
       // A new file is hashed once it is known to be written: one that is skipped
@@ -284,7 +298,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       }
       /** Skipped for what it holds: remembered, and a document it was is removed below. */
       const skipForContent = (reason: 'binary' | 'parse-error' | 'empty') => {
-        skip(reason);
+        skip(reason, file.relative);
         skippedNow.set(file.relative, { size: file.size, mtimeMs: file.mtimeMs, reason });
         if (at !== undefined) seen[at] = 0;
       };
@@ -351,6 +365,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       }
     }
     report();
+    for (const paths of Object.values(summary.skippedPaths)) paths.sort();
     summary.seconds = (performance.now() - started) / 1000;
     // `stats` shows the last ingest that changed something.
     if (releaseLock) setMeta(db, 'ingest.last', JSON.stringify({ ...summary, finishedAt: new Date().toISOString() }));

@@ -17,6 +17,7 @@ interface IngestFlags {
   maxFileSize?: string;
   reindex?: boolean;
   checksum?: boolean;
+  verbose?: boolean;
   json?: boolean;
 }
 
@@ -32,7 +33,8 @@ export function registerIngest(program: Command): void {
     .option('--max-file-size <bytes>', 'skip files larger than this')
     .option('--reindex', 'drop the index and rebuild it (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
-    .option('--json', 'print the summary as JSON')
+    .option('--verbose', 'also list the skipped files, a few per reason')
+    .option('--json', 'print the summary as JSON (with a few skipped paths per reason)')
     .addHelpText(
       'after',
       `
@@ -95,7 +97,10 @@ Examples:
         });
         progress.clear();
         if (flags.json) output.json({ db: config.db, ...summary });
-        else output.out(summaryLine(summary, output.color));
+        else {
+          output.out(summaryLine(summary, output.color));
+          if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
+        }
         if (summary.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
           process.exitCode = 130;
@@ -109,10 +114,26 @@ Examples:
     });
 }
 
+/** The skip reasons that occurred, in name order, with their counts. */
+function skippedCounts(summary: IngestSummary): [string, number][] {
+  return Object.entries(summary.files.skipped)
+    .filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0)
+    .sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** One line per skip reason with the paths kept for it: `  parse-error: a.pdf, b.pdf and 3 more`. */
+export function skippedLines(summary: IngestSummary): string[] {
+  return skippedCounts(summary)
+    .map(([reason, n]) => {
+      const paths = summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [];
+      const more = n > paths.length ? ` and ${n - paths.length} more` : '';
+      return `  ${reason}: ${paths.join(', ')}${more}`;
+    });
+}
+
 export function summaryLine(summary: IngestSummary, color: { bold: (s: string) => string; dim: (s: string) => string }): string {
   const f = summary.files;
-  const skipped = Object.entries(f.skipped)
-    .filter(([, n]) => n && n > 0)
+  const skipped = skippedCounts(summary)
     .map(([reason, n]) => `${n} ${reason}`)
     .join(', ');
   const parts = [
