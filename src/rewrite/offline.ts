@@ -8,7 +8,7 @@ import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
-import { extractTerms, rankTopics, updateTopics, wordsOf } from './topics.js';
+import { rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
 
 export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
@@ -251,13 +251,6 @@ function phrase(topic: Topic, sentenceStart: boolean): string {
 /** The content words of a text (lower-case tokens that are not stopwords), for checks and tests. */
 export function contentWords(text: string): string[] {
   return tokenize(text, { identifiers: true }).filter((word) => !isStopword(word));
-}
-
-/** Key terms of a text as a list of surface forms (used by the summary). */
-export function keyTerms(text: string, max = 4): string[] {
-  return extractTerms(text)
-    .slice(0, max)
-    .map((term) => term.term);
 }
 
 function abortError(): Error {

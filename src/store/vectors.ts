@@ -29,8 +29,3 @@ export function bytesToVector(bytes: Buffer): Float32Array {
   new Uint8Array(copy.buffer).set(bytes);
   return copy;
 }
-
-export function countVectors(db: Db): number {
-  if (!hasVectorTable(db)) return 0;
-  return (db.prepare('SELECT count(*) AS n FROM vec_chunks').get() as { n: number }).n;
-}
