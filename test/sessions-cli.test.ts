@@ -147,6 +147,9 @@ describe('ragline sessions', () => {
     expect(out).toMatch(/Forked alpha at turn 2: new session alpha-b \(s-[0-9a-f]{6}\)\./);
     expect(await ok(['sessions'])).toMatch(/alpha-b\s+2\s+.*\(fork of alpha at turn 2\)/);
     expect(await ok(['sessions', 'show', 'alpha-b'])).toMatch(/^forked\s+from alpha \(s-[0-9a-f]{6}\) at turn 2$/m);
+    // Just forked, it heads the list, and `last` is the same session as the list's first.
+    expect(JSON.parse(await ok(['sessions', '--json']))[0].name).toBe('alpha-b');
+    expect(await ok(['sessions', 'show', 'last'])).toMatch(/^name\s+alpha-b$/m);
 
     const fork = JSON.parse(await ok(['replay', 'alpha-b', '--json']));
     const original = JSON.parse(await ok(['replay', 'alpha', '--json']));

@@ -252,17 +252,20 @@ export function requireSession(db: Db, ref: string): SessionInfo {
   return session;
 }
 
-/** Every session, most recently active first. */
+/**
+ * Every session, most recently active first, in the order `last` picks from: a
+ * session is active when a turn starts or finishes in it and when it is forked.
+ */
 export function listSessions(db: Db): SessionListing[] {
   return db
     .prepare(
       `SELECT s.id, s.name, s.created_at AS createdAt, s.updated_at AS updatedAt,
               s.parent_session_id AS parentSessionId, s.parent_turn AS parentTurn,
               (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns,
-              coalesce((SELECT max(coalesce(t.finished_at, t.created_at)) FROM turns t WHERE t.session_id = s.id), s.updated_at) AS lastActive,
+              s.updated_at AS lastActive,
               (SELECT t.question FROM turns t WHERE t.session_id = s.id ORDER BY t.ordinal LIMIT 1) AS firstQuestion
        FROM sessions s
-       ORDER BY lastActive DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC`,
+       ORDER BY s.updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC`,
     )
     .all() as SessionListing[];
 }
