@@ -182,6 +182,13 @@ describe('HTML', () => {
     ]);
   });
 
+  test('a heading\'s "¶" permalink (Sphinx, MkDocs) is not part of its name', async () => {
+    const page = '<h1>Guide<a class="headerlink" href="#guide">¶</a></h1>\n<p>Intro.</p>\n<h2>Install <a class="headerlink" href="#install">¶</a></h2>\n<p>Run it.</p>\n<h2>¶ marks</h2>\n';
+    const doc = await loadDocument('page.html', utf8(page));
+    expect(doc.units[0].headings!.map((h) => h.text)).toEqual(['Guide', 'Install', '¶ marks']);
+    expect(doc.title).toBe('Guide');
+  });
+
   test('chunks of an HTML page cite lines of the .html file and carry h1-h6 paths', async () => {
     const doc = await loadDocument('page.html', utf8(html));
     const chunks = chunkDocument(doc, { size: 60, overlap: 0 });

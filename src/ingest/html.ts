@@ -89,7 +89,8 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   };
   const finishHeading = (): void => {
     if (heading && heading.words.length > 0 && heading.line >= 0) {
-      const text = heading.words.join(' ');
+      // Sphinx, MkDocs and others end each heading with a "¶" permalink: not part of its name.
+      const text = heading.words.join(' ').replace(/\s*¶$/u, '');
       headings.push({ line: heading.line, level: heading.level, text });
       if (heading.level === 1 && firstH1 === undefined) firstH1 = text;
     }
