@@ -2,7 +2,7 @@
 // matter, pathological lines, CRLF, exact line numbers, HTML and PDF locators.
 
 import { describe, expect, test } from 'vitest';
-import { chunkDocument, DEFAULT_CHUNKER, lineStartsOf, scanMarkdown, type Chunk, type ChunkerSettings } from '../src/ingest/chunk.js';
+import { chunkDocument, DEFAULT_CHUNKER, lineStartsOf, plainHeading, scanMarkdown, type Chunk, type ChunkerSettings } from '../src/ingest/chunk.js';
 import type { DocumentKind, LoadedDocument, TextUnit } from '../src/ingest/load.js';
 
 function doc(kind: DocumentKind, text: string, extra: Partial<TextUnit> = {}): LoadedDocument {
@@ -65,6 +65,37 @@ describe('markdown headings', () => {
       ['Authentication', 'Sessions'],
     ]);
     expect(chunks.map((c) => c.text.split('\n')[0])).toEqual(['# Authentication', '## API keys', '### Rotation', '## Sessions']);
+  });
+
+  test('heading paths drop inline Markdown: badges, link targets, code and emphasis markers', () => {
+    const source = [
+      '# better-sqlite3 [![Build Status](https://ci.example/badge.svg)](https://ci.example) [![npm](https://img.example/v.svg)](https://npm.example)',
+      '',
+      words(20),
+      '',
+      '## Using [commander](https://example.com/commander) with `parseAsync` and **care**',
+      '',
+      words(20),
+      '',
+      'The *setext* one',
+      '----------------',
+      '',
+      words(20),
+      '',
+      '## [![only a badge](b.svg)](l)',
+      '',
+      words(20),
+    ].join('\n');
+    const chunks = md(source, { size: 150, overlap: 0 });
+    const paths = [...new Set(chunks.map((c) => JSON.stringify(c.headingPath)))].map((p) => JSON.parse(p) as string[]);
+    expect(paths).toEqual([
+      ['better-sqlite3'],
+      ['better-sqlite3', 'Using commander with parseAsync and care'],
+      ['better-sqlite3', 'The setext one'],
+      ['better-sqlite3', '[![only a badge](b.svg)](l)'], // nothing left without the badge: kept as written
+    ]);
+    expect(plainHeading('Use [x] for snake_case_names, 2*3*4 and C++')).toBe('Use [x] for snake_case_names, 2*3*4 and C++');
+    expect(plainHeading('Install <img src="logo.png"> it, see ![the logo](logo.png)')).toBe('Install it, see the logo');
   });
 
   test('setext headings and ATX closing hashes are recognised', () => {

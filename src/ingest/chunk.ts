@@ -194,6 +194,26 @@ function atxText(text: string, from: number, to: number): string {
   return text.slice(s, e);
 }
 
+/**
+ * A heading's text without its inline Markdown, as it is shown, cited and indexed:
+ * badges (an image inside a link, as README titles carry them) and inline HTML tags
+ * go, a link keeps its text, an image alone its alt text, code spans and emphasis
+ * lose their markers. A heading with nothing else left is kept as written.
+ */
+export function plainHeading(text: string): string {
+  const plain = text
+    .replace(/\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])/g, '')
+    .replace(/!\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
+    .replace(/\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
+    .replace(/<\/?[A-Za-z][^>]*>/g, '')
+    .replace(/(`+)(.+?)\1/g, '$2')
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+    .replace(/(^|[^\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])/g, '$1$2')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return plain || text;
+}
+
 /** Receives Markdown structure in document order from {@link walkMarkdown}. */
 interface MarkdownVisitor {
   /** Called once, before anything else, with the first line after front matter. */
@@ -278,7 +298,7 @@ function walkMarkdown(text: string, starts: Int32Array, visitor: MarkdownVisitor
         const after = p + level;
         if (level <= 6 && (after === le || text.charCodeAt(after) === SPACE || text.charCodeAt(after) === TAB)) {
           paraStart = -1;
-          if (visitor.heading({ line: i, end: i, level, text: atxText(text, after, le) }) === true) return;
+          if (visitor.heading({ line: i, end: i, level, text: plainHeading(atxText(text, after, le)) }) === true) return;
           continue;
         }
       }
@@ -288,7 +308,7 @@ function walkMarkdown(text: string, starts: Int32Array, visitor: MarkdownVisitor
           const s = skipWs(text, starts[j], lineEnd(text, starts, j));
           parts.push(text.slice(s, skipWsBack(text, s, lineEnd(text, starts, j))));
         }
-        const heading = { line: paraStart, end: i, level: c === EQUALS ? 1 : 2, text: parts.join(' ') };
+        const heading = { line: paraStart, end: i, level: c === EQUALS ? 1 : 2, text: plainHeading(parts.join(' ')) };
         paraStart = -1;
         if (visitor.heading(heading) === true) return;
         continue;
