@@ -2,7 +2,8 @@
 // came from. Citations depend on the line numbers being exact, and ingest runs
 // this over every file, so the splitter is a few linear passes over offsets in
 // the original text: no regexes that can backtrack, no per-character string
-// building, and every chunk's text is a slice of its unit.
+// building, and every chunk's text is a slice of its unit (heading text is cleaned
+// with regexes only up to a bounded length: plainHeading).
 //
 // Order of preference for cut points: Markdown headings (sections), blank-line
 // paragraphs (fenced code blocks stay whole), sentences, lines, and finally
@@ -194,6 +195,9 @@ function atxText(text: string, from: number, to: number): string {
   return text.slice(s, e);
 }
 
+/** Longest heading text plainHeading() rewrites. */
+const MAX_PLAIN_HEADING = 500;
+
 /**
  * A heading's text without its inline Markdown, as it is shown, cited and indexed:
  * badges (an image inside a link, as README titles carry them) and inline HTML tags
@@ -201,6 +205,9 @@ function atxText(text: string, from: number, to: number): string {
  * lose their markers. A heading with nothing else left is kept as written.
  */
 export function plainHeading(text: string): string {
+  // The patterns below can take quadratic time on a long line: a heading that long
+  // is not a heading anyone reads, so it stays as written.
+  if (text.length > MAX_PLAIN_HEADING) return text;
   const plain = text
     .replace(/\[!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\](?:\([^)]*\)|\[[^\]]*\])/g, '')
     .replace(/!\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
@@ -529,13 +536,14 @@ class UnitChunker {
   }
 
   /** HTML: heading marks from the loader (0-based output lines); malformed marks are ignored. */
-  marked(headings: ReadonlyArray<{ line: number; level: number; text: string }>): void {
+  marked(headings: ReadonlyArray<{ line: number; end?: number; level: number; text: string }>): void {
     let last = -1;
     for (const h of headings) {
       if (!Number.isInteger(h.line) || h.line <= last || h.line >= this.starts.length) continue;
       const level = Math.min(6, Math.max(1, Math.trunc(Number(h.level)) || 1));
-      this.heading(h.line, h.line, level, String(h.text ?? ''));
-      last = h.line;
+      const end = Number.isInteger(h.end) && h.end! >= h.line ? Math.min(h.end!, this.starts.length - 1) : h.line;
+      this.heading(h.line, end, level, String(h.text ?? ''));
+      last = end;
     }
     this.finish();
   }
@@ -757,8 +765,8 @@ function normalise(settings: ChunkerSettings | undefined): { size: number; overl
  * Splits a loaded document into chunks. Markdown is split at headings, then
  * blank-line paragraphs (fenced code kept whole unless one block exceeds size),
  * then sentences, lines and characters; small adjacent sections under one parent
- * heading are merged while they fit. HTML uses the unit's heading marks; text and
- * PDF pages are split by paragraphs then sentences. Pure and linear-time; never
+ * heading are merged while they fit. HTML, reStructuredText and AsciiDoc use the
+ * unit's heading marks; other text and PDF pages are split by paragraphs then sentences. Pure and linear-time; never
  * throws for any unit text.
  */
 export function chunkDocument(doc: LoadedDocument, settings: ChunkerSettings = DEFAULT_CHUNKER): Chunk[] {
@@ -791,7 +799,7 @@ export function chunkDocument(doc: LoadedDocument, settings: ChunkerSettings = D
       });
     });
     if (doc.kind === 'markdown') chunker.markdown();
-    else if (doc.kind === 'html' && Array.isArray(unit.headings)) chunker.marked(unit.headings);
+    else if (Array.isArray(unit.headings)) chunker.marked(unit.headings);
     else chunker.plain();
   });
   return chunks;

@@ -30,11 +30,13 @@ export interface LoadedDocument {
   invalidUtf8: boolean;
 }
 
-/** A heading found in an HTML unit, so the chunker can split there and build heading paths. */
+/** A heading found in an HTML, reStructuredText or AsciiDoc unit, so the chunker can split there and build heading paths. */
 export interface UnitHeading {
-  /** 0-based index of the output line the heading text starts on. */
+  /** 0-based index of the output line the heading starts on (an RST overline, if any). */
   line: number;
-  /** 1-6, from h1-h6. */
+  /** 0-based index of its last line (an RST underline); `line` when absent. */
+  end?: number;
+  /** 1-6: h1-h6, or the section depth. */
   level: number;
   /** Heading text, whitespace collapsed. */
   text: string;
@@ -49,7 +51,7 @@ export interface TextUnit {
   page?: number;
   /** For HTML: sourceLines[i] is the 1-based source line of output line i (0-based index); absent means identity. */
   sourceLines?: number[];
-  /** For HTML: h1-h6 headings in output order. Absent for other kinds (Markdown headings are found in the text). */
+  /** For HTML: h1-h6; for reStructuredText and AsciiDoc: section titles; in order. Absent for other kinds (Markdown headings are found in the text). */
   headings?: UnitHeading[];
 }
 
@@ -98,7 +100,15 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
     return { kind, title, units: [unit], invalidUtf8 };
   }
   const title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
-  return { kind, title, units: [{ text, locator: 'line' }], invalidUtf8 };
+  const unit: TextUnit = { text, locator: 'line' };
+  const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
+    const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
+    const lf = text.indexOf('\r') === -1 ? text : text.replace(/\r\n/g, '\n');
+    const headings = extension === 'rst' ? rstHeadings(lf) : asciidocHeadings(lf);
+    if (headings.length > 0) unit.headings = headings;
+  }
+  return { kind, title, units: [unit], invalidUtf8 };
 }
 
 /** Front-matter `title:` (YAML) or `title =` (TOML) if present, else the first H1. */

@@ -1,0 +1,81 @@
+// Section titles of reStructuredText and AsciiDoc files, as heading marks for the
+// chunker (which splits at them and keeps the heading path with each chunk, as it
+// does for Markdown and HTML). The text itself is left as it is: citations keep
+// pointing at the file's own lines. Pure; linear in the text.
+
+import type { UnitHeading } from './load.js';
+
+/** Longer lines are not taken for titles (and a long line never meets a backtracking pattern). */
+const MAX_TITLE = 500;
+
+/** reStructuredText's adornment characters. */
+const ADORNMENT = new Set('=-`:\'"~^_*+#<>'.split(''));
+
+/** The adornment character when `line` is a run of one of them (4 or more), else undefined. */
+function adornment(line: string): string | undefined {
+  const trimmed = line.trimEnd();
+  if (trimmed.length < 4) return undefined;
+  const c = trimmed[0]!;
+  if (!ADORNMENT.has(c)) return undefined;
+  for (let i = 1; i < trimmed.length; i++) if (trimmed[i] !== c) return undefined;
+  return c;
+}
+
+/**
+ * reStructuredText section titles: a title line underlined (and optionally overlined)
+ * with a run of one punctuation character (docutils takes a short one too, with a
+ * warning), after a blank line or the overline. Levels follow
+ * the order in which each style (character, with or without overline) first appears,
+ * as docutils assigns them. Indented lines are not titles (literal blocks, quotes).
+ */
+export function rstHeadings(text: string): UnitHeading[] {
+  const lines = text.split('\n');
+  const styles: string[] = [];
+  const headings: UnitHeading[] = [];
+  const levelOf = (style: string) => {
+    let at = styles.indexOf(style);
+    if (at < 0) at = styles.push(style) - 1;
+    return Math.min(6, at + 1);
+  };
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const title = lines[i]!.trim();
+    if (title === '' || title.length > MAX_TITLE || adornment(lines[i]!) !== undefined) continue;
+    const under = adornment(lines[i + 1]!);
+    if (!under) continue;
+    const over = i > 0 ? adornment(lines[i - 1]!) : undefined;
+    if (over === under) {
+      // Overline and underline: the title may be indented; the block starts at the overline.
+      headings.push({ line: i - 1, end: i + 1, level: levelOf(`${under}/${under}`), text: title });
+    } else {
+      if (/^\s/.test(lines[i]!)) continue;
+      if (i > 0 && lines[i - 1]!.trim() !== '') continue; // the last line of a paragraph, not a title
+      headings.push({ line: i, end: i + 1, level: levelOf(under), text: title });
+    }
+    i++; // the underline is not a title
+  }
+  return headings;
+}
+
+/**
+ * AsciiDoc section titles: `= Title`, `== Section` ... `====== Section` at the start
+ * of a line, outside delimited blocks (listing `----`, literal `....`, example `====`,
+ * sidebar `****`, quote `____`, passthrough `++++`, comment `////`).
+ */
+export function asciidocHeadings(text: string): UnitHeading[] {
+  const lines = text.split('\n');
+  const headings: UnitHeading[] = [];
+  let block: string | undefined;
+  lines.forEach((raw, i) => {
+    const line = raw.trimEnd();
+    const delimiter = /^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|\/{4,})$/.exec(line)?.[1];
+    if (delimiter) {
+      if (block === undefined) block = delimiter;
+      else if (delimiter === block) block = undefined;
+      return;
+    }
+    if (block !== undefined || line.length > MAX_TITLE) return;
+    const match = /^(={1,6})[ \t]+(\S.*?)(?:[ \t]+=+)?$/.exec(line);
+    if (match) headings.push({ line: i, end: i, level: match[1]!.length, text: match[2]! });
+  });
+  return headings;
+}

@@ -1,0 +1,109 @@
+// Section titles of reStructuredText and AsciiDoc files become heading marks: the
+// chunker splits there and keeps heading paths, and citations keep the file's lines.
+
+import { describe, expect, test } from 'vitest';
+import { chunkDocument, plainHeading } from '../src/ingest/chunk.js';
+import { loadDocument } from '../src/ingest/load.js';
+import { asciidocHeadings, rstHeadings } from '../src/ingest/text-headings.js';
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const titles = (headings: { level: number; text: string }[]) => headings.map((h) => `${h.level} ${h.text}`);
+
+describe('reStructuredText', () => {
+  const rst = [
+    '=============', // 0
+    ' Orbit guide', // 1: an overlined title may be indented
+    '=============', // 2
+    '',
+    'Intro text.',
+    '',
+    'Install', // 6
+    '=======',
+    '',
+    'Linux', // 9
+    '-----',
+    '',
+    'Use the package.',
+    'Not a title', // 13: the last line of a paragraph
+    '-----------',
+    '',
+    '    Indented', // 16: a quote or literal block
+    '    --------',
+    '',
+    '=====  =====', // 19: a simple table
+    'A      B',
+    '=====  =====',
+    '',
+    '----------', // 23: a transition
+    '',
+    'Usage', // 25
+    '=====',
+    '',
+    'Run it.',
+  ].join('\n');
+
+  test('titles with their underline (and overline), levels in the order the styles first appear', () => {
+    const headings = rstHeadings(rst);
+    expect(titles(headings)).toEqual(['1 Orbit guide', '2 Install', '3 Linux', '2 Usage']);
+    expect(headings.map((h) => [h.line, h.end])).toEqual([
+      [0, 2],
+      [6, 7],
+      [9, 10],
+      [25, 26],
+    ]);
+  });
+
+  test('an .rst file is chunked at its sections with heading paths, citing its own lines', async () => {
+    const doc = await loadDocument('docs/guide.rst', utf8(rst.replace(/\n/g, '\r\n')));
+    expect(doc.title).toBe('Orbit guide');
+    const chunks = chunkDocument(doc, { size: 60, overlap: 0 });
+    const usage = chunks.find((c) => c.text.startsWith('Usage'))!;
+    expect(usage).toMatchObject({ headingPath: ['Orbit guide', 'Usage'], startLine: 26, endLine: 29 });
+    expect(chunks.find((c) => c.text.startsWith('Linux'))!.headingPath).toEqual(['Orbit guide', 'Install', 'Linux']);
+    // A plain .txt file with the same text has no heading marks.
+    expect((await loadDocument('docs/guide.txt', utf8(rst))).units[0]!.headings).toBeUndefined();
+  });
+});
+
+describe('AsciiDoc', () => {
+  const adoc = [
+    '= Orbit guide', // 0
+    '',
+    '== Install ==', // 2: symmetric closing marks
+    '',
+    '----', // 4: a listing block
+    '== not a title',
+    '----',
+    '',
+    '=== Linux', // 8
+    '',
+    '====', // 10: an example block
+    '=== not a title either',
+    '====',
+    '',
+    '==== Deep', // 14: a level-4 title, not a block delimiter
+    'text',
+  ].join('\n');
+
+  test('titles by their = marks, outside delimited blocks', () => {
+    const headings = asciidocHeadings(adoc);
+    expect(titles(headings)).toEqual(['1 Orbit guide', '2 Install', '3 Linux', '4 Deep']);
+    expect(headings.map((h) => h.line)).toEqual([0, 2, 8, 14]);
+  });
+
+  test('an .adoc file is chunked at its sections with heading paths', async () => {
+    const doc = await loadDocument('manual.adoc', utf8(adoc));
+    const chunks = chunkDocument(doc, { size: 40, overlap: 0 });
+    expect(chunks.find((c) => c.text.startsWith('==== Deep'))!.headingPath).toEqual(['Orbit guide', 'Install', 'Linux', 'Deep']);
+  });
+});
+
+describe('hostile input', () => {
+  test('very long lines are never taken for titles or rewritten, and take linear time', () => {
+    const long = `= ${'a '.repeat(150_000)}`;
+    expect(asciidocHeadings(long)).toEqual([]);
+    expect(rstHeadings(`${'x'.repeat(300_000)}\n${'='.repeat(300_000)}`)).toEqual([]);
+    const stars = `**a ${'**a '.repeat(100_000)}`;
+    expect(plainHeading(stars)).toBe(stars);
+  });
+});
