@@ -31,7 +31,7 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   const headingRoom = width - 1 - fixed - 2;
   const heading = chunk.heading && headingRoom > 12 ? oneLine(chunk.heading, Math.min(50, headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
-  const snippet = chunk.text && snippetRoom > 12 ? oneLine(chunk.text.replace(/^#+\s.*$/m, ''), snippetRoom) : '';
+  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text), snippetRoom) : '';
   return [
     `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
     heading ? color.bold(heading) : '',
@@ -40,6 +40,29 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   ]
     .filter(Boolean)
     .join('  ');
+}
+
+/** An underline, overline, rule or code fence: a line that only marks up structure. */
+const MARKUP_LINE = /^(?:([=\-`:'"~^_*+#<>.])\1{2,}|(?:`{3,}|~{3,})[\w+-]*)$/;
+
+/**
+ * The start of a chunk's text as a snippet: without its heading lines (the heading
+ * column shows them: a Markdown `#` line, or a title over its underline) and the
+ * lines that only mark up structure. Reads only as far as a snippet can show.
+ */
+export function snippetSource(text: string): string {
+  const lines = text.split('\n', 60);
+  const kept: string[] = [];
+  let length = 0;
+  for (let i = 0; i < lines.length && length < 400; i++) {
+    const line = lines[i]!.trim();
+    const next = lines[i + 1]?.trim() ?? '';
+    if (line === '' || /^#{1,6}(?:\s|$)/.test(line) || MARKUP_LINE.test(line)) continue;
+    if (/^([=\-`:'"~^_*+#<>])\1{2,}$/.test(next) && line.length <= next.length) continue; // a title over its underline
+    kept.push(line);
+    length += line.length + 1;
+  }
+  return kept.join(' ');
 }
 
 /** Tracked topics, the active one (what "it" most likely means) first and marked. */

@@ -1,0 +1,33 @@
+// How a retrieved chunk is shown on one line: its snippet starts at the text, not at
+// the heading the heading column already shows or at lines that only mark up structure.
+
+import { describe, expect, test } from 'vitest';
+import { chunkLine, snippetSource } from '../src/cli/render.js';
+
+const plain = (text: string) => text;
+const colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+
+describe('snippets', () => {
+  test('heading lines, underlines, rules and code fences are left out', () => {
+    expect(snippetSource('## Usage\n\n```sh\nnpm install orbit\n```\nThen run it.')).toBe('npm install orbit Then run it.');
+    expect(snippetSource('Exit codes\n==========\n\nScripts can rely on these exit codes.')).toBe('Scripts can rely on these exit codes.');
+    expect(snippetSource('=====\nTitle\n=====\n\n---\n\nBody text.')).toBe('Body text.');
+    expect(snippetSource('~~~python\nprint(1)\n~~~')).toBe('print(1)');
+  });
+
+  test('text that only looks like markup is kept', () => {
+    // a list item, a line longer than the rule under it, an arrow, a short ASCII row
+    expect(snippetSource('- first item\n- second')).toBe('- first item - second');
+    expect(snippetSource('A long line of prose before a rule\n---\nmore')).toBe('A long line of prose before a rule more');
+    expect(snippetSource('a -> b\n<= c')).toBe('a -> b <= c');
+  });
+
+  test('the one-line view shows the snippet after the heading path', () => {
+    const line = chunkLine(
+      { rank: 1, score: 1.9, documentPath: 'reference/cli.rst', startLine: 228, endLine: 259, locator: 'line', heading: 'orbit CLI reference > Exit codes', text: 'Exit codes\n==========\n\nScripts can rely on these exit codes.', vectorRank: 1, keywordRank: 1 },
+      colors,
+      160,
+    );
+    expect(line).toBe('  1  1.9000  reference/cli.rst:228-259  orbit CLI reference > Exit codes  v1 k1  “Scripts can rely on these exit codes.”');
+  });
+});
