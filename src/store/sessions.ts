@@ -221,15 +221,21 @@ export function getSession(db: Db, id: string): SessionInfo | undefined {
   return db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionInfo | undefined;
 }
 
+/**
+ * Sessions most recently active first (a turn starting or finishing, or a fork,
+ * makes one active): the order `sessions` lists and `last` picks from. Timestamps
+ * have millisecond resolution: ties go to the newest turn, then the newest session.
+ */
+const MOST_RECENT_FIRST = 'ORDER BY s.updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC';
+
 /** Finds a session by id, by name, or `last` (the most recently active). */
 export function findSession(db: Db, ref: string): SessionInfo | undefined {
   const wanted = ref.trim();
   if (wanted === 'last') {
     return db
       .prepare(
-        // Timestamps have millisecond resolution: break ties by the newest turn, then the newest session.
         `SELECT ${SESSION_COLUMNS} FROM sessions s
-         ORDER BY updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, rowid DESC
+         ${MOST_RECENT_FIRST}
          LIMIT 1`,
       )
       .get() as SessionInfo | undefined;
@@ -252,10 +258,7 @@ export function requireSession(db: Db, ref: string): SessionInfo {
   return session;
 }
 
-/**
- * Every session, most recently active first, in the order `last` picks from: a
- * session is active when a turn starts or finishes in it and when it is forked.
- */
+/** Every session, most recently active first (MOST_RECENT_FIRST). */
 export function listSessions(db: Db): SessionListing[] {
   return db
     .prepare(
@@ -265,7 +268,7 @@ export function listSessions(db: Db): SessionListing[] {
               s.updated_at AS lastActive,
               (SELECT t.question FROM turns t WHERE t.session_id = s.id ORDER BY t.ordinal LIMIT 1) AS firstQuestion
        FROM sessions s
-       ORDER BY s.updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC`,
+       ${MOST_RECENT_FIRST}`,
     )
     .all() as SessionListing[];
 }
