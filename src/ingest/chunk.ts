@@ -18,6 +18,11 @@ export interface ChunkerSettings {
   overlap: number;
 }
 
+/** `text` with CRLF line ends read as LF, as the chunker and the heading finders see it. */
+export function withLineFeeds(text: string): string {
+  return text.indexOf('\r') === -1 ? text : text.replace(/\r\n/g, '\n');
+}
+
 /** Provisional defaults; to be tuned on the retrieval benchmark. */
 export const DEFAULT_CHUNKER: ChunkerSettings = { size: 3000, overlap: 150 };
 
@@ -774,7 +779,7 @@ export function chunkDocument(doc: LoadedDocument, settings: ChunkerSettings = D
   const chunks: Chunk[] = [];
   doc.units.forEach((unit, index) => {
     const raw = typeof unit.text === 'string' ? unit.text : '';
-    const text = raw.indexOf('\r') === -1 ? raw : raw.replace(/\r\n/g, '\n');
+    const text = withLineFeeds(raw);
     if (text.length === 0) return;
     const isPage = unit.locator === 'page' || doc.kind === 'pdf';
     const page = Number.isInteger(unit.page) ? (unit.page as number) : index + 1;

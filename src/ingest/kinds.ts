@@ -20,11 +20,17 @@ const BACKSLASH = 0x5c;
 
 /** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
 export function kindOf(path: string): DocumentKind | undefined {
+  const extension = extensionOf(path);
+  return extension === undefined ? undefined : KIND_BY_EXTENSION.get(extension);
+}
+
+/** A file name's extension in lower case (`docs/guide.RST` -> `rst`); undefined for none, or a name such as `.md`. */
+export function extensionOf(path: string): string | undefined {
   // One search from the end, as the walk asks this of every file: a dot in a
   // folder name leaves a separator in the "extension", which matches no kind.
   const dot = path.lastIndexOf('.');
   if (dot <= 0) return undefined;
   const before = path.charCodeAt(dot - 1);
-  if (before === SLASH || before === BACKSLASH) return undefined; // a name such as `.md`
-  return KIND_BY_EXTENSION.get(path.slice(dot + 1).toLowerCase());
+  if (before === SLASH || before === BACKSLASH) return undefined;
+  return path.slice(dot + 1).toLowerCase();
 }

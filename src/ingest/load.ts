@@ -4,8 +4,8 @@
 // every chunk can point back at source lines (HTML) or pages (PDF).
 // Pure: no file system, no database, no terminal output.
 
-import { lineStartsOf, scanMarkdown } from './chunk.js';
-import { kindOf, type DocumentKind } from './kinds.js';
+import { lineStartsOf, scanMarkdown, withLineFeeds } from './chunk.js';
+import { extensionOf, kindOf, type DocumentKind } from './kinds.js';
 
 export { kindOf, type DocumentKind };
 
@@ -101,11 +101,10 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
   }
   const title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
   const unit: TextUnit = { text, locator: 'line' };
-  const extension = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
+  const extension = extensionOf(path);
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
-    const lf = text.indexOf('\r') === -1 ? text : text.replace(/\r\n/g, '\n');
-    const headings = extension === 'rst' ? rstHeadings(lf) : asciidocHeadings(lf);
+    const headings = extension === 'rst' ? rstHeadings(withLineFeeds(text)) : asciidocHeadings(withLineFeeds(text));
     if (headings.length > 0) unit.headings = headings;
   }
   return { kind, title, units: [unit], invalidUtf8 };
@@ -113,7 +112,7 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
 
 /** Front-matter `title:` (YAML) or `title =` (TOML) if present, else the first H1. */
 function markdownTitle(rawText: string): string | undefined {
-  const text = rawText.indexOf('\r') === -1 ? rawText : rawText.replace(/\r\n/g, '\n');
+  const text = withLineFeeds(rawText);
   const starts = lineStartsOf(text);
   const outline = scanMarkdown(text, starts, true);
   for (let i = 1; i < outline.bodyStart - 1; i++) {
