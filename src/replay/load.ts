@@ -1,6 +1,6 @@
 // A stored session as replay shows it: each turn's question, the standalone query
 // with the rewrite decision, the chunks exactly as they were retrieved (with where
-// they stand in today's index), the answer, status and prompts. Reads only.
+// they stand in today's index), the answer, status, prompts and judgment. Reads only.
 
 import type { Db } from '../store/db.js';
 import {
@@ -10,6 +10,7 @@ import {
   type StoredTurn,
   type StoredTurnChunk,
 } from '../store/sessions.js';
+import { loadJudgments, type TurnJudgment } from '../store/judgments.js';
 import { UserError } from '../util/errors.js';
 import { IndexStateLookup, type ChunkIndexState } from './index-state.js';
 
@@ -23,6 +24,8 @@ export interface ReplayTurn extends StoredTurn {
   chunks: ReplayChunk[];
   /** The k the turn asked for (its stored settings; else the number of chunks it got). */
   k: number | null;
+  /** Which documents a person judged relevant to the question, if the turn was judged. */
+  judgment: TurnJudgment | null;
 }
 
 export interface ReplaySession {
@@ -56,9 +59,10 @@ export function loadReplay(db: Db, session: SessionInfo, options: { turn?: numbe
     }
   }
   const lookup = new IndexStateLookup(db);
+  const judgments = loadJudgments(db, session.id);
   const turns = selected.map((turn): ReplayTurn => {
     const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, indexState: lookup.state(chunk) }));
-    return { ...turn, chunks, k: storedK(turn, chunks.length) };
+    return { ...turn, chunks, k: storedK(turn, chunks.length), judgment: judgments.get(turn.id) ?? null };
   });
   return { session, lastOrdinal, turns };
 }

@@ -151,6 +151,29 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    name: 'turn judgments: which documents were relevant to a turn, and whether nothing retrieved was',
+    up(db) {
+      db.exec(`
+        -- When the turn was judged (NULL: never), and whether nothing it retrieved was
+        -- useful (/bad, --none). Columns of turns, so a fork copies them with the turn.
+        ALTER TABLE turns ADD COLUMN judged_at TEXT;
+        ALTER TABLE turns ADD COLUMN judged_none INTEGER NOT NULL DEFAULT 0;
+
+        -- Documents judged relevant to a turn's question: picked from its retrieved
+        -- chunks (/good) or named as what should have been found (/expect, --relevant).
+        -- document_path is documents.path when it resolved, else the name as given
+        -- (eval reports it as not indexed).
+        CREATE TABLE turn_relevant (
+          turn_id       INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+          document_path TEXT NOT NULL,
+          source        TEXT NOT NULL,      -- retrieved | expected
+          chunk_rank    INTEGER,            -- the retrieved chunk it was picked from
+          PRIMARY KEY (turn_id, document_path)
+        );
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

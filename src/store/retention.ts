@@ -1,5 +1,5 @@
 // Retention for conversation history: turns older than a cutoff are removed
-// with their retrieval rows (never documents). Sessions left without turns go too.
+// with their retrieval rows and judgments (never documents). Sessions left without turns go too.
 
 import type { Db } from './db.js';
 
@@ -23,6 +23,7 @@ export function pruneTurns(db: Db, cutoff: Date, dryRun = false): PruneReport {
     const sessions = (db.prepare(`SELECT count(*) AS n FROM (${emptied})`).get({ iso }) as { n: number }).n;
     if (!dryRun) {
       db.prepare('DELETE FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').run(iso);
+      db.prepare('DELETE FROM turn_relevant WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').run(iso);
       db.prepare('DELETE FROM turns WHERE created_at < ?').run(iso);
       db.prepare(`DELETE FROM sessions WHERE id IN (${emptied})`).run({ iso });
     }

@@ -286,13 +286,14 @@ export function renameSession(db: Db, id: string, name: string | null): SessionI
     .immediate();
 }
 
-/** Removes a session with its turns and their chunks. Forks of it keep their copies. Returns false when it did not exist. */
+/** Removes a session with its turns, their chunks and judgments. Forks of it keep their copies. Returns false when it did not exist. */
 export function removeSession(db: Db, id: string): boolean {
   return db
     .transaction(() => {
       // Explicit deletes rather than relying on ON DELETE CASCADE, so no orphan row
       // is left even on a connection opened without foreign_keys.
       db.prepare('DELETE FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)').run(id);
+      db.prepare('DELETE FROM turn_relevant WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)').run(id);
       db.prepare('DELETE FROM turns WHERE session_id = ?').run(id);
       db.prepare('UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?').run(id);
       return db.prepare('DELETE FROM sessions WHERE id = ?').run(id).changes > 0;
@@ -501,7 +502,7 @@ export function loadTurnChunks(db: Db, turnId: number): StoredTurnChunk[] {
 
 /**
  * A new session holding copies of turns 1..`atTurn` of `sourceId` (with their
- * turn_chunks, topics and summary as they stood), remembering where it came from.
+ * turn_chunks, topics, summary and judgments as they stood), remembering where it came from.
  * The original is untouched.
  */
 export function forkSession(db: Db, sourceId: string, atTurn: number, name?: string): SessionInfo {
@@ -533,6 +534,10 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
       const copyChunks = db.prepare(
         `INSERT INTO turn_chunks (turn_id, ${chunkColumns}) SELECT ?, ${chunkColumns} FROM turn_chunks WHERE turn_id = ?`,
       );
+      // Judgments: judged_at and judged_none are turn columns (copied above); the relevant documents here.
+      const copyRelevant = db.prepare(
+        'INSERT INTO turn_relevant (turn_id, document_path, source, chunk_rank) SELECT ?, document_path, source, chunk_rank FROM turn_relevant WHERE turn_id = ? ORDER BY rowid',
+      );
       const sourceTurns = db
         .prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal <= ? ORDER BY ordinal')
         .pluck()
@@ -540,6 +545,7 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
       for (const sourceTurnId of sourceTurns) {
         const newTurnId = Number(copyTurn.run(id, sourceTurnId).lastInsertRowid);
         copyChunks.run(newTurnId, sourceTurnId);
+        copyRelevant.run(newTurnId, sourceTurnId);
       }
       return { id, name: checkedName, createdAt: at, updatedAt: at, parentSessionId: sourceId, parentTurn: atTurn };
     })

@@ -28,6 +28,7 @@ import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
+import { indexedPaths, judgmentText } from '../judgment-view.js';
 import { rewriteLine } from '../turn-view.js';
 
 interface ReplayFlags {
@@ -84,7 +85,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
         const replay = loadReplay(db, session, { turn });
         if (!flags.rerun) {
           if (flags.json) output.json(replayJson(replay));
-          else renderReplay(replay, output, Boolean(flags.full));
+          else renderReplay(replay, output, Boolean(flags.full), indexedPaths(db));
           return;
         }
         const { config } = settings;
@@ -120,7 +121,7 @@ function replayJson(replay: ReplaySession) {
   return { session: replay.session, turns: replay.turns };
 }
 
-function renderReplay(replay: ReplaySession, output: Output, full: boolean): void {
+function renderReplay(replay: ReplaySession, output: Output, full: boolean, indexed: (documentPath: string) => boolean): void {
   const { color } = output;
   const { session } = replay;
   const parent = session.parentSessionId ? ` · fork of ${session.parentSessionId} at turn ${session.parentTurn}` : '';
@@ -131,11 +132,11 @@ function renderReplay(replay: ReplaySession, output: Output, full: boolean): voi
   }
   for (const turn of replay.turns) {
     output.out();
-    renderTurn(turn, output, full);
+    renderTurn(turn, output, full, indexed);
   }
 }
 
-function renderTurn(turn: ReplayTurn, output: Output, full: boolean): void {
+function renderTurn(turn: ReplayTurn, output: Output, full: boolean, indexed: (documentPath: string) => boolean): void {
   const { color } = output;
   const status = turn.status === 'answered' ? color.dim(turn.status) : color.yellow(turn.status);
   output.out(`${color.bold(`Turn ${turn.ordinal}`)} · ${status} ${color.dim(`· ${stamp(turn.createdAt)}`)}`);
@@ -155,6 +156,7 @@ function renderTurn(turn: ReplayTurn, output: Output, full: boolean): void {
   if (turn.status !== 'answered') {
     output.out(color.yellow(`   status: ${turn.status}${turn.error ? ` — ${oneLine(turn.error, 300)}` : ''}`));
   }
+  if (turn.judgment) output.out(`   ${color.bold('judged:')} ${judgmentText(turn.judgment, indexed, color)}`);
   const origin = rerunOrigin(turn.settings);
   if (origin) output.out(color.dim(`   (answer copied from session ${origin.sessionId} turn ${origin.ordinal}; not regenerated against these chunks)`));
   renderAnswer(turn, output, full);

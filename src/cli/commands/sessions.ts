@@ -1,5 +1,5 @@
-// `ragline sessions`: list (the default), show, rename, rm, export and fork the
-// stored chat sessions. All reads and writes go through src/store/sessions; this
+// `ragline sessions`: list (the default), show, rename, rm, export, fork and judge
+// the stored chat sessions. All reads and writes go through src/store/sessions; this
 // file parses, confirms and renders. Session names, questions and answers are
 // user or model text: sanitised before they reach the terminal.
 
@@ -19,17 +19,19 @@ import {
   type StoredTurn,
 } from '../../store/sessions.js';
 import { formatLocation } from '../../retrieve/search.js';
+import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocumentName, type RelevantInput } from '../../store/judgments.js';
 import type { Db } from '../../store/db.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { topicList } from '../render.js';
+import { indexedPaths, judgmentText } from '../judgment-view.js';
 
 export function registerSessions(program: Command): void {
   const sessions = program
     .command('sessions')
-    .description('list, show, rename, remove, export and fork chat sessions')
+    .description('list, show, rename, remove, export, fork and judge chat sessions')
     .addHelpText(
       'after',
       `
@@ -39,6 +41,8 @@ Examples:
   ragline sessions rename s-7f3a2c onboarding
   ragline sessions export onboarding --format md -o onboarding.md
   ragline sessions fork onboarding --at 2 --name onboarding-b
+  ragline sessions judge onboarding 2 --relevant guides/authentication.md
+  ragline sessions export onboarding --format tasks -o regression.jsonl
   ragline sessions rm onboarding --yes`,
     );
 
@@ -77,6 +81,7 @@ Examples:
         const turns = loadTurns(db, session.id);
         const topics = latestTopics(turns);
         const parent = session.parentSessionId ? getSession(db, session.parentSessionId) : undefined;
+        const judgments = loadJudgments(db, session.id);
         if (flags.json) {
           output.json({
             session,
@@ -91,6 +96,7 @@ Examples:
               rewriteDecision: t.rewriteDecision,
               answerKind: t.answerKind,
               error: t.error,
+              judgment: judgments.get(t.id) ?? null,
             })),
           });
           return;
@@ -104,11 +110,14 @@ Examples:
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
         output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color) : color.dim('(none tracked)')}`);
-        output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}`);
+        output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}${judgments.size ? `, ${judgments.size} judged` : ''}`);
+        const indexed = indexedPaths(db);
         for (const turn of turns) {
           const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
           const status = turn.status === 'answered' ? '' : color.yellow(` (${turn.status})`);
           output.out(`  ${String(turn.ordinal).padStart(3)}  ${oneLine(turn.question, 80)}${searched}${status}`);
+          const judgment = judgments.get(turn.id);
+          if (judgment) output.out(`       ${color.dim('judged:')} ${judgmentText(judgment, indexed, color)}`);
         }
       }),
     );
@@ -198,6 +207,67 @@ Examples:
         if (flags.json) return output.json(fork);
         output.out(`Forked ${source.name ? oneLine(source.name, 60) : source.id} at turn ${at}: new session ${fork.name ? `${oneLine(fork.name, 60)} (${fork.id})` : fork.id}.`);
         output.err(output.errColor.dim(`Continue it with: ragline chat --session ${fork.name ?? fork.id}`));
+      }),
+    );
+
+  sessions
+    .command('judge')
+    .description("record which documents answer a turn's question, for `eval --from-sessions` and `replay --rerun`")
+    .argument('<session>', 'id, name, or `last`')
+    .argument('<turn>', 'turn number (see `ragline sessions show <session>`)')
+    .option('--relevant <documents...>', 'documents that answer the question: paths as ingested (guides/auth.md), file paths, or file names without extension')
+    .option('--none', 'nothing the turn retrieved was useful (name what should have been found with --relevant)')
+    .option('--clear', "remove the turn's judgment")
+    .option('--json', 'print the judgment as JSON')
+    .addHelpText(
+      'after',
+      `
+Sets the turn's whole judgment (run it again to change it). A document that is not
+in the index is kept, and reported as not indexed by eval.
+
+Examples:
+  ragline sessions judge onboarding 2 --relevant guides/authentication.md
+  ragline sessions judge last 1 --relevant ~/notes/keys.md reference/cli
+  ragline sessions judge onboarding 3 --none --relevant guides/webhooks.md
+  ragline sessions judge onboarding 3 --clear`,
+    )
+    .action((ref: string, turnArg: string, flags: { relevant?: string[]; none?: boolean; clear?: boolean; json?: boolean }, command: Command) =>
+      withDb(command, (db, output) => {
+        const ordinal = Number(turnArg);
+        if (!Number.isInteger(ordinal) || ordinal < 1) throw new UserError(`The turn must be a turn number (1, 2, ...), got "${turnArg}".`, { exitCode: 2 });
+        if (!flags.relevant?.length && !flags.none && !flags.clear) {
+          throw new UserError('Say what to record: --relevant <document>..., --none, or --clear.', {
+            hint: `e.g. ragline sessions judge ${ref} ${ordinal} --relevant guides/authentication.md`,
+            exitCode: 2,
+          });
+        }
+        if (flags.clear && (flags.relevant?.length || flags.none)) throw new UserError('--clear goes alone, without --relevant or --none.', { exitCode: 2 });
+        const session = requireSession(db, ref);
+        const turnId = requireTurnId(db, session, ordinal);
+        const label = session.name ?? session.id;
+        if (flags.clear) {
+          clearJudgment(db, turnId);
+          if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment: null });
+          output.out(`Turn ${ordinal} of ${oneLine(label, 60)} is no longer judged.`);
+          return;
+        }
+        const bestRank = new Map<string, number>();
+        for (const chunk of loadTurnChunks(db, turnId)) if (!bestRank.has(chunk.documentPath)) bestRank.set(chunk.documentPath, chunk.rank);
+        const notIndexed: string[] = [];
+        const add: RelevantInput[] = (flags.relevant ?? []).map((name) => {
+          const resolved = resolveDocumentName(db, name, process.cwd());
+          if (!resolved.indexed) notIndexed.push(resolved.documentPath);
+          const rank = flags.none ? undefined : bestRank.get(resolved.documentPath);
+          return rank === undefined
+            ? { documentPath: resolved.documentPath, source: 'expected' }
+            : { documentPath: resolved.documentPath, source: 'retrieved', chunkRank: rank };
+        });
+        const judgment = judgeTurn(db, turnId, { replace: true, add, noneUseful: Boolean(flags.none) });
+        if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment, notIndexed });
+        output.out(`Turn ${ordinal} of ${oneLine(label, 60)} judged: ${judgmentText(judgment, indexedPaths(db), output.color)}.`);
+        if (notIndexed.length) {
+          output.err(output.errColor.yellow(`Not in the index: ${notIndexed.map((p) => oneLine(p, 100)).join(', ')} (kept; eval reports it as not indexed).`));
+        }
       }),
     );
 }

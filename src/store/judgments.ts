@@ -1,0 +1,171 @@
+// Judgments of stored turns: which documents were relevant to a turn's question
+// (picked from the chunks it retrieved, or named as what should have been found)
+// and whether nothing it retrieved was useful. They turn a person's own
+// conversations into a regression set: `eval --from-sessions` scores them and
+// `replay --rerun` checks them. Stored beside the turn (turns.judged_at,
+// turns.judged_none and turn_relevant), so a fork keeps them and removing the
+// turn removes them.
+
+import path from 'node:path';
+import type { Db } from './db.js';
+import { UserError } from '../util/errors.js';
+
+export type RelevantSource = 'retrieved' | 'expected';
+
+export interface RelevantDocument {
+  /** documents.path when the name resolved to an indexed document, else the name as given. */
+  documentPath: string;
+  /** retrieved: picked from the turn's chunks; expected: named as what should have been found. */
+  source: RelevantSource;
+  /** The rank of the retrieved chunk it was picked from. */
+  chunkRank: number | null;
+}
+
+export interface TurnJudgment {
+  turnId: number;
+  /** ISO 8601 UTC of the last change. */
+  judgedAt: string;
+  /** Nothing the turn retrieved was useful. */
+  noneUseful: boolean;
+  /** Relevant documents, in the order they were judged. */
+  relevant: RelevantDocument[];
+}
+
+export interface RelevantInput {
+  documentPath: string;
+  source: RelevantSource;
+  chunkRank?: number | null;
+}
+
+export interface JudgmentChange {
+  /** Documents to add (an existing one is updated). */
+  add?: RelevantInput[];
+  /** true: nothing retrieved was useful (documents picked from the chunks are dropped); false: clears that mark. */
+  noneUseful?: boolean;
+  /** Start from an empty judgment instead of the stored one. */
+  replace?: boolean;
+}
+
+interface JudgedRow {
+  judged_at: string | null;
+  judged_none: number;
+}
+
+/** The judgment of a turn, or null when it has none. */
+export function getJudgment(db: Db, turnId: number): TurnJudgment | null {
+  const row = db.prepare('SELECT judged_at, judged_none FROM turns WHERE id = ?').get(turnId) as JudgedRow | undefined;
+  if (!row || row.judged_at === null) return null;
+  const relevant = db
+    .prepare(
+      `SELECT document_path AS documentPath, source, chunk_rank AS chunkRank
+       FROM turn_relevant WHERE turn_id = ? ORDER BY rowid`,
+    )
+    .all(turnId) as RelevantDocument[];
+  return { turnId, judgedAt: row.judged_at, noneUseful: row.judged_none === 1, relevant };
+}
+
+/** Judgments of a session's turns, by turn id. */
+export function loadJudgments(db: Db, sessionId: string): Map<number, TurnJudgment> {
+  const ids = db
+    .prepare('SELECT id FROM turns WHERE session_id = ? AND judged_at IS NOT NULL ORDER BY ordinal')
+    .pluck()
+    .all(sessionId) as number[];
+  return new Map(ids.map((id) => [id, getJudgment(db, id)!]));
+}
+
+/** Ids of the sessions that hold at least one judged turn. */
+export function sessionsWithJudgments(db: Db): string[] {
+  return db.prepare('SELECT DISTINCT session_id FROM turns WHERE judged_at IS NOT NULL').pluck().all() as string[];
+}
+
+/** Applies `change` to a turn's judgment in one transaction and returns the result. */
+export function judgeTurn(db: Db, turnId: number, change: JudgmentChange): TurnJudgment {
+  return db
+    .transaction(() => {
+      const exists = db.prepare('SELECT 1 FROM turns WHERE id = ?').get(turnId);
+      if (!exists) throw new Error(`turn ${turnId} does not exist`);
+      let none = change.replace ? false : getJudgment(db, turnId)?.noneUseful ?? false;
+      if (change.replace) db.prepare('DELETE FROM turn_relevant WHERE turn_id = ?').run(turnId);
+      if (change.noneUseful === true) {
+        none = true;
+        db.prepare("DELETE FROM turn_relevant WHERE turn_id = ? AND source = 'retrieved'").run(turnId);
+      } else if (change.noneUseful === false) {
+        none = false;
+      }
+      const upsert = db.prepare(
+        `INSERT INTO turn_relevant (turn_id, document_path, source, chunk_rank) VALUES (?, ?, ?, ?)
+         ON CONFLICT (turn_id, document_path) DO UPDATE SET source = excluded.source, chunk_rank = excluded.chunk_rank`,
+      );
+      for (const doc of change.add ?? []) upsert.run(turnId, doc.documentPath, doc.source, doc.chunkRank ?? null);
+      db.prepare('UPDATE turns SET judged_at = ?, judged_none = ? WHERE id = ?').run(new Date().toISOString(), none ? 1 : 0, turnId);
+      return getJudgment(db, turnId)!;
+    })
+    .immediate();
+}
+
+/** Removes a turn's judgment. */
+export function clearJudgment(db: Db, turnId: number): void {
+  db.transaction(() => {
+    db.prepare('DELETE FROM turn_relevant WHERE turn_id = ?').run(turnId);
+    db.prepare('UPDATE turns SET judged_at = NULL, judged_none = 0 WHERE id = ?').run(turnId);
+  }).immediate();
+}
+
+/** The id of turn `ordinal` of a session; a UserError naming the turns there are when it does not exist. */
+export function requireTurnId(db: Db, session: { id: string; name: string | null }, ordinal: number): number {
+  const id = db.prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal = ?').pluck().get(session.id, ordinal) as number | undefined;
+  if (id !== undefined) return id;
+  const last = (db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(session.id) as number | null) ?? 0;
+  const label = session.name ?? session.id;
+  throw new UserError(
+    last === 0 ? `Session ${label} has no turns to judge.` : `Session ${label} has turns 1 to ${last}; there is no turn ${ordinal}.`,
+    { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
+  );
+}
+
+export interface ResolvedName {
+  /** The stored document path, or the name as given (made relative to an ingested folder when it lies in one). */
+  documentPath: string;
+  indexed: boolean;
+}
+
+/**
+ * Resolves a document a person names: a stored path (relative to the ingested
+ * folder), a file path (absolute, or relative to `cwd`) inside an ingested
+ * folder, or a file name without its extension, as eval's tasks name them.
+ */
+export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
+  const wanted = name.trim().replace(/\\/g, '/');
+  const byPath = db.prepare('SELECT path FROM documents WHERE path = ? LIMIT 1').pluck();
+  if (byPath.get(wanted) !== undefined) return { documentPath: wanted, indexed: true };
+  const absolute = path.resolve(cwd, wanted);
+  const roots = db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
+  let inside: string | undefined;
+  for (const root of roots) {
+    const relative = path.relative(root, absolute);
+    if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
+      const posix = relative.split(path.sep).join('/');
+      if (byPath.get(posix) !== undefined) return { documentPath: posix, indexed: true };
+      inside ??= posix;
+    }
+  }
+  if (!wanted.includes('/')) {
+    // A file name without its extension, first match in ingest order (as eval resolves it).
+    const candidates = db
+      .prepare(`SELECT path FROM documents WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY id`)
+      .pluck()
+      .all(`${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as string[];
+    const found = candidates.find((p) => stemOf(p) === wanted);
+    if (found) return { documentPath: found, indexed: true };
+  }
+  return { documentPath: inside ?? wanted, indexed: false };
+}
+
+function stemOf(p: string): string {
+  const base = path.posix.basename(p);
+  return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
