@@ -86,3 +86,89 @@ describe('sessions judge', () => {
     expect(await ok(['sessions', 'show', 'keys', '--json'])).toBe(before);
   });
 });
+
+describe('eval --from-sessions and sessions export --format tasks', () => {
+  // Ranks checked by hand over the three documents above (`ragline search` shows them):
+  //   "How do I rotate an API key?"              guides/keys.md at rank 1 (its only keyword match)
+  //   "Which settings change the billing email?" billing.md 1, guides/keys.md 2 ("Settings"), webhooks.md 3 (no keyword)
+  //   "When are invoices sent?"                  judged: notes/payments.md, not indexed: never found
+  //   "How do I verify a webhook signature?"     guides/webhooks.md at rank 1
+  // raw variant, session evalset: R@5 = (1 + 1 + 0) / 3, MRR@10 = (1 + 1/2 + 0) / 3 = 0.5,
+  // nDCG@10 = (1 + 1/log2(3) + 0) / 3; session hooks: all 1; overall: R@5 3/4, MRR@10 2.5/4.
+  beforeAll(async () => {
+    await ok(['chat', '--new', 'evalset'], ['How do I rotate an API key?', 'Which settings change the billing email?', 'When are invoices sent?'].join('\n') + '\n');
+    await ok(['chat', '--new', 'hooks'], 'How do I verify a webhook signature?\n');
+    await ok(['chat', '--new', 'plain'], 'How do I rotate an API key?\n');
+    await ok(['sessions', 'judge', 'evalset', '1', '--relevant', 'guides/keys.md']);
+    await ok(['sessions', 'judge', 'evalset', '2', '--relevant', 'keys']);
+    await ok(['sessions', 'judge', 'evalset', '3', '--relevant', 'notes/payments.md']);
+    await ok(['sessions', 'judge', 'hooks', '1', '--relevant', 'guides/webhooks.md']);
+    const search = JSON.parse(await ok(['search', '--json', 'Which settings change the billing email?']));
+    expect(search.results.map((r: any) => r.documentPath)).toEqual(['billing.md', 'guides/keys.md', 'guides/webhooks.md']);
+  });
+
+  test('known ranks give known R@5, MRR@10 and nDCG@10, per session and overall; a judged document not indexed is reported', async () => {
+    const result = await cli(['eval', '--from-sessions', 'evalset', 'hooks', '--variants', 'raw', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.tasks).toBe(4);
+    const raw = report.variants[0];
+    expect(raw.name).toBe('raw');
+    expect(raw.groups.evalset.n).toBe(3);
+    expect(raw.groups.evalset.recall5).toBeCloseTo(2 / 3, 6);
+    expect(raw.groups.evalset.mrr10).toBeCloseTo(0.5, 6);
+    expect(raw.groups.evalset.ndcg10).toBeCloseTo((1 + 1 / Math.log2(3)) / 3, 6);
+    expect(raw.groups.hooks).toMatchObject({ n: 1, recall5: 1, mrr10: 1 });
+    expect(raw.overall.n).toBe(4);
+    expect(raw.overall.recall5).toBeCloseTo(0.75, 6);
+    expect(raw.overall.mrr10).toBeCloseTo(0.625, 6);
+    expect(report.missing).toEqual([{ task: 'evalset::3', document: 'notes/payments.md' }]);
+    expect(report.sessions.map((s: any) => [s.name, s.tasks])).toEqual([['evalset', 3], ['hooks', 1]]);
+
+    const text = await cli(['eval', '--from-sessions', 'evalset', 'hooks', '--variants', 'raw']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^evalset\s+raw\s+3\s+0\.667\s+0\.667\s+0\.500\s+0\.544$/m);
+    expect(text.stdout).toMatch(/^hooks\s+raw\s+1\s+1\.000\s+1\.000\s+1\.000\s+1\.000$/m);
+    expect(text.stdout).toMatch(/^all\s+raw\s+4\s+0\.750\s+0\.750\s+0\.625\s+/m);
+    expect(text.stderr).toContain('1 relevant document(s) named by the tasks are not indexed');
+    expect(text.stderr).toContain('notes/payments.md (evalset::3)');
+  });
+
+  test('no names: every session with judged turns; a session without judged turns is refused with exit 2', async () => {
+    const all = JSON.parse(await ok(['eval', '--from-sessions', '--variants', 'raw', '--json']));
+    expect(all.sessions.map((s: any) => s.name)).toEqual(expect.arrayContaining(['keys', 'evalset', 'hooks']));
+    expect(all.sessions.map((s: any) => s.name)).not.toContain('plain');
+
+    const plain = await cli(['eval', '--from-sessions', 'plain']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('Session plain has no judged turns.');
+    expect(plain.stderr).toContain('ragline sessions judge');
+    const exported = await cli(['sessions', 'export', 'plain', '--format', 'tasks']);
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toContain('Session plain has no judged turns.');
+    expect(exported.stdout).toBe('');
+    const noFile = await cli(['eval']);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain('Name a tasks file, or use --from-sessions.');
+  });
+
+  test('export --format tasks writes tasks that eval scores with the same numbers', async () => {
+    const file = path.join(home, 'evalset.jsonl');
+    await ok(['sessions', 'export', 'evalset', '--format', 'tasks', '-o', file]);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((t) => [t.id, t.group, t.question, t.relevant])).toEqual([
+      ['evalset::1', 'evalset', 'How do I rotate an API key?', ['guides/keys.md']],
+      ['evalset::2', 'evalset', 'Which settings change the billing email?', ['guides/keys.md']],
+      ['evalset::3', 'evalset', 'When are invoices sent?', ['notes/payments.md']],
+    ]);
+    expect(lines[2].history.map((h: any) => h.user)).toEqual(['How do I rotate an API key?', 'Which settings change the billing email?']);
+    expect(lines[2].history[0].assistant).toMatch(/Rotate an API key/);
+
+    const variants = 'raw,ragline,ragline+raw';
+    const fromFile = JSON.parse(await ok(['eval', file, '--variants', variants, '--json', '--per-task']));
+    const fromSessions = JSON.parse(await ok(['eval', '--from-sessions', 'evalset', '--variants', variants, '--json', '--per-task']));
+    expect(fromFile.variants).toEqual(fromSessions.variants);
+    expect(fromFile.results).toEqual(fromSessions.results);
+    expect(fromFile.missing).toEqual(fromSessions.missing);
+  });
+});

@@ -13,6 +13,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.js';
 import { pruneTurns } from '../src/store/retention.js';
 import { createSession, finishTurn, forkSession, loadTurns, removeSession, startTurn, type SessionInfo } from '../src/store/sessions.js';
 import { UserError } from '../src/util/errors.js';
+import { requireSessionTasks, tasksFromSessions } from '../src/eval/sessions.js';
 import { tempDir } from './helpers/cli.js';
 
 function count(db: Db, sql: string, ...params: unknown[]): number {
@@ -126,6 +127,42 @@ describe('judging turns', () => {
     expect(report.turns).toBe(1);
     expect(count(db, 'SELECT count(*) FROM turn_relevant')).toBe(0);
     expect(sessionsWithJudgments(db)).toEqual([]);
+  });
+});
+
+describe('eval tasks from judged turns', () => {
+  let db: Db;
+  beforeEach(() => {
+    db = openDatabase(':memory:');
+  });
+  afterEach(() => db.close());
+
+  test('question, earlier exchanges as history, judged documents as relevant; /bad alone is not scored; a fork\'s copies count once', () => {
+    const session = createSession(db, { name: 'keys' });
+    const first = answeredTurn(db, session, 'How do I rotate an API key?', ['guides/auth.md']);
+    const failed = startTurn(db, session.id, 'and webhooks?');
+    finishTurn(db, failed.id, { status: 'failed', error: 'boom', chunks: [], models: {}, timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 }, usage: {}, topics: [] });
+    const third = answeredTurn(db, session, 'does it expire?', ['guides/auth.md']);
+    judgeTurn(db, first, { add: [{ documentPath: 'guides/auth.md', source: 'retrieved', chunkRank: 1 }] });
+    judgeTurn(db, failed.id, { noneUseful: true });
+    judgeTurn(db, third, { add: [{ documentPath: 'notes/expiry.md', source: 'expected' }] });
+    const fork = forkSession(db, session.id, 3, 'keys-b');
+
+    const found = tasksFromSessions(db, [session, fork]);
+    expect(found.tasks.map((t) => [t.id, t.group, t.question, t.relevant, t.history.map((h) => h.user)])).toEqual([
+      ['keys::1', 'keys', 'How do I rotate an API key?', ['guides/auth.md'], []],
+      // the failed turn is no exchange: the chat's history leaves it out, and so does the task
+      ['keys::3', 'keys', 'does it expire?', ['notes/expiry.md'], ['How do I rotate an API key?']],
+    ]);
+    expect(found.tasks[1]!.history[0]!.assistant).toBe('An answer [1].');
+    expect(found.unscored).toEqual([{ session: session.id, turn: 2 }, { session: fork.id, turn: 2 }]);
+    expect(found.duplicates).toBe(2);
+    expect(found.sessions.map((s) => [s.name, s.judged, s.tasks])).toEqual([['keys', 3, 2], ['keys-b', 3, 0]]);
+
+    const bare = createSession(db, { name: 'bare' });
+    answeredTurn(db, bare, 'hello docs?', ['guides/auth.md']);
+    expect(() => requireSessionTasks(db, [bare], { named: true })).toThrow('Session bare has no judged turns.');
+    expect(() => requireSessionTasks(db, [], { named: false })).toThrow('No session has judged turns yet.');
   });
 });
 

@@ -100,7 +100,7 @@ function exchangeTokens(turn: StoredTurn): number {
 }
 
 /** Turns that count as conversation: answered or interrupted with text; small talk and failures don't. */
-function isExchange(turn: StoredTurn): boolean {
+export function isExchange(turn: StoredTurn): boolean {
   return (turn.status === 'answered' || turn.status === 'interrupted') && !!turn.answer && turn.answerKind !== 'small_talk';
 }
 

@@ -1,9 +1,15 @@
 // `ragline eval <tasks.jsonl>`: R@5, R@10, MRR@10, nDCG@10 per query variant,
 // per group, overall, and on the turns whose reference rewrite differs.
+// `ragline eval --from-sessions [<session>...]` makes the tasks of judged turns
+// (one group per session).
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { DocumentNames, parseTasks, runEval, type EvalVariant, type MetricsRow } from '../../eval/run.js';
+import { DocumentNames, parseTasks, runEval, type EvalTask, type EvalVariant, type MetricsRow } from '../../eval/run.js';
+import { requireSessionTasks, type SessionTasks } from '../../eval/sessions.js';
+import type { Db } from '../../store/db.js';
+import { getSession, requireSession } from '../../store/sessions.js';
+import { sessionsWithJudgments } from '../../store/judgments.js';
 import { retrievalSettingsFor } from '../../chat/turn.js';
 import type { Config } from '../../config/index.js';
 import { ConversationRewriter } from '../../eval/conversation.js';
@@ -21,7 +27,8 @@ export function registerEval(program: Command): void {
   program
     .command('eval')
     .description('measure retrieval over judged multi-turn conversations (R@5, R@10, MRR@10, nDCG@10)')
-    .argument('<tasks.jsonl>', 'one judged turn per line; see the README for the format')
+    .argument('[input...]', 'a tasks file (one judged turn per line; see the README), or with --from-sessions the sessions to use')
+    .option('--from-sessions', 'make the tasks from judged turns of the named sessions (none named: every session with judged turns)')
     .option('--variants <list>', `comma-separated query variants: ${VARIANTS.join(', ')}`, VARIANTS.join(','))
     .option('--max-per-document <n>', 'at most n chunks of one document in the top k (0 = no limit)', '0')
     .option('--raw-weight <w>', 'weight of the raw question fused beside a rewrite (variant ragline+raw; default: retrieval.rawWeight)')
@@ -32,17 +39,37 @@ export function registerEval(program: Command): void {
       `
 Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
   "history": [{"user": "...", "assistant": "..."}],
-  "reference_rewrite": "What about using Carthage?", "relevant": ["ibmcld_10817-7-1802"]}`,
+  "reference_rewrite": "What about using Carthage?", "relevant": ["ibmcld_10817-7-1802"]}
+
+Judged turns of your own sessions (judge them in the chat with /good, /bad and
+/expect, or with \`ragline sessions judge\`) are tasks too: the question, the
+session's earlier turns as history, the judged documents as relevant.
+
+Examples:
+  ragline eval tasks.jsonl --variants raw,ragline+raw
+  ragline eval --from-sessions
+  ragline eval --from-sessions onboarding billing --json
+  ragline sessions export onboarding --format tasks -o regression.jsonl && ragline eval regression.jsonl`,
     )
-    .action(async (file: string, flags: { variants: string; maxPerDocument: string; rawWeight?: string; perTask?: boolean; json?: boolean }, command: Command) => {
+    .action(async (inputs: string[], flags: { fromSessions?: boolean; variants: string; maxPerDocument: string; rawWeight?: string; perTask?: boolean; json?: boolean }, command: Command) => {
       const output = createOutput();
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UserError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+      let tasks: EvalTask[] = [];
+      if (!flags.fromSessions) {
+        if (inputs.length !== 1) {
+          throw new UserError(inputs.length === 0 ? 'Name a tasks file, or use --from-sessions.' : `One tasks file at a time (got ${inputs.length}).`, {
+            hint: 'e.g. ragline eval tasks.jsonl, or ragline eval --from-sessions to score your judged turns',
+            exitCode: 2,
+          });
+        }
+        const file = inputs[0]!;
+        let text: string;
+        try {
+          text = fs.readFileSync(file, 'utf8');
+        } catch (err) {
+          throw new UserError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
+        }
+        tasks = parseTasks(text, file);
       }
-      const tasks = parseTasks(text, file);
       const wanted = flags.variants.split(',').map((v) => v.trim()).filter(Boolean);
       for (const name of wanted) {
         if (!(VARIANTS as readonly string[]).includes(name)) throw new UserError(`Unknown variant "${name}".`, { hint: `Choose from ${VARIANTS.join(', ')}.`, exitCode: 2 });
@@ -51,6 +78,11 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
       const db = openDb(settings);
       const progress = new ProgressLine();
       try {
+        let fromSessions: SessionTasks | undefined;
+        if (flags.fromSessions) {
+          fromSessions = sessionTasks(db, inputs);
+          tasks = fromSessions.tasks;
+        }
         const retriever = new Retriever(db, await createEmbedder(settings.config));
         const maxPerDocument = Number(flags.maxPerDocument);
         const variants: EvalVariant[] = [];
@@ -90,8 +122,9 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
         });
         progress.clear();
+        const sessions = fromSessions ? { sessions: fromSessions.sessions, unscored: fromSessions.unscored, duplicates: fromSessions.duplicates } : {};
         if (flags.json) {
-          output.json({ ...report, results: flags.perTask ? report.results : undefined });
+          output.json({ ...report, ...sessions, results: flags.perTask ? report.results : undefined });
           return;
         }
         const fmt = (m: MetricsRow) => `${String(m.n).padStart(4)}  ${m.recall5.toFixed(3)}  ${m.recall10.toFixed(3)}  ${m.mrr10.toFixed(3)}  ${m.ndcg10.toFixed(3)}`;
@@ -114,8 +147,9 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
           output.out(`${variant.name}: ${parts.join(', ')}`);
         }
         if (report.missing.length > 0) {
-          output.err(`${report.missing.length} relevant document(s) named by the tasks are not in the database (they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
+          output.err(`${report.missing.length} relevant document(s) named by the tasks are not indexed (not in the database; they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
         }
+        if (fromSessions) describeSessionTasks(fromSessions, output);
       } finally {
         progress.clear();
         db.close();
@@ -125,4 +159,25 @@ Each line: {"id": "c1::2", "group": "cloud", "question": "carthage?",
 
 function withRawWeight(config: Config, rawWeight: number): Config {
   return { ...config, retrieval: { ...config.retrieval, rawWeight } };
+}
+
+/** The sessions named (or, with none, every session with judged turns, oldest first) and their tasks. */
+function sessionTasks(db: Db, refs: string[]): SessionTasks {
+  const sessions = refs.length
+    ? [...new Map(refs.map((ref) => requireSession(db, ref)).map((session) => [session.id, session])).values()]
+    : sessionsWithJudgments(db)
+        .map((id) => getSession(db, id)!)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  return requireSessionTasks(db, sessions, { named: refs.length > 0 });
+}
+
+function describeSessionTasks(found: SessionTasks, output: ReturnType<typeof createOutput>): void {
+  const used = found.sessions.filter((s) => s.tasks > 0).length;
+  output.err(output.errColor.dim(`${found.tasks.length} judged turn${found.tasks.length === 1 ? '' : 's'} from ${used} session${used === 1 ? '' : 's'}`));
+  if (found.unscored.length > 0) {
+    output.err(
+      `${found.unscored.length} judged turn(s) name no relevant document and are not scored (${found.unscored.slice(0, 3).map((u) => `${u.session} turn ${u.turn}`).join(', ')}); name what should have been found with /expect or --relevant.`,
+    );
+  }
+  if (found.duplicates > 0) output.err(output.errColor.dim(`${found.duplicates} turn(s) copied into forks counted once`));
 }

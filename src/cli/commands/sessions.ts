@@ -18,6 +18,7 @@ import {
   type StoredTopic,
   type StoredTurn,
 } from '../../store/sessions.js';
+import { requireSessionTasks } from '../../eval/sessions.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocumentName, type RelevantInput } from '../../store/judgments.js';
 import type { Db } from '../../store/db.js';
@@ -166,18 +167,18 @@ Examples:
 
   sessions
     .command('export')
-    .description('write a session as Markdown or JSON (to stdout, or a file with -o)')
+    .description('write a session as Markdown or JSON, or its judged turns as eval tasks (to stdout, or a file with -o)')
     .argument('<session>', 'id, name, or `last`')
-    .option('--format <format>', 'md or json', 'md')
+    .option('--format <format>', 'md, json, or tasks (judged turns in the tasks.jsonl format `ragline eval` reads)', 'md')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .action((ref: string, flags: { format: string; output?: string }, command: Command) =>
       withDb(command, (db, output) => {
         const format = flags.format.trim().toLowerCase();
-        if (format !== 'md' && format !== 'json' && format !== 'markdown') {
-          throw new UserError(`--format must be md or json, got "${flags.format}".`, { exitCode: 2 });
+        if (format !== 'md' && format !== 'json' && format !== 'markdown' && format !== 'tasks') {
+          throw new UserError(`--format must be md, json or tasks, got "${flags.format}".`, { exitCode: 2 });
         }
         const session = requireSession(db, ref);
-        const text = format === 'json' ? exportJson(db, session) : exportMarkdown(db, session);
+        const text = format === 'json' ? exportJson(db, session) : format === 'tasks' ? exportTasks(db, session, output) : exportMarkdown(db, session);
         if (flags.output) {
           try {
             fs.writeFileSync(flags.output, text);
@@ -302,6 +303,15 @@ function statusCounts(turns: StoredTurn[]): string {
 function exportJson(db: Db, session: SessionInfo): string {
   const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id) }));
   return JSON.stringify({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, null, 2) + '\n';
+}
+
+/** The judged turns as eval tasks, one JSON object a line; a session without judged turns is a UserError (exit 2). */
+function exportTasks(db: Db, session: SessionInfo, output: Output): string {
+  const found = requireSessionTasks(db, [session], { named: true });
+  if (found.unscored.length > 0) {
+    output.err(`${found.unscored.length} judged turn(s) name no relevant document and are left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
+  }
+  return found.tasks.map((task) => JSON.stringify(task)).join('\n') + '\n';
 }
 
 /** A readable transcript. Text is sanitised (it may be printed to a terminal) and kept otherwise as written. */
