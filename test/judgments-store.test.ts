@@ -183,6 +183,9 @@ describe('naming a document', () => {
     expect(resolveDocumentName(db, '../docs/reference/cli.md', '/srv/work')).toEqual({ documentPath: 'reference/cli.md', indexed: true });
     expect(resolveDocumentName(db, 'authentication', '/tmp')).toEqual({ documentPath: 'guides/authentication.md', indexed: true });
     expect(resolveDocumentName(db, 'README', '/tmp')).toEqual({ documentPath: 'README', indexed: true });
+    expect(resolveDocumentName(db, 'reference/cli', '/tmp')).toEqual({ documentPath: 'reference/cli.md', indexed: true });
+    expect(resolveDocumentName(db, 'cli', '/tmp')).toEqual({ documentPath: 'reference/cli.md', indexed: true });
+    expect(resolveDocumentName(db, 'guides/cli', '/tmp')).toEqual({ documentPath: 'guides/cli', indexed: false });
   });
 
   test('a document not in the index is kept as named (relative to the ingested folder when it lies inside one)', () => {

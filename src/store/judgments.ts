@@ -132,7 +132,8 @@ export interface ResolvedName {
 /**
  * Resolves a document a person names: a stored path (relative to the ingested
  * folder), a file path (absolute, or relative to `cwd`) inside an ingested
- * folder, or a file name without its extension, as eval's tasks name them.
+ * folder, or a file name or stored path without its extension (as eval's tasks
+ * name them: `authentication`, `reference/cli`).
  */
 export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
   const wanted = name.trim().replace(/\\/g, '/');
@@ -149,16 +150,21 @@ export function resolveDocumentName(db: Db, name: string, cwd: string): Resolved
       inside ??= posix;
     }
   }
-  if (!wanted.includes('/')) {
-    // A file name without its extension, first match in ingest order (as eval resolves it).
-    const candidates = db
-      .prepare(`SELECT path FROM documents WHERE path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\' ORDER BY id`)
-      .pluck()
-      .all(`${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as string[];
-    const found = candidates.find((p) => stemOf(p) === wanted);
-    if (found) return { documentPath: found, indexed: true };
-  }
+  // A path without its extension, or a bare file name without it; first match in
+  // ingest order (as eval resolves file names).
+  const bare = !wanted.includes('/');
+  const candidates = db
+    .prepare(`SELECT path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`)
+    .pluck()
+    .all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as string[];
+  const found = candidates.find((p) => withoutExtension(p) === wanted) ?? (bare ? candidates.find((p) => stemOf(p) === wanted) : undefined);
+  if (found) return { documentPath: found, indexed: true };
   return { documentPath: inside ?? wanted, indexed: false };
+}
+
+function withoutExtension(p: string): string {
+  const base = path.posix.basename(p);
+  return base.includes('.') ? p.slice(0, p.length - (base.length - base.lastIndexOf('.'))) : p;
 }
 
 function stemOf(p: string): string {

@@ -17,6 +17,7 @@ import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
 import { warmKeywordIndexInBackground } from '../../retrieve/keyword.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
+import { judgeLastTurn } from '../repl-judge.js';
 
 interface ChatFlags {
   session?: string;
@@ -37,6 +38,9 @@ const HELP = `Commands:
   /rewrite MODE       auto (rewrite follow-ups only), always, or never
   /topics             what this conversation is about (tracked topics)
   /fork N             branch a new session from turn N of this one
+  /good [N...]        retrieved chunks N of the last turn were relevant (no N: the ones the answer cited)
+  /bad                nothing the last turn retrieved was useful
+  /expect DOCUMENT    a document the last question should have found
   /quit               leave (also Ctrl-D, or Ctrl-C on an empty line)
 Ctrl-C while an answer streams stops it; the turn is kept.`;
 
@@ -356,6 +360,11 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       output.out(color.dim(`forked: new session ${state.session.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
       return false;
     }
+    case 'good':
+    case 'bad':
+    case 'expect':
+      judgeLastTurn(name, arg, state.session.id, db, output);
+      return false;
     default:
       output.err(`Unknown command /${name}. Type /help for the list.`);
       return false;
