@@ -68,6 +68,7 @@ describe('summarize', () => {
       retrievalsChanged: [2],
       meanOverlap: 0.75,
       staleChunks: { removed: 2, documentChanged: 1 },
+      judged: { turns: 0, documents: 0, foundBefore: 0, foundNow: 0 },
       ms: 12,
     });
   });

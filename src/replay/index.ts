@@ -6,8 +6,11 @@ export { chunkKey, describeIndexState, IndexStateLookup, type ChunkIndexState } 
 export { loadReplay, storedK, type ReplayChunk, type ReplaySession, type ReplayTurn } from './load.js';
 export { diffRetrieval, rewriteChanged, type ComparableChunk, type RankMove, type RetrievalDiff, type RewriteSide } from './diff.js';
 export {
+  checkJudged,
   rerunSession,
   summarize,
+  type JudgedCheck,
+  type JudgedDocument,
   type RerunChunk,
   type RerunContext,
   type RerunOptions,

@@ -3,7 +3,9 @@
 // the history as it stood at that turn (the earlier turns' questions, stored
 // standalone queries and stored answers, the topics stored on the previous turn,
 // the running summary the turn saw), so only the rewriter, its prompt, the gate
-// policy and the index can make a difference. Nothing is written here: see save.ts.
+// policy and the index can make a difference. A judged turn also says, for each
+// document judged relevant, whether it was in the top k then and is now. Nothing
+// is written here: see save.ts.
 
 import type { Config, RewritePolicy } from '../config/index.js';
 import { loadHistory, retrievalSettingsFor, rewriteRequestFor, type TurnHistory } from '../chat/turn.js';
@@ -13,6 +15,7 @@ import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import type { StoredTurn } from '../store/sessions.js';
+import type { RelevantSource, TurnJudgment } from '../store/judgments.js';
 import { diffRetrieval, rewriteChanged, type ComparableChunk, type RetrievalDiff, type RewriteSide } from './diff.js';
 import type { ChunkIndexState } from './index-state.js';
 import type { ReplayChunk, ReplaySession, ReplayTurn } from './load.js';
@@ -51,6 +54,27 @@ export interface RerunRewrite extends RewriteSide {
   usage?: TokenUsage;
 }
 
+/** Where a document judged relevant to a turn stands in its top k, then and now. */
+export interface JudgedDocument {
+  documentPath: string;
+  source: RelevantSource;
+  /** Best rank of its chunks in the stored top k; null when none was there. */
+  before: number | null;
+  /** Best rank of its chunks in the rerun's top k; null when none is. */
+  now: number | null;
+  /** kept: in the top k then and now; entered: only now; left: only then; missing: neither time. */
+  change: 'kept' | 'entered' | 'left' | 'missing';
+  /** Whether the document is in today's index. */
+  indexed: boolean;
+}
+
+/** A judged turn's documents checked against both retrievals. */
+export interface JudgedCheck {
+  /** The person said nothing the turn retrieved was useful. */
+  noneUseful: boolean;
+  documents: JudgedDocument[];
+}
+
 export interface RerunTurn {
   turnId: number;
   ordinal: number;
@@ -69,6 +93,8 @@ export interface RerunTurn {
   oldChunks: ReplayChunk[];
   newChunks: RerunChunk[];
   retrieval: RetrievalDiff<ReplayChunk, RerunChunk>;
+  /** For a judged turn: its judged documents in the top k then and now. */
+  judged?: JudgedCheck;
 }
 
 export interface RerunSummary {
@@ -81,6 +107,8 @@ export interface RerunSummary {
   meanOverlap: number | null;
   /** Stored chunks by where they stand in today's index (each turn's chunks counted). */
   staleChunks: { removed: number; documentChanged: number };
+  /** Judged turns, their judged documents, and how many of those were in the top k then and are now. */
+  judged: { turns: number; documents: number; foundBefore: number; foundNow: number };
   /** In-process time of the rerun, milliseconds. */
   ms: number;
 }
@@ -151,6 +179,7 @@ async function rerunTurn(
   const settings = retrievalSettingsFor(turn.question, { ...after, weighting: outcome.weighting }, k, config);
   const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, settings, signal);
   const newChunks = retrieved.map(withoutText);
+  const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, indexedLookup(context.db)) : undefined;
   return {
     turnId: turn.id,
     ordinal: turn.ordinal,
@@ -164,7 +193,33 @@ async function rerunTurn(
     oldChunks: turn.chunks,
     newChunks,
     retrieval: diffRetrieval(turn.chunks, newChunks, k),
+    ...(judged ? { judged } : {}),
   };
+}
+
+function indexedLookup(db: Db): (documentPath: string) => boolean {
+  const lookup = db.prepare('SELECT 1 FROM documents WHERE path = ? LIMIT 1').pluck();
+  return (documentPath) => lookup.get(documentPath) !== undefined;
+}
+
+/** Each judged document's best rank in the old and the new top k; pure. */
+export function checkJudged(
+  judgment: Pick<TurnJudgment, 'noneUseful' | 'relevant'>,
+  oldChunks: readonly { documentPath: string; rank: number }[],
+  newChunks: readonly { documentPath: string; rank: number }[],
+  indexed: (documentPath: string) => boolean,
+): JudgedCheck {
+  const best = (chunks: readonly { documentPath: string; rank: number }[], documentPath: string): number | null => {
+    const ranks = chunks.filter((chunk) => chunk.documentPath === documentPath).map((chunk) => chunk.rank);
+    return ranks.length ? Math.min(...ranks) : null;
+  };
+  const documents = judgment.relevant.map((doc): JudgedDocument => {
+    const before = best(oldChunks, doc.documentPath);
+    const now = best(newChunks, doc.documentPath);
+    const change = before !== null ? (now !== null ? 'kept' : 'left') : now !== null ? 'entered' : 'missing';
+    return { documentPath: doc.documentPath, source: doc.source, before, now, change, indexed: indexed(doc.documentPath) };
+  });
+  return { noneUseful: judgment.noneUseful, documents };
 }
 
 /**
@@ -203,6 +258,7 @@ function withoutText(chunk: RetrievedChunk): RerunChunk {
 export function summarize(turns: RerunTurn[], ms: number): RerunSummary {
   const overlaps = turns.map((turn) => turn.retrieval.overlap).filter((value): value is number => value !== null);
   const states: ChunkIndexState[] = turns.flatMap((turn) => turn.oldChunks.map((chunk) => chunk.indexState));
+  const judgedDocs = turns.filter((turn) => turn.judged).map((turn) => turn.judged!.documents);
   return {
     turns: turns.length,
     rewritesChanged: turns.filter((turn) => turn.rewriteChanged).map((turn) => turn.ordinal),
@@ -211,6 +267,12 @@ export function summarize(turns: RerunTurn[], ms: number): RerunSummary {
     staleChunks: {
       removed: states.filter((state) => state === 'removed').length,
       documentChanged: states.filter((state) => state === 'document_changed').length,
+    },
+    judged: {
+      turns: judgedDocs.length,
+      documents: judgedDocs.flat().length,
+      foundBefore: judgedDocs.flat().filter((doc) => doc.before !== null).length,
+      foundNow: judgedDocs.flat().filter((doc) => doc.now !== null).length,
     },
     ms,
   };

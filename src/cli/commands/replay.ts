@@ -15,6 +15,7 @@ import {
   saveRerun,
   type ReplayChunk,
   type ReplaySession,
+  type JudgedCheck,
   type ReplayTurn,
   type RerunReport,
   type RerunTurn,
@@ -223,7 +224,13 @@ function rewriteText(side: RewriteSide): string {
 
 function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   const { color } = output;
-  const marks = [turn.rewriteChanged ? color.yellow('rewrite changed') : '', turn.retrieval.changed ? color.yellow('retrieval changed') : ''].filter(Boolean);
+  const judgedChanges = turn.judged?.documents.map((doc) => doc.change) ?? [];
+  const marks = [
+    turn.rewriteChanged ? color.yellow('rewrite changed') : '',
+    turn.retrieval.changed ? color.yellow('retrieval changed') : '',
+    judgedChanges.includes('left') ? color.red('judged document left') : '',
+    judgedChanges.includes('entered') ? color.green('judged document entered') : '',
+  ].filter(Boolean);
   output.out(`${color.bold(`Turn ${turn.ordinal}`)}${marks.length ? ' · ' + marks.join(' · ') : color.dim(' · unchanged')}`);
   output.out(`${color.bold('›')} ${oneLine(turn.question, 500)}`);
   output.out(`   ${color.dim('old')} ${turn.before ? rewriteText(turn.before) : color.dim('(never rewritten: the turn ended first)')}`);
@@ -242,6 +249,7 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   for (const move of retrieval.moved) {
     output.out(`   ${color.cyan('~')}${chunkLine(move.chunk, color, width() - 4)}  ${color.cyan(`(rank ${move.oldRank} → ${move.newRank})`)}`);
   }
+  if (turn.judged) renderJudged(turn.judged, turn.k, output);
   // Stored chunks that are stale but still matched can't happen (identity includes the text hash),
   // so every stale chunk shows among those that left.
   if (full) {
@@ -249,6 +257,25 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
     output.out(color.dim('   new top k:'));
     for (const chunk of turn.newChunks) output.out(`    ${chunkLine(chunk, color, width() - 4)}`);
     renderPrompt('new rewrite prompt', turn.after.prompt ?? null, output);
+  }
+}
+
+/** Each judged document: still in the top k, entered, left, or in it neither time. */
+function renderJudged(check: JudgedCheck, k: number, output: Output): void {
+  const { color } = output;
+  if (check.noneUseful) output.out(`   ${color.bold('judged:')} nothing retrieved was useful`);
+  for (const doc of check.documents) {
+    const name = `${color.bold('judged')} ${color.cyan(oneLine(doc.documentPath, 200))}`;
+    if (doc.change === 'kept') {
+      const ranks = doc.before === doc.now ? `rank ${doc.now}` : `rank ${doc.before} → ${doc.now}`;
+      output.out(`   ${name}: still in the top ${k} (${ranks})`);
+    } else if (doc.change === 'entered') {
+      output.out(`   ${name}: ${color.green(`entered the top ${k} (now rank ${doc.now})`)}`);
+    } else if (doc.change === 'left') {
+      output.out(`   ${name}: ${color.red(`left the top ${k} (was rank ${doc.before})`)}`);
+    } else {
+      output.out(`   ${name}: ${color.yellow(`not in the top ${k}, then or now${doc.indexed ? '' : ' (not indexed)'}`)}`);
+    }
   }
 }
 
@@ -263,6 +290,15 @@ function renderSummary(report: RerunReport, output: Output, saved?: SessionInfo)
   const stale = summary.staleChunks;
   if (stale.removed || stale.documentChanged) {
     output.out(`  stored chunks no longer in the index: ${stale.removed}; document changed since: ${stale.documentChanged}`);
+  }
+  const { judged } = summary;
+  if (judged.turns > 0) {
+    const docs = `${judged.documents} judged document${judged.documents === 1 ? '' : 's'}`;
+    output.out(`  judged turns:        ${judged.turns} (${docs})`);
+    output.out(`  found before:        ${judged.foundBefore} of ${judged.documents} in the top k`);
+    const delta = judged.foundNow - judged.foundBefore;
+    const moved = delta > 0 ? color.green(` (+${delta})`) : delta < 0 ? color.red(` (${delta})`) : '';
+    output.out(`  found now:           ${judged.foundNow} of ${judged.documents}${moved}`);
   }
   output.out(color.dim(`  re-ran in ${Math.round(summary.ms)} ms`));
   if (saved) output.out(`saved as session ${label(saved)} (answers copied from the original, not regenerated)`);
