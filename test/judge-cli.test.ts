@@ -55,6 +55,8 @@ describe('sessions judge', () => {
     const replay = await ok(['replay', 'keys', '--turn', '1']);
     expect(replay).toMatch(/ {3}judged: relevant guides\/keys\.md \(chunk \d\)/);
     expect(JSON.parse(await ok(['replay', 'keys', '--json'])).turns[0].judgment.relevant[0].documentPath).toBe('guides/keys.md');
+    const exported = JSON.parse(await ok(['sessions', 'export', 'keys', '--format', 'json']));
+    expect(exported.turns.map((t: any) => t.judgment?.relevant.length ?? 0)).toEqual([1, 2, 0]);
 
     const fork = JSON.parse(await ok(['sessions', 'fork', 'keys', '--at', '2', '--name', 'keys-b', '--json']));
     const forked = JSON.parse(await ok(['sessions', 'show', fork.id, '--json']));

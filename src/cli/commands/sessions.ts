@@ -301,7 +301,8 @@ function statusCounts(turns: StoredTurn[]): string {
 
 /** The whole trail, as stored: turns with their retrieved chunks. JSON escapes control characters. */
 function exportJson(db: Db, session: SessionInfo): string {
-  const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id) }));
+  const judgments = loadJudgments(db, session.id);
+  const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id), judgment: judgments.get(turn.id) ?? null }));
   return JSON.stringify({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, null, 2) + '\n';
 }
 
