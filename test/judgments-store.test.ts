@@ -163,6 +163,10 @@ describe('eval tasks from judged turns', () => {
     answeredTurn(db, bare, 'hello docs?', ['guides/auth.md']);
     expect(() => requireSessionTasks(db, [bare], { named: true })).toThrow('Session bare has no judged turns.');
     expect(() => requireSessionTasks(db, [], { named: false })).toThrow('No session has judged turns yet.');
+    // judged only "nothing useful": nothing to score, and the message says what to add
+    const vague = createSession(db, { name: 'vague' });
+    judgeTurn(db, answeredTurn(db, vague, 'anything on quotas?', ['guides/auth.md']), { noneUseful: true });
+    expect(() => requireSessionTasks(db, [vague], { named: true })).toThrow('The judged turns name no relevant document');
   });
 });
 
