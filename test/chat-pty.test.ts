@@ -1,4 +1,4 @@
-// The REPL as a person meets it: `ragline chat --new` in a real pseudo-terminal
+// The REPL as a person meets it: `ragline chat` in a real pseudo-terminal
 // (util-linux `script`), offline over fixtures/docs, driven by keystrokes and read
 // back from the screen with escape sequences stripped. Then the rows the REPL wrote
 // are checked in the SQLite file. Build first: npx tsc -p .
@@ -34,6 +34,15 @@ afterEach(() => {
 });
 
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+function sessionCount(): number {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM sessions').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
 
 function start(args: string[], extraEnv: NodeJS.ProcessEnv = {}): PtySession {
   const session = spawnRaglineInPty(args, { env: { ...env, ...extraEnv } });
@@ -117,17 +126,35 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     }
   });
 
-  it('Ctrl-C on an empty line leaves and saves the session; Ctrl-C on a typed line only clears it', async () => {
+  it('Ctrl-C on an empty line leaves; Ctrl-C on a typed line only clears it; a chat with no question stores no session', async () => {
+    const before = sessionCount();
     const pty = start(['chat', '--new']);
-    await pty.expect(PROMPT);
+    expect(await pty.expect(PROMPT)).toMatch(/new session s-[0-9a-f]{6} · /);
     pty.type('half a question');
     await pty.expect('half a question');
     pty.type(KEY.ctrlC);
     await pty.expect(PROMPT); // a fresh prompt, still running
     pty.type(KEY.ctrlC);
-    await pty.expect(/session s-[0-9a-f]{6} saved\./);
+    await pty.expect('No question asked: nothing saved.');
     expect(await pty.exited).toEqual({ code: 0, signal: null });
     expect(pty.text()).not.toMatch(/↳/); // the cleared line was never asked
+    expect(sessionCount()).toBe(before);
+  });
+
+  it('chat starts a new session by default and -c continues the most recent one', async () => {
+    const first = start(['chat']);
+    expect(await first.expect(PROMPT)).toMatch(/new session s-[0-9a-f]{6} · /);
+    await say(first, 'How do I create an API key?');
+    first.type(KEY.ctrlD);
+    const saved = await first.expect(/session (s-[0-9a-f]{6}) saved\./);
+    const id = /session (s-[0-9a-f]{6}) saved/.exec(saved)![1]!;
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+
+    const again = start(['chat', '-c']);
+    expect(await again.expect(PROMPT)).toContain(`session ${id} (1 earlier turns) · `);
+    again.type(KEY.ctrlD);
+    await again.expect(`session ${id} saved.`);
+    expect(await again.exited).toEqual({ code: 0, signal: null });
   });
 
   it('Ctrl-C while an answer streams stops it, keeps the turn with the partial answer, and the REPL goes on', async () => {

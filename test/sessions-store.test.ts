@@ -6,9 +6,11 @@ import {
   finishTurn,
   forkSession,
   getTurn,
+  isStored,
   listSessions,
   loadTurnChunks,
   loadTurns,
+  planSession,
   removeSession,
   renameSession,
   requireSession,
@@ -59,6 +61,30 @@ describe('sessions store', () => {
     db = openDatabase(':memory:');
   });
   afterEach(() => db.close());
+
+  test('a planned session is stored with its first question, in the same transaction, and not before', () => {
+    const planned = planSession(db, { name: 'later' });
+    expect(planned.id).toMatch(/^s-[0-9a-f]{6}$/);
+    expect(isStored(db, planned.id)).toBe(false);
+    expect(listSessions(db)).toEqual([]);
+    // Without the plan, an unknown id is still refused.
+    expect(() => startTurn(db, planned.id, 'q?')).toThrow(UserError);
+    expect(isStored(db, planned.id)).toBe(false);
+    const turn = startTurn(db, planned.id, 'How do keys expire?', { create: planned });
+    expect(turn.ordinal).toBe(1);
+    expect(findSession(db, 'later')?.id).toBe(planned.id);
+    // Once stored, the plan is ignored: the next turn goes to the same session.
+    expect(startTurn(db, planned.id, 'and rotate?', { create: planned }).ordinal).toBe(2);
+    expect(listSessions(db).map((s) => [s.id, s.turns])).toEqual([[planned.id, 2]]);
+  });
+
+  test('a planned name taken meanwhile is refused when the first question would store it', () => {
+    const planned = planSession(db, { name: 'shared' });
+    createSession(db, { name: 'shared' });
+    expect(() => startTurn(db, planned.id, 'q?', { create: planned })).toThrow(/already exists/);
+    expect(isStored(db, planned.id)).toBe(false);
+    expect(() => planSession(db, { name: 'shared' })).toThrow(UserError);
+  });
 
   test('creates sessions with short random ids and ISO UTC timestamps, finds them by id, name and last', () => {
     const first = createSession(db);

@@ -30,6 +30,7 @@ import {
   startTurn,
   type AnswerKind,
   type FinishedStatus,
+  type SessionInfo,
   type StoredTurn,
   type TurnModels,
   type TurnTimings,
@@ -64,6 +65,8 @@ export interface TurnContext {
   topicModel?: ChatModel;
   config: Config;
   sessionId: string;
+  /** A planned session (store's planSession) with this id: stored with the first turn's question. */
+  plannedSession?: SessionInfo;
 }
 
 export interface TurnOptions {
@@ -242,7 +245,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
 
   const timings: TurnTimings = { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 };
   const persistStarted = performance.now();
-  const turn = startTurn(db, context.sessionId, question);
+  const turn = startTurn(db, context.sessionId, question, { create: context.plannedSession });
   timings.persistMs = performance.now() - persistStarted;
   yield { type: 'start', sessionId: context.sessionId, turnId: turn.id, ordinal: turn.ordinal, question };
 

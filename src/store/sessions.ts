@@ -4,7 +4,9 @@
 // rewrite decision, retrieved chunks with their score parts, prompt, answer,
 // models, timings, usage, topics and summary) is written in ONE transaction when
 // it ends. Sessions can be renamed, removed (with every row that hangs off them)
-// and forked at a turn. This module imports nothing from the rest of the app:
+// and forked at a turn. A new chat's session is only planned (planSession) until
+// its first question: its row is written with that question, so sessions without
+// turns are never stored. This module imports nothing from the rest of the app:
 // the shapes it stores are declared here, structurally compatible with the
 // retrieve/rewrite/providers types.
 
@@ -217,6 +219,22 @@ export function createSession(db: Db, options: { name?: string } = {}): SessionI
     .immediate();
 }
 
+/**
+ * A new session that is not stored yet: its id and (checked) name are chosen now,
+ * and its row is written by startTurn together with its first question (pass it as
+ * `create`). A chat left without a question stores nothing.
+ */
+export function planSession(db: Db, options: { name?: string } = {}): SessionInfo {
+  const name = options.name === undefined ? null : checkName(db, options.name);
+  const at = now();
+  return { id: newSessionId(db), name, createdAt: at, updatedAt: at, parentSessionId: null, parentTurn: null };
+}
+
+/** Whether the session has a row (a planned session has none until its first turn). */
+export function isStored(db: Db, id: string): boolean {
+  return db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck().get(id) !== undefined;
+}
+
 export function getSession(db: Db, id: string): SessionInfo | undefined {
   return db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`).get(id) as SessionInfo | undefined;
 }
@@ -305,10 +323,17 @@ export function removeSession(db: Db, id: string): boolean {
  * Writes the question as a `pending` turn, in its own transaction, before anything
  * else happens: whatever follows, the question is kept.
  */
-export function startTurn(db: Db, sessionId: string, question: string): StartedTurn {
+export function startTurn(db: Db, sessionId: string, question: string, options: { create?: SessionInfo } = {}): StartedTurn {
   return db
     .transaction(() => {
-      if (!getSession(db, sessionId)) throw new UserError(`No session with the id "${sessionId}".`, { exitCode: 2 });
+      if (!getSession(db, sessionId)) {
+        // A planned session (planSession) is written with its first question, in the same transaction.
+        const planned = options.create;
+        if (!planned || planned.id !== sessionId) throw new UserError(`No session with the id "${sessionId}".`, { exitCode: 2 });
+        const name = planned.name === null ? null : checkName(db, planned.name);
+        const at = now();
+        db.prepare('INSERT INTO sessions (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)').run(sessionId, name, at, at);
+      }
       const ordinal =
         ((db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(sessionId) as number | null) ?? 0) + 1;
       const createdAt = now();

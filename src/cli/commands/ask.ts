@@ -1,7 +1,7 @@
 // `ragline ask "<question>"`: one turn without the REPL, same output as chat.
 
 import type { Command } from 'commander';
-import { createSession, requireSession } from '../../store/sessions.js';
+import { isStored, planSession, requireSession } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
 import { openDb, settingsFor } from '../context.js';
@@ -28,12 +28,16 @@ export function registerAsk(program: Command): void {
       const onSigint = () => controller.abort();
       process.on('SIGINT', onSigint);
       try {
-        const session = flags.session ? requireSession(db, flags.session) : createSession(db);
-        const result = await runTurnWithOutput(await createTurnContext(settings, db, session.id), question, output, {
+        // A new session is only planned: it is stored with the question, so an ask
+        // that fails before its turn starts leaves no empty session behind.
+        const session = flags.session ? requireSession(db, flags.session) : planSession(db);
+        const context = await createTurnContext(settings, db, session.id);
+        if (!flags.session) context.plannedSession = session;
+        const result = await runTurnWithOutput(context, question, output, {
           json: Boolean(flags.json),
           signal: controller.signal,
         });
-        if (!flags.json) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
+        if (!flags.json && isStored(db, session.id)) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
         if (result.status === 'failed') process.exitCode = 1;
         if (result.status === 'interrupted') process.exitCode = 130;
       } finally {

@@ -6,7 +6,7 @@ import readline from 'node:readline';
 import type { Command } from 'commander';
 import type { RewritePolicy, ResolvedConfig } from '../../config/index.js';
 import type { Db } from '../../store/db.js';
-import { createSession, findSession, forkSession, listSessions, loadTurns, requireSession, type SessionInfo } from '../../store/sessions.js';
+import { findSession, forkSession, isStored, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
@@ -18,9 +18,12 @@ import { warmKeywordIndexInBackground } from '../../retrieve/keyword.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
 import { judgeLastTurn } from '../repl-judge.js';
+import { pickSession } from '../pick-session.js';
+import type { TurnContext } from '../../chat/turn.js';
 
 interface ChatFlags {
-  session?: string;
+  session?: string | boolean;
+  continue?: boolean;
   new?: string | boolean;
   k?: string;
   rewrite?: string;
@@ -48,8 +51,9 @@ export function registerChat(program: Command): void {
   program
     .command('chat')
     .description('ask questions about your documents, with follow-ups understood (REPL on a terminal, one question per line when piped)')
-    .option('--session <id|name>', 'continue this session (`last` for the most recent)')
-    .option('--new [name]', 'start a new session, optionally named')
+    .option('-c, --continue', 'continue the most recent session')
+    .option('--session [id|name]', 'continue this session (`last` for the most recent); without a value, choose from a list')
+    .option('--new [name]', 'start a new session, optionally named (the default: a session is stored at its first question)')
     .option('-k, --k <n>', 'chunks to retrieve per question')
     .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
     .option('--scope <text>', 'what the assistant is for, e.g. "Orbitly product documentation"')
@@ -58,7 +62,9 @@ export function registerChat(program: Command): void {
       'after',
       `
 Examples:
-  ragline chat
+  ragline chat                       a new session
+  ragline chat -c                    continue the most recent session
+  ragline chat --session onboarding  continue a given session (--session alone: choose from a list)
   ragline chat --new onboarding --scope "Orbitly product documentation"
   echo "How do I rotate an API key?" | ragline chat --json
 
@@ -75,49 +81,76 @@ ${HELP}`,
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
         if (interactive) void Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).catch(() => {});
-        const session = await chooseSession(db, flags, interactive);
-        if (interactive) await repl(settings, db, session, output);
-        else await piped(settings, db, session, output, Boolean(flags.json));
+        const chosen = await chooseSession(db, flags, interactive);
+        if (!chosen) {
+          // The picker was cancelled (Ctrl-C or Escape): leave quietly.
+          process.exitCode = 130;
+          return;
+        }
+        const state: ReplState = { ...chosen, lastChunks: [] };
+        if (interactive) await repl(settings, db, state, output);
+        else await piped(settings, db, state, output, Boolean(flags.json));
       } finally {
         db.close();
       }
     });
 }
 
-async function chooseSession(db: Db, flags: ChatFlags, interactive: boolean): Promise<SessionInfo> {
-  if (flags.session) return requireSession(db, flags.session);
-  if (flags.new !== undefined) return newSession(db, typeof flags.new === 'string' ? flags.new : undefined);
-  const recent = listSessions(db).slice(0, 10);
-  if (!interactive || recent.length === 0) return createSession(db);
-  const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
-  const choice = await select({
-    message: 'Resume a conversation?',
-    choices: [
-      { name: 'Start a new session', value: '' },
-      ...recent.map((s) => ({
-        name: `${s.name ?? s.id}  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${s.lastActive.slice(0, 16).replace('T', ' ')}  ${oneLine(s.firstQuestion ?? '', 50)}`,
-        value: s.id,
-      })),
-    ],
-  });
-  return choice ? requireSession(db, choice) : createSession(db);
+/**
+ * The session a chat starts in: a new one (planned, stored at its first question)
+ * unless -c/--continue or --session names one. `--session` without a value shows
+ * a picker on a terminal. Undefined when the picker was cancelled.
+ */
+async function chooseSession(db: Db, flags: ChatFlags, interactive: boolean): Promise<ChosenSession | undefined> {
+  const chosen = [flags.continue && '-c/--continue', flags.session !== undefined && '--session', flags.new !== undefined && '--new'].filter(Boolean);
+  if (chosen.length > 1) throw new UserError(`${chosen.join(' and ')} cannot be used together.`, { hint: 'Use -c for the most recent session, --session <id|name> for a given one, or neither for a new one.', exitCode: 2 });
+  if (typeof flags.session === 'string') return { session: requireSession(db, flags.session), planned: false };
+  if (flags.session === true) {
+    if (!interactive) throw new UserError('--session needs a session id or name when the chat is not on a terminal.', { hint: 'List them with `ragline sessions`; -c continues the most recent one.', exitCode: 2 });
+    if (listSessions(db).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
+    const id = await pickSession(db, 'Continue which session?');
+    return id === undefined ? undefined : { session: requireSession(db, id), planned: false };
+  }
+  if (flags.continue) {
+    const last = findSession(db, 'last');
+    if (last) return { session: last, planned: false };
+  }
+  return { session: newSession(db, typeof flags.new === 'string' ? flags.new : undefined), planned: true };
+}
+
+interface ChosenSession {
+  session: SessionInfo;
+  /** Not stored yet: its row is written with its first question. */
+  planned: boolean;
 }
 
 function newSession(db: Db, name?: string): SessionInfo {
   if (name && findSession(db, name)) throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
-  return createSession(db, { name });
+  return planSession(db, { name });
 }
 
 /** Mutable REPL state: the session, per-session settings and the last retrieval. */
 interface ReplState {
   session: SessionInfo;
+  /** The session is planned, not stored yet (no question asked in it). */
+  planned: boolean;
   k?: number;
   rewritePolicy?: RewritePolicy;
   lastChunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[];
 }
 
-async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output, json: boolean): Promise<void> {
-  const state: ReplState = { session, lastChunks: [] };
+/** Points the turn context at the state's session (planned: stored with the turn's question). */
+function aimContext(context: TurnContext, state: ReplState): void {
+  context.sessionId = state.session.id;
+  context.plannedSession = state.planned ? state.session : undefined;
+}
+
+/** After a turn: a planned session is stored once its first question is. */
+function noteStored(db: Db, state: ReplState): void {
+  if (state.planned && isStored(db, state.session.id)) state.planned = false;
+}
+
+async function piped(settings: ResolvedConfig, db: Db, state: ReplState, output: Output, json: boolean): Promise<void> {
   // Providers and prepared statements are made once; each turn names its session.
   // Before the lines are read: their iterator sees no line that comes earlier.
   const context = await createTurnContext(settings, db, state.session.id);
@@ -142,13 +175,13 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
         if (await slashCommand(line, state, db, commandOutput, false)) break;
         continue;
       }
-      context.sessionId = state.session.id;
+      aimContext(context, state);
       const result = await runTurnWithOutput(context, line, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
         json,
         signal: controller.signal,
-      });
+      }).finally(() => noteStored(db, state));
       state.lastChunks = result.chunks;
       if (result.status === 'failed') failed = true;
       if (controller.signal.aborted) break;
@@ -157,17 +190,19 @@ async function piped(settings: ResolvedConfig, db: Db, session: SessionInfo, out
     process.off('SIGINT', onSigint);
     lines.close();
   }
-  if (!json) output.err(output.errColor.dim(`session ${state.session.name ?? state.session.id}`));
+  if (!json && !state.planned) output.err(output.errColor.dim(`session ${state.session.name ?? state.session.id}`));
   if (controller.signal.aborted) process.exitCode = 130;
   else if (failed) process.exitCode = 1;
 }
 
-async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, output: Output): Promise<void> {
-  const state: ReplState = { session, lastChunks: [] };
+async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: Output): Promise<void> {
+  const { session } = state;
   const { color } = output;
   const turns = loadTurns(db, session.id).length;
   output.out(
-    color.dim(`session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`),
+    color.dim(
+      `${state.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
+    ),
   );
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
   const context = await createTurnContext(settings, db, session.id);
@@ -189,13 +224,13 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
     const onSigint = () => controller.abort();
     process.on('SIGINT', onSigint);
     try {
-      context.sessionId = state.session.id; // /new, /sessions and /fork switch it
+      aimContext(context, state); // /new, /sessions and /fork switch it
       const result = await runTurnWithOutput(context, question, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
         json: false,
         signal: controller.signal,
-      });
+      }).finally(() => noteStored(db, state));
       state.lastChunks = result.chunks;
     } catch (err) {
       // The REPL stays alive: a turn's failure is reported, the session kept.
@@ -209,7 +244,8 @@ async function repl(settings: ResolvedConfig, db: Db, session: SessionInfo, outp
       process.off('SIGINT', onSigint);
     }
   }
-  output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
+  if (state.planned) output.out(color.dim('No question asked: nothing saved.'));
+  else output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
 }
 
 /**
@@ -279,6 +315,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
     case 'new':
       try {
         state.session = newSession(db, arg || undefined);
+        state.planned = true;
         state.lastChunks = [];
         output.out(color.dim(`new session ${state.session.name ?? state.session.id}`));
       } catch (err) {
@@ -295,12 +332,10 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
         output.out('No sessions yet.');
         return false;
       }
-      const { select } = await import('@inquirer/prompts');
-      const id = await select({
-        message: 'Switch to session',
-        choices: sessions.slice(0, 30).map((s) => ({ name: `${s.name ?? s.id}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 50)}`, value: s.id })),
-      });
+      const id = await pickSession(db, 'Switch to session');
+      if (id === undefined) return false; // cancelled: stay where we were
       state.session = requireSession(db, id);
+      state.planned = false;
       state.lastChunks = [];
       output.out(color.dim(`session ${state.session.name ?? state.session.id}`));
       return false;
@@ -356,6 +391,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
         return false;
       }
       state.session = forkSession(db, state.session.id, n);
+      state.planned = false;
       state.lastChunks = [];
       output.out(color.dim(`forked: new session ${state.session.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
       return false;

@@ -1,0 +1,40 @@
+// The session picker (`chat --session` with no value, `/sessions` in the REPL):
+// a list of recent sessions to choose from. Ctrl-C or Escape cancels it quietly:
+// the caller gets undefined and goes back to where it was.
+
+import { listSessions } from '../store/sessions.js';
+import type { Db } from '../store/db.js';
+import { oneLine } from '../util/sanitize.js';
+
+/** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled or aborted. */
+const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
+
+/** Lets the user choose one of the 30 most recent sessions; undefined when cancelled (Ctrl-C, Escape). */
+export async function pickSession(db: Db, message: string): Promise<string | undefined> {
+  const sessions = listSessions(db).slice(0, 30);
+  const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
+  const controller = new AbortController();
+  const onKeypress = (_text: string | undefined, key: { name?: string } | undefined) => {
+    if (key?.name === 'escape') controller.abort();
+  };
+  const choice = select(
+    {
+      message,
+      choices: sessions.map((s) => ({
+        name: `${s.name ?? s.id}  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${s.lastActive.slice(0, 16).replace('T', ' ')}  ${oneLine(s.firstQuestion ?? '', 50)}`,
+        value: s.id,
+      })),
+    },
+    { signal: controller.signal },
+  );
+  // The prompt's readline emits keypress events on stdin from here on.
+  process.stdin.on('keypress', onKeypress);
+  try {
+    return await choice;
+  } catch (err) {
+    if (err instanceof Error && CANCELLED.has(err.name)) return undefined;
+    throw err;
+  } finally {
+    process.stdin.off('keypress', onKeypress);
+  }
+}

@@ -1,0 +1,109 @@
+// How a chat starts and what it leaves behind, through the built CLI (build first:
+// npx tsc -p .): a new session by default, -c/--continue for the most recent one,
+// --session for a given one, --new still accepted; a session is stored with its
+// first question, so a chat or an ask that asks nothing leaves no session.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolatedEnv, runCli, tempDir, writeTinyDocs } from './helpers/cli.js';
+
+let home: string;
+let docs: string;
+let env: NodeJS.ProcessEnv;
+const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+
+function sessionRows(): { id: string; name: string | null; turns: number }[] {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT s.id, s.name, (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns FROM sessions s ORDER BY s.rowid')
+      .all() as { id: string; name: string | null; turns: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  home = tempDir('ragline-start-');
+  docs = writeTinyDocs();
+  env = isolatedEnv(home);
+  const ingested = await runCli(['ingest', docs], { env });
+  expect(ingested.code, ingested.stderr).toBe(0);
+});
+
+afterAll(() => {
+  fs.rmSync(home, { recursive: true, force: true });
+  fs.rmSync(docs, { recursive: true, force: true });
+});
+
+describe('starting a chat', () => {
+  it('a chat that asks nothing, piped or with --new, stores no session', async () => {
+    for (const args of [['chat'], ['chat', '--new'], ['chat', '--new', 'named'], ['chat', '--json']]) {
+      const result = await runCli(args, { env, input: '' });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const slashOnly = await runCli(['chat'], { env, input: '/history\n/topics\n' });
+    expect(slashOnly.code, slashOnly.stderr).toBe(0);
+    expect(slashOnly.stdout).toContain('No turns yet in this session.');
+    expect(sessionRows()).toEqual([]);
+  });
+
+  it('an ask that fails before its question is stored leaves no session', async () => {
+    // The index was built offline; asking for remote embeddings explicitly is a real mismatch.
+    const result = await runCli(['ask', 'How do I rotate an API key?'], {
+      env: { ...env, RAGLINE_EMBED_PROVIDER: 'openai', RAGLINE_BASE_URL: 'http://127.0.0.1:9/v1', RAGLINE_MAX_RETRIES: '0' },
+    });
+    expect(result.code).not.toBe(0);
+    expect(sessionRows()).toEqual([]);
+  });
+
+  it('each chat is a new session by default; -c continues the most recent; --session a given one; --new still works', async () => {
+    const first = await runCli(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(['chat'], { env, input: 'What header does a webhook carry?\n' });
+    expect(second.code, second.stderr).toBe(0);
+    const rows = sessionRows();
+    expect(rows.map((r) => [r.name, r.turns])).toEqual([
+      ['keys', 1],
+      [null, 1],
+    ]);
+    expect(second.stderr).toContain(`session ${rows[1]!.id}`);
+
+    const continued = await runCli(['chat', '-c'], { env, input: 'and where is it?\n' });
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.stderr).toContain(`session ${rows[1]!.id}`);
+    const longForm = await runCli(['chat', '--continue'], { env, input: 'is it signed?\n' });
+    expect(longForm.code, longForm.stderr).toBe(0);
+
+    const given = await runCli(['chat', '--session', 'keys'], { env, input: 'does it expire?\n' });
+    expect(given.code, given.stderr).toBe(0);
+    expect(sessionRows().map((r) => [r.name, r.turns])).toEqual([
+      ['keys', 2],
+      [null, 3],
+    ]);
+  });
+
+  it('refuses -c together with --session or --new, and --session without a value off a terminal', async () => {
+    for (const args of [
+      ['chat', '-c', '--new'],
+      ['chat', '-c', '--session', 'keys'],
+    ]) {
+      const result = await runCli(args, { env, input: 'anything\n' });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/cannot be used together/);
+    }
+    const bare = await runCli(['chat', '--session'], { env, input: 'anything\n' });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/--session needs a session id or name/);
+  });
+
+  it('--new with a taken name refuses before anything is stored', async () => {
+    const before = sessionRows();
+    const result = await runCli(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/A session named "keys" exists already/);
+    expect(sessionRows()).toEqual(before);
+  });
+});
