@@ -157,6 +157,51 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     expect(await again.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('a session picker cancelled with Ctrl-C or Escape is quiet: exit 130 at start-up, back to the REPL inside it', async () => {
+    // At start-up (`--session` without a value): Ctrl-C leaves with 130 and no error.
+    const atStart = start(['chat', '--session']);
+    await atStart.expect('Continue which session?');
+    atStart.type(KEY.ctrlC);
+    expect(await atStart.exited).toEqual({ code: 130, signal: null });
+    expect(atStart.text()).not.toMatch(/error|force closed/i);
+
+    // Escape, too.
+    const escaped = start(['chat', '--session']);
+    await escaped.expect('Continue which session?');
+    escaped.type(KEY.escape);
+    expect(await escaped.exited).toEqual({ code: 130, signal: null });
+    expect(escaped.text()).not.toMatch(/error|aborted/i);
+
+    // Inside the REPL: /sessions, then Ctrl-C or Escape, and the REPL goes on in the same session.
+    const pty = start(['chat', '--new', 'pty-picker']);
+    await pty.expect(PROMPT);
+    pty.type('/sessions' + KEY.enter);
+    await pty.expect('Switch to session');
+    pty.type(KEY.ctrlC);
+    await pty.expect(PROMPT);
+    pty.type('/sessions' + KEY.enter);
+    await pty.expect('Switch to session');
+    pty.type(KEY.escape);
+    await pty.expect(PROMPT);
+    const answer = await say(pty, 'How do I create an API key?');
+    expect(answer).toContain('Extractive answer');
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-picker saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+    expect(pty.text()).not.toMatch(/error|force closed|aborted/i);
+  });
+
+  it('choosing in the picker continues that session', async () => {
+    const pty = start(['chat', '--session']);
+    await pty.expect('Continue which session?');
+    pty.type(KEY.enter); // the first: the most recent
+    const banner = await pty.expect(PROMPT);
+    expect(banner).toMatch(/session \S+ \(\d+ earlier turns\) · /);
+    pty.type(KEY.ctrlD);
+    await pty.expect('saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('Ctrl-C while an answer streams stops it, keeps the turn with the partial answer, and the REPL goes on', async () => {
     const server = await startOpenAIServer();
     try {

@@ -15,6 +15,8 @@ export const KEY = {
   up: '\u001b[A',
   ctrlC: '\u0003',
   ctrlD: '\u0004',
+  escape: '\u001b',
+  tab: '\t',
 } as const;
 
 /** Why PTY tests cannot run here, or undefined when they can. */
