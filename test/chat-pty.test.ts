@@ -202,6 +202,45 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     expect(await pty.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('a multi-line paste without a final newline, bracketed or not, is one editable question that only Enter submits', async () => {
+    const pty = start(['chat', '--new', 'pty-paste']);
+    await pty.expect(PROMPT);
+    // Not bracketed: the lines arrive in one read, the last one without a newline.
+    pty.type('How do I list\rthe files in a directory\rrecursively?');
+    await pty.expect('recursively?');
+    await new Promise((resolve) => setTimeout(resolve, 400)); // well past any paste timer
+    expect(pty.text()).not.toMatch(/↳/); // nothing was submitted
+    // Still editable: rub out the "?" and type "!", then Enter.
+    pty.type('\u007f!');
+    await pty.expect('recursively!');
+    pty.type(KEY.enter);
+    await pty.expect('↳');
+    await pty.expect(PROMPT);
+
+    // Bracketed (the terminal wraps the paste), ending with a newline that is kept too.
+    pty.type('\u001b[200~Where are webhooks\rsigned?\r\u001b[201~');
+    await pty.expect('signed?');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(pty.text().match(/↳/g)).toHaveLength(1);
+    pty.type('and verified' + KEY.enter);
+    await pty.expect('↳');
+    await pty.expect(PROMPT);
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-paste saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const questions = db
+        .prepare(`SELECT t.question FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-paste' ORDER BY t.ordinal`)
+        .pluck()
+        .all();
+      expect(questions).toEqual(['How do I list\nthe files in a directory\nrecursively!', 'Where are webhooks\nsigned?\nand verified']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('Ctrl-C while an answer streams stops it, keeps the turn with the partial answer, and the REPL goes on', async () => {
     const server = await startOpenAIServer();
     try {

@@ -19,6 +19,7 @@ import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
 import { judgeLastTurn } from '../repl-judge.js';
 import { pickSession } from '../pick-session.js';
+import { readQuestion } from '../read-question.js';
 import type { TurnContext } from '../../chat/turn.js';
 
 interface ChatFlags {
@@ -207,7 +208,7 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
   const context = await createTurnContext(settings, db, session.id);
   for (;;) {
-    const line = await readQuestion(inputHistory, color.bold('› '));
+    const line = await readQuestion({ history: inputHistory, prompt: color.bold('› ') });
     if (line === null) break;
     const question = line.trim();
     if (!question) continue;
@@ -246,57 +247,6 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
   }
   if (state.planned) output.out(color.dim('No question asked: nothing saved.'));
   else output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
-}
-
-/**
- * Reads one question with line editing and history. Lines that arrive together
- * (a paste) are joined into one multi-line question; a trailing backslash
- * continues on the next line. Resolves null on Ctrl-D, or Ctrl-C on an empty line.
- */
-function readQuestion(history: string[], prompt: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...history], historySize: 500, prompt });
-    const parts: string[] = [];
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    const finish = (value: string | null) => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      rl.close();
-      if (value && value.trim()) {
-        history.unshift(value.replace(/\n/g, ' '));
-        if (history.length > 500) history.pop();
-      }
-      resolve(value);
-    };
-    rl.on('line', (line) => {
-      if (line.endsWith('\\')) {
-        parts.push(line.slice(0, -1));
-        rl.setPrompt('  ');
-        rl.prompt();
-        return;
-      }
-      parts.push(line);
-      if (timer) clearTimeout(timer);
-      // Pasted lines arrive within a few milliseconds of each other.
-      timer = setTimeout(() => finish(parts.join('\n')), 25);
-    });
-    rl.on('SIGINT', () => {
-      if (rl.line === '' && parts.length === 0) {
-        process.stdout.write('\n');
-        finish(null);
-      } else {
-        parts.length = 0;
-        process.stdout.write('\n');
-        rl.setPrompt(prompt);
-        rl.write(null, { ctrl: true, name: 'u' });
-        rl.prompt();
-      }
-    });
-    rl.on('close', () => finish(parts.length ? parts.join('\n') : null));
-    rl.prompt();
-  });
 }
 
 /** Handles a slash command; returns true when the REPL should end. */
