@@ -598,7 +598,8 @@ describe('offline (no server configured)', () => {
     expect(result.code, result.stderr).toBe(0);
     const out = result.stdout;
 
-    const blocks = out.split(/\n(?=↳)/);
+    // Each turn starts with the question's echo, then the rewrite line.
+    const blocks = out.split(/\n(?=› )/).map((block) => block.replace(/^› .*\n/, ''));
     expect(blocks).toHaveLength(3);
     for (const block of blocks.slice(0, 2)) {
       expect(block).toContain('Extractive answer (no language model configured):');

@@ -107,3 +107,43 @@ describe('starting a chat', () => {
     expect(sessionRows()).toEqual(before);
   });
 });
+
+describe('ask and piped chat for scripts and transcripts', () => {
+  it('ask reads the question from stdin when none is given', async () => {
+    const result = await runCli(['ask'], { env, input: 'How do I rotate an API key?\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/↳ not rewritten/);
+    expect(result.stdout).toMatch(/^\s+1\s+\d\.\d{4}\s+keys\.md:\d+-\d+/m);
+    expect(result.stdout).toContain('dashboard under Settings > Keys');
+    const empty = await runCli(['ask'], { env, input: '  \n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/The question is empty\.\n.*echo "How do I \.\.\.\?" \| ragline ask/);
+  });
+
+  it('ask -q prints only the answer and its citations', async () => {
+    for (const args of [['ask', '-q', 'How do I rotate an API key?'], ['ask', '--quiet']]) {
+      const result = await runCli(args, { env, input: 'How do I rotate an API key?' });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).not.toMatch(/↳/);
+      expect(result.stdout).not.toMatch(/^\s+1\s+\d\.\d{4}\s/m);
+      expect(result.stdout).toContain('dashboard under Settings > Keys');
+      expect(result.stdout).toMatch(/^\[1\] keys\.md:\d+-\d+$/m);
+    }
+  });
+
+  it('piped chat echoes each question before its turn, so the transcript reads in order', async () => {
+    const result = await runCli(['chat'], { env, input: 'How do I rotate an API key?\nWhat header does a webhook carry?\n' });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const asked = lines.flatMap((line, i) => (line.startsWith('› ') ? [[i, line]] : [])) as [number, string][];
+    expect(asked.map(([, line]) => line)).toEqual(['› How do I rotate an API key?', '› What header does a webhook carry?']);
+    // Each echo comes before its own turn's rewrite line, the second after the first answer.
+    expect(lines[asked[0]![0] + 1]).toMatch(/^↳ /);
+    expect(lines[asked[1]![0] + 1]).toMatch(/^↳ /);
+    expect(lines.slice(asked[0]![0], asked[1]![0]).join('\n')).toContain('Settings > Keys');
+    // --json stays NDJSON: no echo.
+    const json = await runCli(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
+    expect(json.stdout.split('\n').filter(Boolean).every((line) => line.startsWith('{'))).toBe(true);
+  });
+});

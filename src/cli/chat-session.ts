@@ -29,6 +29,8 @@ export interface TurnSettings {
   k?: number;
   rewritePolicy?: RewritePolicy;
   json: boolean;
+  /** The answer and its citations only. */
+  quiet?: boolean;
   signal?: AbortSignal;
 }
 
@@ -39,7 +41,7 @@ export async function runTurnWithOutput(
   output: Output,
   settings: TurnSettings,
 ): Promise<{ status: string; chunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[] }> {
-  const view = new TurnView(output);
+  const view = new TurnView(output, { showChunks: true, quiet: settings.quiet });
   let status = 'failed';
   let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];
   for await (const event of runTurn(context, question, { signal: settings.signal, k: settings.k, rewritePolicy: settings.rewritePolicy })) {

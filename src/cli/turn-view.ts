@@ -24,7 +24,8 @@ export class TurnView {
 
   constructor(
     private readonly output: Output,
-    private readonly options: { showChunks: boolean } = { showChunks: true },
+    /** showChunks: the retrieval table; quiet: the answer and its citations only (no rewrite line, no chunks). */
+    private readonly options: { showChunks: boolean; quiet?: boolean } = { showChunks: true },
   ) {}
 
   render(event: TurnEvent): void {
@@ -35,10 +36,11 @@ export class TurnView {
         this.streamed = false;
         return;
       case 'rewrite':
+        if (this.options.quiet) return;
         output.out(rewriteLine(event, color));
         return;
       case 'retrieval': {
-        if (!this.options.showChunks) return;
+        if (!this.options.showChunks || this.options.quiet) return;
         if (event.chunks.length === 0) output.out(color.dim('   no chunks matched'));
         const width = process.stdout.columns ?? 100;
         for (const chunk of event.chunks) output.out(chunkLine(chunk, color, width));

@@ -11,16 +11,22 @@ export function registerAsk(program: Command): void {
   program
     .command('ask')
     .description('ask one question (a follow-up too, with --session) and print the answer')
-    .argument('<question...>', 'the question')
+    .argument('[question...]', 'the question (read from stdin when not given)')
     .option('--session <id|name>', 'ask within this session (`last` for the most recent); default: a new session')
     .option('-k, --k <n>', 'chunks to retrieve')
     .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
     .option('--scope <text>', 'what the assistant is for')
+    .option('-q, --quiet', 'print only the answer and its citations')
     .option('--json', 'print NDJSON events')
-    .addHelpText('after', '\nExamples:\n  ragline ask "How do I create an API key?"\n  ragline ask --session last "does it expire?"')
-    .action(async (words: string[], flags: { session?: string; k?: string; rewrite?: string; scope?: string; json?: boolean }, command: Command) => {
-      const question = words.join(' ').trim();
-      if (!question) throw new UserError('The question is empty.', { exitCode: 2 });
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ragline ask "How do I create an API key?"\n  ragline ask --session last "does it expire?"\n  echo "How do I create an API key?" | ragline ask -q',
+    )
+    .action(async (words: string[], flags: { session?: string; k?: string; rewrite?: string; scope?: string; quiet?: boolean; json?: boolean }, command: Command) => {
+      const question = words.length > 0 ? words.join(' ').trim() : await questionFromStdin();
+      if (!question) {
+        throw new UserError('The question is empty.', { hint: 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.', exitCode: 2 });
+      }
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = createOutput();
       const db = openDb(settings);
@@ -35,9 +41,10 @@ export function registerAsk(program: Command): void {
         if (!flags.session) context.plannedSession = session;
         const result = await runTurnWithOutput(context, question, output, {
           json: Boolean(flags.json),
+          quiet: Boolean(flags.quiet),
           signal: controller.signal,
         });
-        if (!flags.json && isStored(db, session.id)) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
+        if (!flags.json && !flags.quiet && isStored(db, session.id)) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
         if (result.status === 'failed') process.exitCode = 1;
         if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
@@ -45,4 +52,13 @@ export function registerAsk(program: Command): void {
         db.close();
       }
     });
+}
+
+/** The whole of stdin as the question, when it is not a terminal (a terminal gives none: the usage error says how). */
+async function questionFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) text += chunk as string;
+  return text.trim();
 }

@@ -176,6 +176,8 @@ async function piped(settings: ResolvedConfig, db: Db, state: ReplState, output:
         if (await slashCommand(line, state, db, commandOutput, false)) break;
         continue;
       }
+      // A transcript of several questions reads like the REPL: each question, then its turn.
+      if (!json) output.out(`${output.color.bold('›')} ${oneLine(line, 500)}`);
       aimContext(context, state);
       const result = await runTurnWithOutput(context, line, output, {
         k: state.k,
