@@ -8,6 +8,7 @@ import { createChatModel, createEmbedder, createRewriteModel } from '../provider
 import { Retriever } from '../retrieve/search.js';
 import { createRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
+import { embedderConfig } from './context.js';
 import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
 
@@ -18,7 +19,7 @@ export async function createTurnContext(settings: ResolvedConfig, db: Db, sessio
     db,
     config,
     sessionId,
-    retriever: new Retriever(db, await createEmbedder(config)),
+    retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config)),
     rewriter: createRewriter(rewriteModel),
     answerModel: await createChatModel(config),
     topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,

@@ -3,8 +3,9 @@
 // providers.
 
 import type { Command } from 'commander';
-import { resolveConfig, type ResolvedConfig } from '../config/index.js';
+import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import { openDatabase, type Db, type OpenOptions } from '../store/db.js';
+import { getFingerprint } from '../store/meta.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -35,4 +36,14 @@ export function settingsFor(command: Command, flags: Record<string, string | num
 
 export function openDb(settings: ResolvedConfig, options: OpenOptions = {}): Db {
   return openDatabase(settings.config.db, options);
+}
+
+/**
+ * The configuration with the embedder this database needs (chooseEmbedder): with
+ * embedProvider auto, an existing index keeps its own embedder. `reindex`: the
+ * index is about to be rebuilt, so it is not followed.
+ */
+export function embedderConfig(settings: ResolvedConfig, db: Db, options: { reindex?: boolean } = {}): { config: Config; choice: EmbedderChoice } {
+  const choice = chooseEmbedder(settings, options.reindex ? undefined : getFingerprint(db)?.embedder);
+  return { config: withEmbedder(settings.config, choice), choice };
 }

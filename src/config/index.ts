@@ -319,3 +319,52 @@ export function redacted(config: Config): Config {
 export function redactKey(key: string): string {
   return key === '' ? '' : '*** (set, redacted)';
 }
+
+/** Which embedder a command uses, and why (shown by `config show` and `doctor`). */
+export interface EmbedderChoice {
+  remote: boolean;
+  /** The embedding model, when remote. */
+  model?: string;
+  /** Why, in words: the setting that chose it, or the index it follows. */
+  reason: string;
+}
+
+/**
+ * The embedder for an index built with `indexEmbedder` (its recorded id, e.g.
+ * `offline:hash-v1-384` or `openai:nomic-embed-text`; undefined for an empty
+ * index or a --reindex). Chosen explicitly (embedProvider offline or openai), it
+ * is what was chosen. Left `auto`, an existing index keeps the embedder it was
+ * built with: setting a key or a base URL for the chat model does not make an
+ * offline index unusable. Without an index, `auto` follows `provider`.
+ */
+export function chooseEmbedder(resolved: ResolvedConfig, indexEmbedder?: string): EmbedderChoice {
+  const { config, sources } = resolved;
+  const remoteModel = (model: string) => ({ remote: true, model });
+  if (config.embedProvider !== 'auto') {
+    const reason = `embedProvider is ${config.embedProvider} (${sources.embedProvider ?? 'default'})`;
+    return config.embedProvider === 'openai' ? { ...remoteModel(config.models.embedding), reason } : { remote: false, reason };
+  }
+  if (indexEmbedder?.startsWith('offline:')) {
+    return { remote: false, reason: `embedProvider auto: the index was built with ${indexEmbedder}` };
+  }
+  if (indexEmbedder?.startsWith('openai:') && usesRemoteChat(config)) {
+    // The recorded model, unless one is set explicitly (then a different one is a real mismatch).
+    const explicit = sources['models.embedding'] !== undefined && sources['models.embedding'] !== 'default';
+    const model = explicit ? config.models.embedding : indexEmbedder.slice('openai:'.length);
+    return { ...remoteModel(model), reason: `embedProvider auto: the index was built with ${indexEmbedder}` };
+  }
+  const remote = usesRemoteChat(config);
+  const why = indexEmbedder ? `the index was built with ${indexEmbedder}, but no server is configured` : 'no index yet';
+  return remote
+    ? { ...remoteModel(config.models.embedding), reason: `embedProvider auto (${why}): follows the configured server` }
+    : { remote: false, reason: `embedProvider auto (${why}): offline, as no server is configured` };
+}
+
+/** The config with the embedder fixed to `choice` (what createEmbedder reads). */
+export function withEmbedder(config: Config, choice: EmbedderChoice): Config {
+  return {
+    ...config,
+    embedProvider: choice.remote ? 'openai' : 'offline',
+    models: { ...config.models, embedding: choice.model ?? config.models.embedding },
+  };
+}

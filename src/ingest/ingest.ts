@@ -17,7 +17,7 @@ import {
   type SkippedFile,
   type StoredDocuments,
 } from '../store/documents.js';
-import { acquireIngestLock, assertNoIngestRunning, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
+import { acquireIngestLock, assertNoIngestRunning, embedderMismatchHint, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
 import { UserError } from '../util/errors.js';
@@ -407,7 +407,7 @@ function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, rein
     if (!sameEmbedder) {
       throw new UserError(
         `This database was built with the embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions); ${embedder.id} (${embedder.dimensions}) is configured now.`,
-        { hint: 'Rebuild the index with `ragline ingest <folder> --reindex` (sessions are kept), or configure the original embedder.', exitCode: 2 },
+        { hint: embedderMismatchHint(fingerprint.embedder), exitCode: 2 },
       );
     }
     if (!sameChunker) {

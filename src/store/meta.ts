@@ -42,12 +42,17 @@ export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: n
   if (stored.embedder !== embedder.id || (embedder.dimensions > 0 && stored.dimensions !== embedder.dimensions)) {
     throw new UserError(
       `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
-      {
-        hint: 'Rebuild it with `ragline ingest <folder> --reindex`, or configure the original embedding model again.',
-        exitCode: 2,
-      },
+      { hint: embedderMismatchHint(stored.embedder), exitCode: 2 },
     );
   }
+}
+
+/** What to do when the configured embedder is not the one `indexEmbedder` that built the index. */
+export function embedderMismatchHint(indexEmbedder: string): string {
+  const own = indexEmbedder.startsWith('offline:')
+    ? 'RAGLINE_EMBED_PROVIDER=offline (or auto)'
+    : `RAGLINE_EMBED_PROVIDER=openai (or auto) with RAGLINE_EMBED_MODEL=${indexEmbedder.replace(/^openai:/, '')} on its server`;
+  return `Use the embedder it was built with, ${own}, or rebuild it with \`ragline ingest <folder> --reindex\` (sessions are kept).`;
 }
 
 export interface IngestLock {

@@ -4,7 +4,9 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
+import { chooseEmbedder, defaultConfigFile, SETTING_KEYS, type EmbedderChoice, type ResolvedConfig, type Source } from '../../config/index.js';
+import { openDatabase } from '../../store/db.js';
+import { getFingerprint } from '../../store/meta.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
 import { createOutput } from '../output.js';
 
@@ -66,6 +68,24 @@ export function configFileLocation(command: Command, env: NodeJS.ProcessEnv = pr
   return { file: defaultConfigFile(env), from: 'default' };
 }
 
+/** The embedder commands will use with this configuration and database (the index, when there is one, is read). */
+function embedderInUse(resolved: ResolvedConfig): EmbedderChoice {
+  let indexEmbedder: string | undefined;
+  if (resolved.config.db !== ':memory:' && fs.existsSync(resolved.config.db)) {
+    try {
+      const db = openDatabase(resolved.config.db, { readonly: true });
+      try {
+        indexEmbedder = getFingerprint(db)?.embedder;
+      } finally {
+        db.close();
+      }
+    } catch {
+      // An unreadable database: `ragline doctor` says why; here the choice without it.
+    }
+  }
+  return chooseEmbedder(resolved, indexEmbedder);
+}
+
 export function registerConfig(program: Command): void {
   const config = program
     .command('config')
@@ -99,8 +119,9 @@ Examples:
       const location = configFileLocation(command);
       const resolved = settingsFor(command);
       const settings = describeSettings(resolved);
+      const embedder = embedderInUse(resolved);
       if (flags.json) {
-        output.json({ configFile: location.file, configFileRead: resolved.configFile !== undefined, settings });
+        output.json({ configFile: location.file, configFileRead: resolved.configFile !== undefined, settings, embedder });
         return;
       }
       const { color } = output;
@@ -113,6 +134,7 @@ Examples:
         const where = source === 'unset' && ENV_NAMES[key] ? `unset; env ${ENV_NAMES[key]}` : source;
         output.out(`${key.padEnd(width)}  ${shown}  ${color.dim(where)}`);
       }
+      output.out(`${color.bold('embedder in use')} ${embedder.remote ? `openai:${embedder.model}` : 'offline (built-in)'}  ${color.dim(embedder.reason)}`);
     });
 
   config

@@ -5,13 +5,13 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { usesRemoteChat, usesRemoteEmbeddings, type Config, type ResolvedConfig } from '../../config/index.js';
+import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../../config/index.js';
 import { createEmbedder } from '../../providers/index.js';
 import { displayURL } from '../../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../../providers/openai.js';
 import { openDatabase, type Db } from '../../store/db.js';
 import { indexCounts, type IndexCounts } from '../../store/documents.js';
-import { getFingerprint, type IndexFingerprint } from '../../store/meta.js';
+import { embedderMismatchHint, getFingerprint, type IndexFingerprint } from '../../store/meta.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { UserError } from '../../util/errors.js';
 import { settingsFor } from '../context.js';
@@ -44,6 +44,8 @@ export interface DoctorFacts {
     models: { chat: string; rewrite: string; embedding: string };
     /** The configured embedder's id, compared with the one recorded in the index. */
     embedder: string;
+    /** Why this embedder: the setting that chose it, or the index it follows. */
+    embedderReason: string;
     reachable: boolean | null;
     /** The server's model list, when it offered one. */
     serverModels: string[] | null;
@@ -94,7 +96,6 @@ async function runDoctor(command: Command, timeoutMs: number): Promise<{ checks:
     checks.push({ id: 'config', status: 'fail', message: error.message, fix: error.hint ?? 'Fix the setting named above; see `ragline config --help`.' });
     return { checks };
   }
-  const { config } = settings;
   checks.push({
     id: 'config',
     status: 'ok',
@@ -102,7 +103,10 @@ async function runDoctor(command: Command, timeoutMs: number): Promise<{ checks:
   });
 
   const versions = sqliteVersions(checks);
-  const database = inspectDatabase(config.db, checks);
+  const database = inspectDatabase(settings.config.db, checks);
+  // embedProvider auto: an existing index keeps its own embedder (chooseEmbedder).
+  const choice = chooseEmbedder(settings, database.fingerprint?.embedder);
+  const config = withEmbedder(settings.config, choice);
   const embedder = await createEmbedder(config);
   const facts: DoctorFacts = {
     configFile: settings.configFile ?? null,
@@ -117,6 +121,7 @@ async function runDoctor(command: Command, timeoutMs: number): Promise<{ checks:
       apiKeySet: Boolean(config.apiKey),
       models: { ...config.models },
       embedder: embedder.id,
+      embedderReason: choice.reason,
       reachable: null,
       serverModels: null,
     },
@@ -125,7 +130,7 @@ async function runDoctor(command: Command, timeoutMs: number): Promise<{ checks:
   provider.mode = provider.chat === provider.embeddings ? provider.chat : 'mixed';
 
   if (database.fingerprint) checkIndex(database.fingerprint, database.counts!, database.documentChunkTotal!, config, checks);
-  checkEmbedderMatchesIndex(embedder, config, database.fingerprint, checks);
+  checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
   return { checks, facts };
 }
@@ -243,23 +248,27 @@ function checkEmbedderMatchesIndex(
   embedder: { id: string; dimensions: number },
   config: Config,
   fingerprint: IndexFingerprint | undefined,
+  choice: EmbedderChoice,
   checks: Check[],
 ): void {
-  if (!fingerprint) return;
+  if (!fingerprint) {
+    checks.push({ id: 'embedder', status: 'ok', message: `No index yet; ingest will embed with ${embedder.id} (${choice.reason}).` });
+    return;
+  }
   // A remote embedder's dimension is unknown until it answers, unless configured.
   const dimensions = embedder.dimensions || config.embedding.dimensions;
   const sameId = fingerprint.embedder === embedder.id;
   const sameDimensions = !dimensions || dimensions === fingerprint.dimensions;
   if (sameId && sameDimensions) {
-    checks.push({ id: 'embedder', status: 'ok', message: `The configured embedder ${embedder.id} matches the index.` });
+    checks.push({ id: 'embedder', status: 'ok', message: `The embedder ${embedder.id} matches the index (${choice.reason}).` });
     return;
   }
   const configured = dimensions ? `${embedder.id} (${dimensions} dimensions)` : embedder.id;
   checks.push({
     id: 'embedder',
     status: 'fail',
-    message: `The index was built with ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), but ${configured} is configured; search and ingest will refuse.`,
-    fix: `Configure the original embedder again (RAGLINE_EMBED_PROVIDER / RAGLINE_EMBED_MODEL), or rebuild with \`ragline ingest <folder> --reindex\`.`,
+    message: `The index was built with ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), but ${configured} is configured (${choice.reason}); search and ingest will refuse.`,
+    fix: embedderMismatchHint(fingerprint.embedder),
   });
 }
 

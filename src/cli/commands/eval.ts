@@ -18,7 +18,7 @@ import { createRewriter } from '../../rewrite/index.js';
 import { Retriever } from '../../retrieve/search.js';
 import { termShares } from '../../retrieve/term-stats.js';
 import { UserError } from '../../util/errors.js';
-import { openDb, settingsFor } from '../context.js';
+import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
 
 const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics'] as const;
@@ -83,7 +83,7 @@ Examples:
           fromSessions = sessionTasks(db, inputs);
           tasks = fromSessions.tasks;
         }
-        const retriever = new Retriever(db, await createEmbedder(settings.config));
+        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config));
         const maxPerDocument = Number(flags.maxPerDocument);
         const variants: EvalVariant[] = [];
         if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { ingest, type IngestSummary } from '../../ingest/ingest.js';
 import { createEmbedder } from '../../providers/index.js';
 import { UserError } from '../../util/errors.js';
-import { openDb, settingsFor } from '../context.js';
+import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
 
 interface IngestFlags {
@@ -64,8 +64,12 @@ Examples:
         'ingest.maxFileBytes': flags.maxFileSize,
       });
       const { config } = settings;
-      const embedder = await createEmbedder(config, { bulk: true });
       const db = openDb(settings, { create: true });
+      // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
+      const embedder = await createEmbedder(embedderConfig(settings, db, { reindex: flags.reindex }).config, { bulk: true }).catch((err: unknown) => {
+        db.close();
+        throw err;
+      });
       const controller = new AbortController();
       const onSigint = () => {
         if (controller.signal.aborted) process.exit(130);

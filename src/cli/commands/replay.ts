@@ -26,7 +26,7 @@ import { createRewriter } from '../../rewrite/index.js';
 import { requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { openDb, settingsFor } from '../context.js';
+import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
@@ -91,7 +91,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
         }
         const { config } = settings;
         const report = await rerunSession(
-          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(config)) },
+          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config)) },
           replay,
         );
         const saved = flags.save ? saveRerun(db, replay, report, { name: flags.name }) : undefined;

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createEmbedder } from '../../providers/index.js';
 import { Retriever, formatLocation } from '../../retrieve/search.js';
 import { UserError } from '../../util/errors.js';
-import { openDb, settingsFor } from '../context.js';
+import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput } from '../output.js';
 import { chunkLine } from '../render.js';
 
@@ -23,7 +23,7 @@ export function registerSearch(program: Command): void {
       const settings = settingsFor(command, { 'retrieval.k': flags.k });
       const db = openDb(settings);
       try {
-        const retriever = new Retriever(db, await createEmbedder(settings.config));
+        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config));
         const started = performance.now();
         const results = await retriever.search(query, { k: settings.config.retrieval.k });
         const ms = performance.now() - started;
