@@ -136,7 +136,7 @@ describe('ingest against a failing server', () => {
     const result = await ingest(remoteEnv({}, closed));
     expect(result.code).toBe(1);
     const { message, hint } = errorLines(result);
-    expect(message).toBe(`Could not connect to ${closed}: connection refused after 2 retries.`);
+    expect(message).toBe(`Could not connect to ${closed}: connection refused after 1 retry.`); // RAGLINE_MAX_RETRIES is 2: a refused connection gets one
     expect(hint).toMatch(/Is the server running\?/);
     expectKeyNowhere(result);
   });

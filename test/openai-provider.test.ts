@@ -4,7 +4,7 @@
 import { createServer } from 'node:net';
 import OpenAI from 'openai';
 import { APIConnectionError } from 'openai/error';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeProviderError, isAbortError } from '../src/providers/describe-error.js';
 import {
   createOpenAIClient,
@@ -14,7 +14,7 @@ import {
   PLACEHOLDER_API_KEY,
   type OpenAISettings,
 } from '../src/providers/openai.js';
-import { backoffDelayMs, retryAfterMs } from '../src/providers/retry.js';
+import { backoffDelayMs, retryAfterMs, withRetry } from '../src/providers/retry.js';
 import { complete, type ChatChunk } from '../src/providers/types.js';
 import { UserError } from '../src/util/errors.js';
 import { hashVector, startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
@@ -352,6 +352,41 @@ describe('error messages', () => {
     expect(error.message).toBe(`Could not connect to ${baseURL}: connection refused after 1 retry.`);
     expect(error.hint).toBe('Is the server running? For Ollama: `ollama serve`.');
     expect(waits).toHaveLength(1);
+  });
+
+  it('connection refused on a closed loopback port: two attempts at most, whatever maxRetries allows, for embeddings and chat', async () => {
+    const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    try {
+      const embed = await failure(new OpenAIEmbedder(settings({ baseURL, maxRetries: 4 })).embed(['x']));
+      expect(embed.message).toBe(`Could not connect to ${baseURL}: connection refused after 1 retry.`);
+      expect(fetchSpy).toHaveBeenCalledTimes(2);
+      expect(waits).toHaveLength(1);
+      fetchSpy.mockClear();
+      await failure(collect(new OpenAIChatModel(settings({ baseURL, maxRetries: 4 })).stream(question)));
+      expect(fetchSpy).toHaveBeenCalledTimes(2);
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
+  it('an unknown host is not retried; a dropped connection still is, up to maxRetries', async () => {
+    const unknownHost = new APIConnectionError({
+      cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND llm.example'), { code: 'ENOTFOUND' }) }),
+    });
+    const reset = new APIConnectionError({
+      cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }),
+    });
+    for (const [error, attempts] of [[unknownHost, 1], [reset, 5]] as const) {
+      let calls = 0;
+      await expect(
+        withRetry(async () => {
+          calls++;
+          throw error;
+        }, { maxRetries: 4, sleep: async () => {} }),
+      ).rejects.toBe(error);
+      expect(calls).toBe(attempts);
+    }
   });
 
   it('unknown host', () => {

@@ -10,7 +10,7 @@ import {
   APIUserAbortError,
 } from 'openai/error';
 import { UserError } from '../util/errors.js';
-import { retryRecordOf, StreamInterruptedError } from './retry.js';
+import { causeCode, retryRecordOf, StreamInterruptedError } from './retry.js';
 
 export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
 
@@ -179,18 +179,6 @@ function describeConnectionFailure(error: APIConnectionError, url: string, after
   };
 }
 
-/** The first `code` along the `cause` chain (undici nests the system error under "fetch failed"). */
-function causeCode(error: unknown): string | undefined {
-  for (let current: any = error, depth = 0; current && depth < 6; current = current.cause, depth++) {
-    if (typeof current.code === 'string') return current.code;
-    if (Array.isArray(current.errors)) {
-      // AggregateError from happy-eyeballs: IPv4 and IPv6 attempts both failed.
-      const inner = current.errors.find((item: any) => typeof item?.code === 'string');
-      if (inner) return inner.code;
-    }
-  }
-  return undefined;
-}
 
 /** The server's own words, on one line and short, or undefined when it gave none. */
 function serverMessage(error: APIError): string | undefined {

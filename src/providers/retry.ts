@@ -3,6 +3,8 @@
 // sleep, abortable, and the same for embeddings and chat. Exponential backoff with
 // full jitter; a server's Retry-After / retry-after-ms is obeyed when it is within
 // the cap, and when it asks for longer we stop instead of retrying too early.
+// A refused connection is retried once (a server restarting) and an unknown host
+// not at all: backing off for seconds against a stopped server helps nobody.
 
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/error';
 
@@ -70,6 +72,28 @@ export function isRetryable(error: unknown): boolean {
   return false;
 }
 
+/** The first `code` along the `cause` chain (undici nests the system error under "fetch failed"). */
+export function causeCode(error: unknown): string | undefined {
+  for (let current: any = error, depth = 0; current && depth < 6; current = current.cause, depth++) {
+    if (typeof current.code === 'string') return current.code;
+    if (Array.isArray(current.errors)) {
+      // AggregateError from happy-eyeballs: IPv4 and IPv6 attempts both failed.
+      const inner = current.errors.find((item: any) => typeof item?.code === 'string');
+      if (inner) return inner.code;
+    }
+  }
+  return undefined;
+}
+
+/** Retries at most, whatever maxRetries says: 1 for a refused connection, 0 for an unknown host, else no limit. */
+export function retryLimitFor(error: unknown): number {
+  if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return Infinity;
+  const code = causeCode(error);
+  if (code === 'ECONNREFUSED' || code === 'EAI_AGAIN') return 1;
+  if (code === 'ENOTFOUND') return 0;
+  return Infinity;
+}
+
 /**
  * The wait a server asked for through `retry-after-ms` (milliseconds) or `Retry-After`
  * (seconds or an HTTP date), or `undefined` when it asked for nothing readable.
@@ -128,7 +152,7 @@ export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T
         if (typeof error === 'object' && error !== null) records.set(error, record);
         return error;
       };
-      if (!isRetryable(error) || retries >= maxRetries) throw giveUp({ retries });
+      if (!isRetryable(error) || retries >= Math.min(maxRetries, retryLimitFor(error))) throw giveUp({ retries });
 
       const asked = error instanceof APIError ? retryAfterMs(error.headers, now()) : undefined;
       if (asked !== undefined && asked > maxDelayMs) throw giveUp({ retries, serverAskedMs: asked });
