@@ -182,9 +182,26 @@ describe('ragline prune', () => {
     expect((await runCli(['--db', dbFile(), 'replay', 'retention'], { env })).stdout).toMatch(/Turn 2 · answered/);
   });
 
-  it('refuses an age it cannot read', async () => {
+  it('refuses an age it cannot read, a bare m as ambiguous, and an age too long for a date, naming the flag', async () => {
     const result = await runCli(['--db', dbFile(), 'prune', '--older-than', 'a while'], { env: isolatedEnv(home) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--older-than must be a duration such as 12h, 30d or 8w');
+    expect(result.stderr).toContain('--older-than must be an age such as 12h, 30d or 6mo');
+    const ambiguous = await runCli(['--db', dbFile(), 'prune', '--older-than', '6m'], { env: isolatedEnv(home) });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toBe('error: --older-than "6m" is ambiguous: "m" could be minutes or months.\nWrite 6min for minutes or 6mo for months.\n');
+    const huge = await runCli(['--db', dbFile(), 'prune', '--older-than', '99999999999w'], { env: isolatedEnv(home) });
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toContain('--older-than "99999999999w" is too long: at most 1000y.');
+    expect(huge.stderr).not.toContain('Invalid time value');
+  });
+
+  it('accepts s, min, mo and y, and the help names the units', async () => {
+    for (const age of ['90s', '45min', '1mo', '1y']) {
+      const result = await runCli(['--db', dbFile(), 'prune', '--older-than', age, '--dry-run', '--json'], { env: isolatedEnv(home) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).dryRun).toBe(true);
+    }
+    const help = await runCli(['prune', '--help'], { env: isolatedEnv(home) });
+    expect(help.stdout).toContain('s, min, h, d, w, mo (30 days) or y (365 days)');
   });
 });

@@ -102,18 +102,47 @@ const url: Parser = (raw, where) => {
   return raw.replace(/\/+$/, '');
 };
 const duration: Parser = (raw, where) => {
-  if (parseDuration(raw) === undefined) {
-    throw new UserError(`${where} must be a duration such as 12h, 30d or 8w, got "${raw}".`, { exitCode: 2 });
-  }
+  parseDuration(raw, where);
   return raw.trim();
 };
 
-/** Parses `90m`, `12h`, `30d`, `8w` into milliseconds. */
-export function parseDuration(raw: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)\s*$/i.exec(raw);
-  if (!match) return undefined;
-  const unit = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2]!.toLowerCase() as 'm'];
-  return Number(match[1]) * unit;
+const DAY_MS = 86_400_000;
+/** Units of an age (`prune --older-than`, `history.retention`); a month is 30 days, a year 365. */
+export const DURATION_UNITS: Record<string, number> = {
+  s: 1000,
+  min: 60_000,
+  h: 3_600_000,
+  d: DAY_MS,
+  w: 7 * DAY_MS,
+  mo: 30 * DAY_MS,
+  y: 365 * DAY_MS,
+};
+/** The longest age accepted: older cut-offs are not dates a database can hold usefully. */
+export const MAX_DURATION_YEARS = 1000;
+export const DURATION_HELP = 's, min, h, d, w, mo (30 days) or y (365 days), e.g. 90s, 45min, 12h, 30d, 8w, 6mo, 1y';
+
+/**
+ * Parses an age such as `90s`, `45min`, `12h`, `30d`, `8w`, `6mo` or `1y` into
+ * milliseconds. A bare `m` is refused as ambiguous (minutes or months?), as are
+ * ages beyond MAX_DURATION_YEARS; `where` names the flag or setting in the message.
+ */
+export function parseDuration(raw: string, where: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$/i.exec(raw);
+  const unit = match?.[2]!.toLowerCase();
+  if (match && unit === 'm') {
+    throw new UserError(`${where} "${raw.trim()}" is ambiguous: "m" could be minutes or months.`, {
+      hint: `Write ${match[1]}min for minutes or ${match[1]}mo for months.`,
+      exitCode: 2,
+    });
+  }
+  if (!match || DURATION_UNITS[unit!] === undefined) {
+    throw new UserError(`${where} must be an age such as 12h, 30d or 6mo, got "${raw}".`, { hint: `Units: ${DURATION_HELP}.`, exitCode: 2 });
+  }
+  const ms = Number(match[1]) * DURATION_UNITS[unit!]!;
+  if (!Number.isFinite(ms) || ms > MAX_DURATION_YEARS * DURATION_UNITS.y!) {
+    throw new UserError(`${where} "${raw.trim()}" is too long: at most ${MAX_DURATION_YEARS}y.`, { exitCode: 2 });
+  }
+  return ms;
 }
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,10 +1,9 @@
 // `ragline prune --older-than 30d`, and the `history.retention` setting applied when chat starts.
 
 import type { Command } from 'commander';
-import { parseDuration, type Config } from '../../config/index.js';
+import { DURATION_HELP, parseDuration, type Config } from '../../config/index.js';
 import type { Db } from '../../store/db.js';
 import { pruneTurns, type PruneReport } from '../../store/retention.js';
-import { UserError } from '../../util/errors.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 
@@ -12,13 +11,15 @@ export function registerPrune(program: Command): void {
   program
     .command('prune')
     .description('delete conversation turns older than a given age (documents are never touched)')
-    .requiredOption('--older-than <age>', 'e.g. 12h, 30d, 8w')
+    .requiredOption('--older-than <age>', `an age in ${DURATION_HELP}`)
     .option('--dry-run', 'only report what would be removed')
     .option('--json', 'print the report as JSON')
-    .addHelpText('after', '\nExamples:\n  ragline prune --older-than 30d --dry-run\n  ragline prune --older-than 8w\n\nSet history.retention in the config file to prune automatically when chat starts.')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  ragline prune --older-than 30d --dry-run\n  ragline prune --older-than 6mo\n\nAges: ${DURATION_HELP}.\nSet history.retention in the config file to prune automatically when chat starts.`,
+    )
     .action((flags: { olderThan: string; dryRun?: boolean; json?: boolean }, command: Command) => {
-      const ms = parseDuration(flags.olderThan);
-      if (ms === undefined) throw new UserError(`--older-than must be a duration such as 12h, 30d or 8w, got "${flags.olderThan}".`, { exitCode: 2 });
+      const ms = parseDuration(flags.olderThan, '--older-than');
       const output = createOutput();
       const db = openDb(settingsFor(command));
       try {
@@ -40,8 +41,7 @@ function describe(report: PruneReport): string {
 export function applyRetention(db: Db, config: Config, output: Output): void {
   const retention = config.history.retention;
   if (!retention) return;
-  const ms = parseDuration(retention);
-  if (ms === undefined) return;
+  const ms = parseDuration(retention, 'history.retention');
   const report = pruneTurns(db, new Date(Date.now() - ms));
   if (report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention}: ${describe(report).toLowerCase()}`));
 }
