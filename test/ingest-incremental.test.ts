@@ -280,8 +280,10 @@ describe('incremental ingest', () => {
   test('a different embedder stops with exit 2 and the --reindex hint', async () => {
     await ingest();
     const before = counts();
-    // a remote embedder that is never contacted: the fingerprint check comes first
+    // a remote embedder, chosen explicitly, that is never contacted: the fingerprint check comes first
+    // (left auto, the offline index would keep its own embedder: test/embedder-choice.test.ts)
     const env = isolatedEnv(home, {
+      RAGLINE_EMBED_PROVIDER: 'openai',
       RAGLINE_BASE_URL: 'http://127.0.0.1:9/v1',
       RAGLINE_API_KEY: 'sk-unused',
       RAGLINE_EMBED_MODEL: 'other-model',
@@ -291,6 +293,7 @@ describe('incremental ingest', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/built with the embedder offline:/);
     expect(result.stderr).toContain('--reindex');
+    expect(result.stderr).toContain('RAGLINE_EMBED_PROVIDER');
     expect(counts()).toEqual(before);
   });
 });
