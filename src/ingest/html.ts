@@ -8,6 +8,13 @@
 // tables, ...) start a new paragraph (a blank line, so the chunker sees
 // paragraph boundaries) and li, tr, dt, dd and br start a new line; table cells
 // on one row are joined with " | ". h1-h6 are reported as heading marks.
+//
+// Page furniture is dropped too, so that chunks hold the page's content and not
+// its navigation (BOILERPLATE): nav, aside, buttons ("copy"), elements marked
+// role="navigation" (or banner, contentinfo, search), hidden or aria-hidden,
+// tables of contents and sidebars (an id or class such as toc or sidebar),
+// heading permalinks ("#", "¶": an a of class mark, headerlink, anchor...), and
+// the page's own header and footer (those outside article, main and section).
 
 import { Parser } from 'htmlparser2';
 import { lineAt, lineStartsOf } from './chunk.js';
@@ -25,6 +32,31 @@ const PARAGRAPH_BLOCKS = new Set([
 const LINE_BLOCKS = new Set(['li', 'tr', 'dt', 'caption', 'figcaption', 'summary', 'option', 'br']);
 const CELLS = new Set(['td', 'th']);
 const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+
+/** Elements that are page furniture wherever they are. */
+const FURNITURE = new Set(['nav', 'aside', 'button']);
+/** ARIA roles of page furniture. */
+const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
+/** Ids and class names of tables of contents, sidebars and breadcrumbs (Node.js, Sphinx, MkDocs, Docusaurus...). */
+const FURNITURE_NAMES = new Set([
+  'toc', 'gtoc', 'table-of-contents', 'toctree-wrapper', 'sidebar', 'sphinxsidebar', 'md-sidebar', 'breadcrumb', 'breadcrumbs',
+  'skip-to-content', 'skip-link', 'skip-nav',
+]);
+/** Classes of heading permalinks ("#", "¶"). */
+const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink']);
+/** Elements inside which a header or footer belongs to the content, not to the page. */
+const CONTENT_CONTAINERS = new Set(['article', 'main', 'section']);
+
+/** Whether an element is page furniture, not content (see the module header). */
+function isFurniture(name: string, attributes: Record<string, string>, inContent: boolean): boolean {
+  if (FURNITURE.has(name)) return true;
+  if ((name === 'header' || name === 'footer') && !inContent) return true;
+  if (attributes.hidden !== undefined || attributes['aria-hidden'] === 'true') return true;
+  if (attributes.role !== undefined && FURNITURE_ROLES.has(attributes.role.trim().toLowerCase())) return true;
+  const names = [attributes.id ?? '', ...(attributes.class ?? '').split(/\s+/)].map((n) => n.toLowerCase());
+  if (names.some((n) => FURNITURE_NAMES.has(n))) return true;
+  return name === 'a' && names.some((n) => PERMALINK_CLASSES.has(n));
+}
 
 /** HTML's ASCII whitespace (a no-break space is not collapsed, as in browsers). */
 function isHtmlWs(c: number): boolean {
@@ -47,6 +79,10 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   /** Separator owed before the next word on the current line. */
   let pendingSep = '';
   let droppedDepth = 0;
+  /** Open elements since page furniture began (0: not inside furniture). */
+  let furnitureDepth = 0;
+  /** Open article, main and section elements (and role="main"): a header or footer inside them is content. */
+  const contentStack: boolean[] = [];
   let inHead = false;
   let titleDepth = 0;
   let titleWords: string[] | undefined;
@@ -99,12 +135,24 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
 
   const parser: Parser = new Parser(
     {
-      onopentag(name) {
+      onopentag(name, attributes) {
         if (name === 'head') {
           inHead = true;
           return;
         }
         if (inHead && (name === 'body' || !HEAD_CONTENT.has(name))) inHead = false;
+        if (furnitureDepth > 0) {
+          furnitureDepth++;
+          return;
+        }
+        const inContent = contentStack.some(Boolean);
+        if (!inHead && isFurniture(name, attributes, inContent)) {
+          furnitureDepth = 1;
+          // Furniture still separates what comes before it from what comes after.
+          requestBreak(2);
+          return;
+        }
+        contentStack.push(CONTENT_CONTAINERS.has(name) || attributes.role === 'main');
         if (DROPPED.has(name)) {
           droppedDepth++;
           return;
@@ -131,6 +179,11 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           inHead = false;
           return;
         }
+        if (furnitureDepth > 0) {
+          furnitureDepth--;
+          return;
+        }
+        contentStack.pop();
         if (DROPPED.has(name)) {
           if (droppedDepth > 0) droppedDepth--;
           return;
@@ -146,7 +199,7 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
         else if (LINE_BLOCKS.has(name) && name !== 'br') requestBreak(1);
       },
       ontext(data) {
-        if (droppedDepth > 0 || (inHead && titleDepth === 0)) return;
+        if (droppedDepth > 0 || furnitureDepth > 0 || (inHead && titleDepth === 0)) return;
         const base = parser.startIndex;
         if (preDepth > 0) {
           preText(data, base);

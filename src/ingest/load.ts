@@ -104,7 +104,12 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
   const extension = extensionOf(path);
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
-    const headings = extension === 'rst' ? rstHeadings(withLineFeeds(text)) : asciidocHeadings(withLineFeeds(text));
+    if (extension === 'rst') {
+      // Directives and roles read as what they show, line for line (citations keep the file's lines).
+      const { rstToPlain } = await import('./rst.js');
+      unit.text = rstToPlain(withLineFeeds(text));
+    }
+    const headings = extension === 'rst' ? rstHeadings(unit.text) : asciidocHeadings(withLineFeeds(text));
     if (headings.length > 0) unit.headings = headings;
   }
   return { kind, title, units: [unit], invalidUtf8 };

@@ -1,0 +1,84 @@
+// reStructuredText markup out of the indexed text, its content kept: what a reader
+// of the rendered page sees. Directives become their words (`.. versionadded:: 3.13`
+// reads "New in version 3.13.", `.. note::` reads "Note:", `.. variable:: NAME`
+// reads "NAME"), or nothing when they only load or lay out (`code-block`,
+// `include`, `toctree`, `index`...), their option lines (`:maxdepth: 2`) go, and
+// so do link targets (`.. _name:`). Interpreted text roles keep their text
+// (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>`` reads
+// "title"). Line for line: the result has exactly the lines of the source, so
+// chunks still cite the file's own lines. Pure; linear in the text.
+
+/** Directives whose whole line is layout or loading, not content. */
+const SILENT = new Set([
+  'code-block', 'code', 'sourcecode', 'parsed-literal', 'literalinclude', 'include', 'toctree', 'contents', 'index',
+  'raw', 'only', 'image', 'figure', 'highlight', 'highlightlang', 'csv-table', 'list-table', 'table', 'container',
+  'sectnum', 'default-role', 'role', 'meta', 'cssclass', 'class', 'tabularcolumns', 'autosummary', 'currentmodule',
+  'module', 'moduleauthor', 'sectionauthor', 'codeauthor',
+]);
+/** Admonitions and the word they are shown with. */
+const ADMONITIONS: Record<string, string> = {
+  note: 'Note', warning: 'Warning', tip: 'Tip', important: 'Important', caution: 'Caution', attention: 'Attention',
+  danger: 'Danger', error: 'Error', hint: 'Hint', seealso: 'See also', todo: 'To do',
+};
+const VERSIONS: Record<string, string> = {
+  versionadded: 'New in version',
+  versionchanged: 'Changed in version',
+  deprecated: 'Deprecated since version',
+  versionremoved: 'Removed in version',
+};
+
+const DIRECTIVE = /^(\s*)\.\.[ \t]+([A-Za-z][\w.:+-]*?)::(?:[ \t]+(.*?))?[ \t]*$/;
+const TARGET = /^\s*\.\.[ \t]+_[^:]*:.*$|^\s*__[ \t]+\S.*$/;
+const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|[^|]+\|[ \t]+[\w-]+::(?:[ \t]+(.*?))?[ \t]*$/;
+const OPTION = /^\s+:[\w-]+:(?:\s.*)?$/;
+/** `:role:`text``, `:domain:role:`text`` (the role name has no spaces; the text no backquote). */
+const ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`\n]+)`(?!`)/g;
+
+/** What a role shows: the title of `title <target>`, without a leading `~` or `!`. */
+function roleText(inner: string): string {
+  const titled = /^(.*\S)\s+<[^<>]+>$/s.exec(inner);
+  const text = titled ? titled[1]! : inner;
+  return text.replace(/^[~!]/, '');
+}
+
+function directiveLine(indent: string, name: string, argument: string | undefined): string {
+  const arg = argument?.trim() ?? '';
+  const lower = name.toLowerCase();
+  const version = VERSIONS[lower];
+  if (version) {
+    const [number = '', ...rest] = arg.split(/\s+/);
+    return `${indent}${version} ${number}${rest.length ? `: ${rest.join(' ')}` : '.'}`.trimEnd();
+  }
+  const admonition = ADMONITIONS[lower];
+  if (admonition) return `${indent}${admonition}:${arg ? ` ${arg}` : ''}`;
+  if (SILENT.has(lower)) return '';
+  return arg ? indent + arg : ''; // an object or a titled block: its name or title is content
+}
+
+/** The text with reStructuredText directives and roles replaced by what they show, line for line. */
+export function rstToPlain(text: string): string {
+  const lines = text.split('\n');
+  let inOptions = false;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const cr = raw.endsWith('\r') ? '\r' : '';
+    let line = cr ? raw.slice(0, -1) : raw;
+    if (inOptions && OPTION.test(line)) {
+      lines[i] = cr;
+      continue;
+    }
+    inOptions = false;
+    const substitution = SUBSTITUTION.exec(line);
+    const directive = substitution ? undefined : DIRECTIVE.exec(line);
+    if (substitution) line = substitution[2] ? substitution[1] + substitution[2] : '';
+    else if (directive) {
+      line = directiveLine(directive[1]!, directive[2]!, directive[3]);
+      inOptions = true;
+    } else if (TARGET.test(line)) line = '';
+    else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
+    else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
+    if (line.includes(':`')) line = line.replace(ROLE, (_match, before: string, inner: string) => before + roleText(inner));
+    lines[i] = line + cr;
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,127 @@
+// What ingest keeps of real documentation pages (fixtures/pages, saved unchanged):
+// the content, not the page furniture (navigation sidebar, page header, table of
+// contents, "copy" buttons, "#" permalinks), and reStructuredText's directives and
+// roles read as what they show. In process on the loaders, then end to end through
+// the built CLI (build first: npx tsc -p .) on the stored chunks.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { htmlToUnit } from '../src/ingest/html.js';
+import { rstToPlain } from '../src/ingest/rst.js';
+import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+const PAGES = path.join(ROOT, 'fixtures', 'pages');
+const nodePage = fs.readFileSync(path.join(PAGES, 'nodejs-synopsis.html'), 'utf8');
+const cmakePage = fs.readFileSync(path.join(PAGES, 'cmake-target_link_options.rst'), 'utf8');
+/** The sidebar's module list, the header, the table of contents and the buttons of the Node.js page. */
+const FURNITURE = ['Assertion testing', 'Worker threads', 'Zlib', 'Table of contents', 'Toggle dark mode', 'Skip to content', 'Node.js v20.20.2 documentation', 'View on single page', 'Edit on GitHub'];
+
+describe('HTML page furniture', () => {
+  const { unit, title } = htmlToUnit(nodePage);
+
+  it('drops the sidebar, the page header, the table of contents, copy buttons and # permalinks', () => {
+    for (const furniture of FURNITURE) expect(unit.text).not.toContain(furniture);
+    expect(unit.text).not.toMatch(/(^|\s)copy$/m); // the buttons after each code block
+    expect(unit.text).not.toMatch(/#$/m); // the permalinks after each heading
+  });
+
+  it('keeps the content: headings, paragraphs and code, with the source line of each', () => {
+    expect(title).toBe('Usage and example | Node.js v20.20.2 Documentation');
+    expect(unit.headings?.map((h) => [h.level, h.text])).toEqual([
+      [2, 'Usage and example'],
+      [3, 'Usage'],
+      [3, 'Example'],
+    ]);
+    expect(unit.text).toContain('Please see the Command-line options document for more information.');
+    expect(unit.text).toContain("res.end('Hello, World!\\n');");
+    const lines = unit.text.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('Please see the'));
+    expect(unit.sourceLines?.[at]).toBe(nodePage.split('\n').findIndex((line) => line.startsWith('<p>Please see the')) + 1);
+  });
+
+  it('keeps an article’s own header and footer, and text around the furniture stays apart', () => {
+    const page = `<body><header>Site name</header><nav><a href="/">Home</a></nav>
+<main><article><header><h1>Release notes</h1><p>Published in May</p></header><p>Intro<button>copy</button></p>
+<footer>Written by the docs team</footer></article></main><footer>© Example</footer></body>`;
+    const { unit: small } = htmlToUnit(page);
+    expect(small.text).toBe('Release notes\n\nPublished in May\n\nIntro\n\nWritten by the docs team');
+  });
+});
+
+describe('reStructuredText directives and roles', () => {
+  const plain = rstToPlain(cmakePage);
+
+  it('keeps what they show and drops the markup, line for line', () => {
+    expect(plain.split('\n')).toHaveLength(cmakePage.split('\n').length);
+    expect(plain).not.toMatch(/^\s*\.\. /m);
+    expect(plain).not.toMatch(/:(command|prop_tgt|prop_dir|ref|manual):`/);
+    expect(plain).toContain('New in version 3.13.');
+    expect(plain).toContain('add_executable or add_library and must not be an\nALIAS target.');
+    expect(plain).toContain('see the STATIC_LIBRARY_OPTIONS target property.');
+    expect(plain).toMatch(/^Note:$/m);
+    expect(plain).toContain('See the cmake-generator-expressions(7)');
+    expect(plain).toContain('  target_link_options(<target> [BEFORE]'); // the code block's content stays
+  });
+
+  it('reads other directives, options, targets and substitutions as they show', () => {
+    const source = [
+      '.. _my-target:',
+      '.. toctree::',
+      '   :maxdepth: 2',
+      '',
+      '.. variable:: CMAKE_<LANG>_FLAGS',
+      '.. deprecated:: 3.0 Use the other one.',
+      '.. |ver| replace:: 3.25',
+      'Use :variable:`CMAKE_<LANG>_FLAGS` and :py:func:`~pkg.mod.run` as follows::',
+      '.. warning:: Mind the gap.',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      '',
+      '',
+      '',
+      '',
+      'CMAKE_<LANG>_FLAGS',
+      'Deprecated since version 3.0: Use the other one.',
+      '3.25',
+      'Use CMAKE_<LANG>_FLAGS and pkg.mod.run as follows:',
+      'Warning: Mind the gap.',
+    ]);
+  });
+});
+
+describe('ingest of the saved pages', () => {
+  let home: string;
+  const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
+
+  beforeAll(async () => {
+    home = tempDir('ragline-pages-');
+    const result = await runCli(['ingest', PAGES], { env: isolatedEnv(home) });
+    expect(result.code, result.stderr).toBe(0);
+  });
+  afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it('stores chunks without furniture or markup, citing the files’ own lines', () => {
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const chunks = db
+        .prepare('SELECT d.path, c.text, c.start_line AS startLine, c.heading FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY d.path, c.ordinal')
+        .all() as { path: string; text: string; startLine: number; heading: string }[];
+      const node = chunks.filter((c) => c.path === 'nodejs-synopsis.html');
+      const cmake = chunks.filter((c) => c.path === 'cmake-target_link_options.rst');
+      expect(node.length).toBeGreaterThan(0);
+      expect(cmake.length).toBeGreaterThan(0);
+      for (const chunk of node) for (const furniture of FURNITURE) expect(chunk.text).not.toContain(furniture);
+      // The first chunk of the page is its content: the page title (line 7, <title>) then the first section.
+      expect(node[0]!.startLine).toBe(nodePage.split('\n').findIndex((line) => line.includes('<title>')) + 1);
+      expect(node[0]!.text).toMatch(/^Usage and example \| Node\.js v20\.20\.2 Documentation\n\nUsage and example(\n|$)/);
+      expect(node.map((c) => c.text).join('\n')).toContain('Please see the Command-line options document');
+      for (const chunk of cmake) expect(chunk.text).not.toMatch(/\.\. (versionadded|note|code-block|include)::|:prop_tgt:`/);
+      expect(cmake.map((c) => c.text).join('\n')).toContain('New in version 3.13.');
+      expect(cmake[0]!.heading).toBe('target_link_options');
+    } finally {
+      db.close();
+    }
+  });
+});
