@@ -241,6 +241,44 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     }
   });
 
+  it('answers wrap at the terminal width; Tab completes slash commands; /edit asks what the editor saved', async () => {
+    const editor = path.join(home, 'fake-editor.sh');
+    // An editor that writes a two-line question into the file it is given.
+    fs.writeFileSync(editor, `#!/bin/sh\nprintf 'How do I create\\nan API key?\\n' > "$1"\n`, { mode: 0o755 });
+    const pty = spawnRaglineInPty(['chat', '--new', 'pty-narrow'], { env: { ...env, EDITOR: editor, VISUAL: '' }, cols: 60 });
+    sessions.push(pty);
+    await pty.expect(PROMPT);
+
+    // Tab: "/his" completes to "/history".
+    pty.type('/his' + KEY.tab);
+    await pty.expect('/history');
+    pty.type(KEY.enter);
+    await pty.expect('No turns yet in this session.');
+    await pty.expect(PROMPT);
+
+    pty.type('/edit' + KEY.enter);
+    await pty.expect('› How do I create an API key?'); // echoed on one line
+    await pty.expect('Extractive answer');
+    const answer = await pty.expect(/\n› /); // the answer, its citations, the next prompt
+    const answerLines = answer.split('\n').filter((line) => line.trim() !== '');
+    expect(answerLines.length).toBeGreaterThan(3);
+    for (const line of answerLines) expect(line.length, line).toBeLessThanOrEqual(60);
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-narrow saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const question = db
+        .prepare(`SELECT t.question FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-narrow'`)
+        .pluck()
+        .get();
+      expect(question).toBe('How do I create\nan API key?');
+    } finally {
+      db.close();
+    }
+  });
+
   it('Ctrl-C while an answer streams stops it, keeps the turn with the partial answer, and the REPL goes on', async () => {
     const server = await startOpenAIServer();
     try {

@@ -146,4 +146,15 @@ describe('ask and piped chat for scripts and transcripts', () => {
     const json = await runCli(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
     expect(json.stdout.split('\n').filter(Boolean).every((line) => line.startsWith('{'))).toBe(true);
   });
+
+  it('chat --json gives each retrieved chunk its location, as search --json does', async () => {
+    const chat = await runCli(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
+    expect(chat.code, chat.stderr).toBe(0);
+    const retrieval = chat.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'retrieval');
+    const search = JSON.parse((await runCli(['search', '--json', 'How do I rotate an API key?'], { env })).stdout);
+    expect(retrieval.chunks.length).toBeGreaterThan(0);
+    for (const chunk of retrieval.chunks) expect(chunk.location).toBe(`${chunk.documentPath}:${chunk.startLine}-${chunk.endLine}`);
+    expect(retrieval.chunks[0].location).toBe(search.results[0].location);
+    expect(retrieval.chunks[0].location).toMatch(/^keys\.md:\d+-\d+$/);
+  });
 });

@@ -5,7 +5,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { RewritePolicy } from '../config/index.js';
 import { runTurn, type TurnContext } from '../chat/turn.js';
 import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
-import { Retriever } from '../retrieve/search.js';
+import { formatLocation, Retriever } from '../retrieve/search.js';
 import { createRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import { embedderConfig } from './context.js';
@@ -42,11 +42,17 @@ export async function runTurnWithOutput(
   output: Output,
   settings: TurnSettings,
 ): Promise<{ status: string; chunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[] }> {
-  const view = new TurnView(output, { showChunks: true, quiet: settings.quiet });
+  // Answers wrap at the terminal's width; piped output is left as it comes.
+  const wrapWidth = output.isTTY && process.stdout.columns ? process.stdout.columns - 1 : undefined;
+  const view = new TurnView(output, { showChunks: true, quiet: settings.quiet, wrapWidth });
   let status = 'failed';
   let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];
   for await (const event of runTurn(context, question, { signal: settings.signal, k: settings.k, rewritePolicy: settings.rewritePolicy })) {
-    if (settings.json) output.write(toJson(event) + '\n');
+    if (settings.json) {
+      // Retrieved chunks carry their `path:lines` location, as in `search --json`.
+      const printed = event.type === 'retrieval' ? { ...event, chunks: event.chunks.map((chunk) => ({ ...chunk, location: formatLocation(chunk) })) } : event;
+      output.write(toJson(printed) + '\n');
+    }
     else view.render(event);
     if (event.type === 'retrieval') chunks = event.chunks;
     if (event.type === 'done') status = event.status;

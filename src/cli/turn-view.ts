@@ -6,6 +6,7 @@ import type { TurnEvent } from '../chat/events.js';
 import { sanitizeForTerminal, oneLine } from '../util/sanitize.js';
 import type { Output } from './output.js';
 import { chunkLine } from './render.js';
+import { StreamWrapper } from './wrap.js';
 
 export function rewriteLine(
   event: { question: string; standaloneQuery: string; decision: string; reason: string },
@@ -21,11 +22,13 @@ export function rewriteLine(
 /** Renders events as they arrive; returns the text of the last retrieval so /show can print chunks. */
 export class TurnView {
   private streamed = false;
+  /** Wraps the answer at the terminal's width (a TTY only). */
+  private wrapper?: StreamWrapper;
 
   constructor(
     private readonly output: Output,
     /** showChunks: the retrieval table; quiet: the answer and its citations only (no rewrite line, no chunks). */
-    private readonly options: { showChunks: boolean; quiet?: boolean } = { showChunks: true },
+    private readonly options: { showChunks: boolean; quiet?: boolean; wrapWidth?: number } = { showChunks: true },
   ) {}
 
   render(event: TurnEvent): void {
@@ -34,6 +37,7 @@ export class TurnView {
     switch (event.type) {
       case 'start':
         this.streamed = false;
+        this.wrapper = this.options.wrapWidth && this.options.wrapWidth > 20 ? new StreamWrapper(this.options.wrapWidth, (text) => output.write(text)) : undefined;
         return;
       case 'rewrite':
         if (this.options.quiet) return;
@@ -49,20 +53,32 @@ export class TurnView {
       }
       case 'token':
         // Model output is untrusted too (it may echo document text).
-        output.write(sanitizeForTerminal(event.text));
+        if (this.wrapper) this.wrapper.push(sanitizeForTerminal(event.text));
+        else output.write(sanitizeForTerminal(event.text));
         this.streamed = true;
         return;
       case 'error':
+        this.wrapper?.flush();
         if (this.streamed) output.out();
         this.streamed = false;
         output.err(`${output.errColor.red('error:')} ${event.message}`);
         if (event.hint) output.err(output.errColor.dim(event.hint));
         return;
       case 'done': {
+        this.wrapper?.flush();
         if (this.streamed) output.out();
         if (event.status === 'interrupted') output.out(color.yellow('(answer interrupted; the turn is kept)'));
         if (event.citations.length > 0) {
-          output.out(color.dim(event.citations.map((c) => `[${c.n}] ${oneLine(c.location, 120)}`).join('  ')));
+          // One line, or on a terminal as many as its width needs, never cutting an entry.
+          const entries = event.citations.map((c) => `[${c.n}] ${oneLine(c.location, 120)}`);
+          const width = this.options.wrapWidth ?? Infinity;
+          const lines: string[] = [];
+          for (const entry of entries) {
+            const last = lines.length - 1;
+            if (last >= 0 && lines[last]!.length + 2 + entry.length <= width) lines[last] += `  ${entry}`;
+            else lines.push(entry);
+          }
+          for (const line of lines) output.out(color.dim(line));
         }
         output.out();
         return;

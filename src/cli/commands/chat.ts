@@ -2,6 +2,10 @@
 // All conversation logic lives in src/chat; this file reads lines, handles
 // slash commands and Ctrl-C, and renders the turn's events.
 
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import type { RewritePolicy, ResolvedConfig } from '../../config/index.js';
@@ -45,8 +49,19 @@ const HELP = `Commands:
   /good [N...]        retrieved chunks N of the last turn were relevant (no N: the ones the answer cited)
   /bad                nothing the last turn retrieved was useful
   /expect DOCUMENT    a document the last question should have found
+  /edit [text]        write the question in $VISUAL or $EDITOR, then ask it
   /quit               leave (also Ctrl-D, or Ctrl-C on an empty line)
-Ctrl-C while an answer streams stops it; the turn is kept.`;
+Ctrl-C while an answer streams stops it; the turn is kept. Tab completes commands.`;
+
+/** The slash commands, as /help lists them: what Tab completes. */
+const SLASH_COMMANDS = [...HELP.matchAll(/^ {2}(\/[a-z]+)/gm)].map((match) => match[1]!);
+
+/** readline's completer: a line that starts a slash command completes to the commands it could be. */
+export function completeSlashCommand(line: string): [string[], string] {
+  if (!line.startsWith('/') || /\s/.test(line)) return [[], line];
+  const hits = SLASH_COMMANDS.filter((command) => command.startsWith(line));
+  return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
+}
 
 export function registerChat(program: Command): void {
   program
@@ -210,9 +225,14 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
   const context = await createTurnContext(settings, db, session.id);
   for (;;) {
-    const line = await readQuestion({ history: inputHistory, prompt: color.bold('› ') });
+    const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand });
     if (line === null) break;
-    const question = line.trim();
+    let question = line.trim();
+    if (question === '/edit' || question.startsWith('/edit ')) {
+      // A long question, written in the user's editor; asked as it is when saved non-empty.
+      question = editQuestion(question.slice('/edit'.length).trim(), output);
+      if (question) output.out(`${color.bold('›')} ${oneLine(question, 500)}`);
+    }
     if (!question) continue;
     if (question.startsWith('/')) {
       try {
@@ -249,6 +269,32 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
   }
   if (state.planned) output.out(color.dim('No question asked: nothing saved.'));
   else output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
+}
+
+/**
+ * Opens $VISUAL or $EDITOR (else vi) on a temporary file holding `initial`, waits
+ * for it, and returns what was saved, trimmed; empty when nothing was written or
+ * the editor failed (said on stderr). The file is removed.
+ */
+function editQuestion(initial: string, output: Output): string {
+  const editor = process.env.VISUAL?.trim() || process.env.EDITOR?.trim() || 'vi';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-edit-'));
+  const file = path.join(dir, 'question.md');
+  try {
+    fs.writeFileSync(file, initial ? `${initial}\n` : '', { mode: 0o600 });
+    // Through the shell: EDITOR may carry arguments ("code --wait").
+    const run = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit' });
+    if (run.error || run.status !== 0) {
+      output.err(`${output.errColor.red('error:')} the editor (${editor}) ${run.error ? `could not start: ${run.error.message}` : `exited with ${run.status ?? run.signal}`}; nothing was asked.`);
+      output.err(output.errColor.dim('Set VISUAL or EDITOR to an editor that waits until you close the file, e.g. EDITOR=nano.'));
+      return '';
+    }
+    const text = fs.readFileSync(file, 'utf8').trim();
+    if (!text) output.out(output.color.dim('(empty: nothing asked)'));
+    return text;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Handles a slash command; returns true when the REPL should end. */
@@ -352,6 +398,9 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
     case 'bad':
     case 'expect':
       judgeLastTurn(name, arg, state.session.id, db, output);
+      return false;
+    case 'edit':
+      output.err('/edit opens an editor: it works in the REPL on a terminal.');
       return false;
     default:
       output.err(`Unknown command /${name}. Type /help for the list.`);
