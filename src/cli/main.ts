@@ -3,8 +3,8 @@
 
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { UserError, EXIT_FAILURE } from '../util/errors.js';
 import { createOutput } from './output.js';
+import { reportError } from './report-error.js';
 
 // commander is CommonJS: required as such, it is not first scanned for named
 // exports as an ES import of it would be (a few ms of every start).
@@ -89,66 +89,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    process.exitCode = reportError(err, output);
-  }
-}
-
-/** SQLite failures in the middle of a command, in words (the file was opened fine). */
-function sqliteRuntimeError(err: unknown): UserError | undefined {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  if (code.startsWith('SQLITE_FULL')) {
-    return new UserError('The disk holding the database is full; the last write was rolled back and nothing is half-written.', {
-      hint: 'Free some space and run the same command again: it continues where it stopped.',
-      cause: err,
-    });
-  }
-  if (code.startsWith('SQLITE_READONLY')) {
-    return new UserError('The database became read-only during the command; the last write was rolled back.', {
-      hint: 'Check the permissions of the database file and its folder, then run the command again.',
-      cause: err,
-    });
-  }
-  if (code.startsWith('SQLITE_IOERR')) {
-    return new UserError(`The disk reported an I/O error (${code}); the last write was rolled back.`, {
-      hint: 'Check the disk (space, permissions, health) and run the command again.',
-      cause: err,
-    });
-  }
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new UserError('The database stayed locked by another ragline process for too long.', {
-      hint: 'Wait for the other command to finish and run this one again.',
-      cause: err,
-    });
-  }
-  if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
-    return new UserError('The database file is corrupted.', {
-      hint: 'Run `ragline doctor`; keep a copy of the file, then rebuild it with `ragline ingest <folder>` into a new --db.',
-      cause: err,
-    });
-  }
-  return undefined;
-}
-
-function reportError(caught: unknown, output: ReturnType<typeof createOutput>): number {
-  const err = sqliteRuntimeError(caught) ?? caught;
-  if (err instanceof CommanderError) {
     // commander has printed its message already; help and version exit 0
-    return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? 0 : 2;
+    else process.exitCode = reportError(err, output);
   }
-  if (process.env.RAGLINE_DEBUG) {
-    output.err(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    if (err instanceof Error && err.cause) output.err(`cause: ${String((err.cause as Error).stack ?? err.cause)}`);
-  }
-  if (err instanceof UserError) {
-    output.err(output.errColor.red('error: ') + err.message);
-    if (err.hint) output.err(output.errColor.dim(err.hint));
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  output.err(output.errColor.red('error: ') + message);
-  if (!process.env.RAGLINE_DEBUG) output.err(output.errColor.dim('Set RAGLINE_DEBUG=1 to see the stack trace.'));
-  return EXIT_FAILURE;
 }
 
 await main(process.argv);

@@ -27,6 +27,9 @@ import(workerData.url).then(({ OfflineEmbedder }) => {
 });
 `;
 
+/** How long close() waits for the worker thread to stop. */
+const CLOSE_TIMEOUT_MS = 2000;
+
 export class ThreadedOfflineEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
@@ -57,11 +60,29 @@ export class ThreadedOfflineEmbedder implements Embedder {
     });
   }
 
-  /** Stops the worker; a later call starts a new one. */
-  async close(): Promise<void> {
+  /**
+   * Stops the worker; a later call starts a new one. Batches still out are
+   * rejected. Bounded: it settles within `timeoutMs` even if the thread does not
+   * stop, and a timer keeps the process alive until then. (A batch that came
+   * back while the worker was stopping once unref'd it: the event loop emptied
+   * before the exit event, and Node quit with code 13 before any error was printed.)
+   */
+  async close(timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    worker.removeAllListeners('message');
+    const stopped = new Error('The embedder was closed.');
+    for (const job of this.pending.values()) job.reject(stopped);
+    this.pending.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    try {
+      await Promise.race([worker.terminate().then(() => undefined, () => undefined), bound]);
+    } finally {
+      clearTimeout(timer);
+      worker.unref(); // a thread that never stopped does not hold the process either
+    }
   }
 
   private start(WorkerThread: typeof Worker): Worker | undefined {

@@ -8,6 +8,7 @@ import { createEmbedder } from '../../providers/index.js';
 import { UserError } from '../../util/errors.js';
 import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
+import { reportError } from '../report-error.js';
 
 interface IngestFlags {
   include?: string[];
@@ -109,6 +110,10 @@ Examples:
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
           process.exitCode = 130;
         }
+      } catch (err) {
+        // Said before the embedder is closed: whatever closing does, the user has the message.
+        progress.clear();
+        process.exitCode = reportError(err, output);
       } finally {
         progress.clear();
         process.off('SIGINT', onSigint);

@@ -1,0 +1,61 @@
+// The one place where an error becomes what the user reads and an exit code:
+// a UserError as its message and hint, SQLite failures in words, anything else
+// as its message (with the stack when RAGLINE_DEBUG is set).
+
+import { UserError, EXIT_FAILURE } from '../util/errors.js';
+import type { Output } from './output.js';
+
+/** SQLite failures in the middle of a command, in words (the file was opened fine). */
+function sqliteRuntimeError(err: unknown): UserError | undefined {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  if (code.startsWith('SQLITE_FULL')) {
+    return new UserError('The disk holding the database is full; the last write was rolled back and nothing is half-written.', {
+      hint: 'Free some space and run the same command again: it continues where it stopped.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new UserError('The database became read-only during the command; the last write was rolled back.', {
+      hint: 'Check the permissions of the database file and its folder, then run the command again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_IOERR')) {
+    return new UserError(`The disk reported an I/O error (${code}); the last write was rolled back.`, {
+      hint: 'Check the disk (space, permissions, health) and run the command again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new UserError('The database stayed locked by another ragline process for too long.', {
+      hint: 'Wait for the other command to finish and run this one again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB')) {
+    return new UserError('The database file is corrupted.', {
+      hint: 'Run `ragline doctor`; keep a copy of the file, then rebuild it with `ragline ingest <folder>` into a new --db.',
+      cause: err,
+    });
+  }
+  return undefined;
+}
+
+/** Prints what went wrong (and, with RAGLINE_DEBUG, the stack) and returns the exit code. */
+export function reportError(caught: unknown, output: Output): number {
+  const err = sqliteRuntimeError(caught) ?? caught;
+  if (process.env.RAGLINE_DEBUG) {
+    output.err(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    if (err instanceof Error && err.cause) output.err(`cause: ${String((err.cause as Error).stack ?? err.cause)}`);
+  }
+  if (err instanceof UserError) {
+    output.err(output.errColor.red('error: ') + err.message);
+    if (err.hint) output.err(output.errColor.dim(err.hint));
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  output.err(output.errColor.red('error: ') + message);
+  if (!process.env.RAGLINE_DEBUG) output.err(output.errColor.dim('Set RAGLINE_DEBUG=1 to see the stack trace.'));
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,54 @@
+// Ingest failing while the embedder still has a batch out on its worker thread:
+// the error is printed and the exit code is meaningful. Before, the batch that
+// came back while the worker was being stopped let the event loop empty, and
+// Node quit with code 13 and no message at all.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { BIN, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+let home: string;
+beforeEach(() => {
+  home = tempDir();
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+test('the writer throwing with an embedding batch in flight prints the error and exits 1, never 13', async () => {
+  const env = isolatedEnv(home);
+  const dbFile = path.join(home, 'r.db');
+  const docs = path.join(home, 'docs');
+  fs.mkdirSync(docs);
+  fs.writeFileSync(path.join(docs, 'first.md'), '# First\n\nThe first document.\n');
+  const made = await runCli(['--db', dbFile, 'ingest', docs], { env });
+  expect(made.code, made.stderr).toBe(0);
+  // Enough new chunks for several groups of 512, so the first write happens while
+  // the next group is being embedded on the worker.
+  for (let i = 0; i < 200; i++) {
+    const sections = Array.from({ length: 8 }, (_, s) => `## Part ${s}\n\n${`Section ${s} of file ${i} on widget-${(i * 7 + s) % 31}. `.repeat(30)}\n`);
+    fs.writeFileSync(path.join(docs, `f${i}.md`), `# File ${i}\n\n${sections.join('\n')}`);
+  }
+
+  // Another "ingest" (this test process, alive) takes the lock in a transaction it
+  // commits only after the ingest below has checked for one at its start: the
+  // ingest then meets the lock at its first write, with a batch on the worker.
+  const holder = new Database(dbFile);
+  holder.pragma('busy_timeout = 10000');
+  holder.exec('BEGIN IMMEDIATE');
+  holder
+    .prepare("INSERT INTO meta (key, value) VALUES ('ingest.lock', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    .run(JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+  const child = spawn(process.execPath, [BIN, '--db', dbFile, 'ingest', docs], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  holder.exec('COMMIT');
+  holder.close();
+
+  const code = await done;
+  expect(stderr).toMatch(new RegExp(`^error: Another ingest \\(pid ${process.pid}, started [^)]+\\) is writing to this database\\.$`, 'm'));
+  expect(code, stderr).toBe(1);
+}, 60_000);
