@@ -130,6 +130,117 @@ describe('what is at the database path', () => {
   });
 });
 
+describe("files that are not ragline's, or that it refuses, are never written", () => {
+  const COMMANDS = [['stats'], ['ingest', FIXTURE_DOCS], ['search', 'webhooks'], ['sessions', 'list']];
+  const sideFiles = (file: string) => ['-wal', '-shm', '-journal'].filter((suffix) => fs.existsSync(file + suffix));
+
+  test("another program's SQLite file is refused with what was found in it, and its bytes are unchanged", async () => {
+    const file = path.join(home, 'other.sqlite');
+    const other = new Database(file);
+    other.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me');");
+    other.close();
+    const before = sha(file);
+    for (const args of COMMANDS) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`error: ${file} is another program's SQLite database (table notes), not a ragline database. It was left untouched.`);
+    }
+    expect(sha(file)).toBe(before);
+    expect(sideFiles(file)).toEqual([]);
+  });
+
+  test('a foreign file with its own meta table (and an application id) is refused, not half-migrated or switched to WAL', async () => {
+    const file = path.join(home, 'app.db');
+    const other = new Database(file);
+    other.exec("PRAGMA application_id = 1234; CREATE TABLE meta (k TEXT, v TEXT); CREATE TABLE things (id INTEGER);");
+    other.close();
+    const before = sha(file);
+    for (const args of COMMANDS) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain('(tables meta, things, application id 0x000004d2), not a ragline database. It was left untouched.');
+    }
+    expect(sha(file)).toBe(before);
+    expect(sideFiles(file)).toEqual([]);
+  });
+
+  test('a database made by ragline carries its application id; one made before the mark is recognised by its tables and marked', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const read = () => {
+      const db = new Database(defaultDb(), { readonly: true });
+      try {
+        return db.pragma('application_id', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    expect(read()).toBe(0x52674c6e);
+    const db = new Database(defaultDb());
+    db.pragma('application_id = 0');
+    db.close();
+    const again = await runCli(['ingest', FIXTURE_DOCS], { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(read()).toBe(0x52674c6e);
+  });
+
+  test('a newer-schema database in rollback-journal mode is refused before the switch to WAL: bytes unchanged', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(defaultDb());
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const header = fs.readFileSync(defaultDb()).subarray(18, 20);
+    expect([...header]).toEqual([1, 1]); // rollback journal
+    const before = sha(defaultDb());
+    for (const args of COMMANDS) {
+      const result = await runCli(args, { env: env() });
+      expect(result.code, args[0]).toBe(2);
+      expect(result.stderr).toContain(`written by a newer ragline (schema ${SCHEMA_VERSION + 1}`);
+    }
+    expect(sha(defaultDb())).toBe(before);
+    expect(sideFiles(defaultDb())).toEqual([]);
+  });
+
+  test('a database whose schema page is corrupted is refused as corrupted before any write: bytes unchanged', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(defaultDb());
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const bytes = fs.readFileSync(defaultDb());
+    bytes.fill(0xa5, 100 + 8, 4096); // page 1 past the header: sqlite_master's cells
+    fs.writeFileSync(defaultDb(), bytes);
+    const before = sha(defaultDb());
+    for (const args of COMMANDS) {
+      const result = await runCli(args, { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`error: ${defaultDb()} is corrupted or not a ragline database. It was left untouched.`);
+    }
+    expect(sha(defaultDb())).toBe(before);
+    expect(sideFiles(defaultDb())).toEqual([]);
+  });
+
+  test('a small database damaged past its first pages is refused by ingest and search before any write: bytes unchanged', async () => {
+    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(defaultDb());
+    db.pragma('journal_mode = DELETE');
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    // a leaf page of the chunks table, well past the schema
+    const page = db.prepare("SELECT max(pageno) FROM dbstat WHERE name = 'chunks' AND pagetype = 'leaf'").pluck().get() as number;
+    db.close();
+    const bytes = fs.readFileSync(defaultDb());
+    bytes.fill(0xa5, (page - 1) * pageSize, page * pageSize);
+    fs.writeFileSync(defaultDb(), bytes);
+    const before = sha(defaultDb());
+    for (const args of [['ingest', FIXTURE_DOCS, '--checksum'], ['search', 'webhooks'], ['sessions', 'list']]) {
+      const result = await runCli(args, { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`error: ${defaultDb()} is corrupted or not a ragline database. It was left untouched.`);
+    }
+    expect(sha(defaultDb())).toBe(before);
+    expect(sideFiles(defaultDb())).toEqual([]);
+  });
+});
+
 describe('two ingests on one database', () => {
   const ANOTHER = /^error: Another ingest \(pid \d+, started [^)]+\) is writing to this database\.$/m;
 

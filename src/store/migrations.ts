@@ -179,14 +179,19 @@ export const MIGRATIONS: Migration[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
-export function migrate(db: Database.Database, options: { readonly: boolean }): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
+/** Refuses a database written by a newer ragline (a read: called before anything is written). */
+export function assertKnownSchema(userVersion: number): void {
+  if (userVersion > SCHEMA_VERSION) {
     throw new UserError(
-      `This database was written by a newer ragline (schema ${current}; this build knows up to ${SCHEMA_VERSION}).`,
+      `This database was written by a newer ragline (schema ${userVersion}; this build knows up to ${SCHEMA_VERSION}).`,
       { hint: 'Upgrade ragline (npm install -g ragline@latest), or use another --db.', exitCode: 2 },
     );
   }
+}
+
+export function migrate(db: Database.Database, options: { readonly: boolean }): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  assertKnownSchema(current);
   if (current === SCHEMA_VERSION) return;
   if (options.readonly) {
     throw new UserError(`This database needs an upgrade (schema ${current} -> ${SCHEMA_VERSION}) and was opened read-only.`, {
