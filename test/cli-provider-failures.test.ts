@@ -118,6 +118,20 @@ describe('ingest against a failing server', () => {
     expectKeyNowhere(result);
   });
 
+  it('401 with RAGLINE_DEBUG=1: the stacks and causes are printed, the echoed key is not', async () => {
+    server.queueFailure({
+      route: 'embeddings',
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${API_KEY}`, code: 'invalid_api_key' } },
+    });
+    const result = await ingest(remoteEnv({ RAGLINE_DEBUG: '1' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cause: '); // the debug output is there
+    expect(result.stderr).toContain('Incorrect API key provided: [redacted]');
+    expect(result.stderr).toContain(`error: The server at ${server.baseURL} rejected the API key (401).`);
+    expectKeyNowhere(result);
+  });
+
   it('404: names the unknown model and the base URL, and says how to pick another', async () => {
     server.queueFailure({ route: 'embeddings', status: 404 });
     const result = await ingest(remoteEnv({ RAGLINE_EMBED_MODEL: 'no-such-model' }));

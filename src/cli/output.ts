@@ -1,6 +1,8 @@
 // Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
 // on stderr, and JSON for scripts.
 
+import { redactSecrets } from '../util/secrets.js';
+
 /** The styles the CLI writes with; each returns its text as it is when there is no colour. */
 export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta', (text: string) => string>;
 
@@ -59,10 +61,10 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     errColor: colorsFor(stderr),
     isTTY: Boolean(stdout.isTTY),
     errIsTTY: Boolean(stderr.isTTY),
-    out: (line = '') => void stdout.write(line + '\n'),
-    write: (text) => void stdout.write(text),
-    err: (line = '') => void stderr.write(line + '\n'),
-    json: (value) => void stdout.write(toJson(value, 2) + '\n'),
+    out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
+    write: (text) => void stdout.write(redactSecrets(text)),
+    err: (line = '') => void stderr.write(redactSecrets(line) + '\n'),
+    json: (value) => void stdout.write(redactSecrets(toJson(value, 2)) + '\n'),
   };
 }
 

@@ -3,6 +3,7 @@
 // as its message (with the stack when RAGLINE_DEBUG is set).
 
 import { UserError, EXIT_FAILURE } from '../util/errors.js';
+import { redactSecrets, registerSecret } from '../util/secrets.js';
 import type { Output } from './output.js';
 
 /** SQLite failures in the middle of a command, in words (the file was opened fine). */
@@ -45,9 +46,16 @@ function sqliteRuntimeError(err: unknown): UserError | undefined {
 /** Prints what went wrong (and, with RAGLINE_DEBUG, the stack) and returns the exit code. */
 export function reportError(caught: unknown, output: Output): number {
   const err = sqliteRuntimeError(caught) ?? caught;
+  // The key may not have been resolved yet when the failure came early.
+  registerSecret(process.env.RAGLINE_API_KEY);
+  registerSecret(process.env.OPENAI_API_KEY);
   if (process.env.RAGLINE_DEBUG) {
-    output.err(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    if (err instanceof Error && err.cause) output.err(`cause: ${String((err.cause as Error).stack ?? err.cause)}`);
+    // Stacks and causes carry the server's own words, which may echo the key.
+    output.err(redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err)));
+    for (let cause = err instanceof Error ? err.cause : undefined, depth = 0; cause !== undefined && depth < 5; depth++) {
+      output.err(redactSecrets(`cause: ${String((cause as Error)?.stack ?? cause)}`));
+      cause = cause instanceof Error ? cause.cause : undefined;
+    }
   }
   if (err instanceof UserError) {
     output.err(output.errColor.red('error: ') + err.message);

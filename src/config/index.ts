@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UserError } from '../util/errors.js';
+import { registerSecret } from '../util/secrets.js';
 
 export type RewritePolicy = 'auto' | 'always' | 'never';
 export type ProviderChoice = 'auto' | 'offline' | 'openai';
@@ -320,6 +321,7 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
   const config = {} as Record<string, unknown>;
   for (const [key, value] of Object.entries(values)) setPath(config, key, value);
   const resolved = config as unknown as Config;
+  registerSecret(resolved.apiKey);
   if (resolved.chunk.overlap >= resolved.chunk.size) {
     throw new UserError(`chunk.overlap (${resolved.chunk.overlap}) must be smaller than chunk.size (${resolved.chunk.size}).`, { exitCode: 2 });
   }
