@@ -1,6 +1,7 @@
 // Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
 // on stderr, and JSON for scripts.
 
+import { jsonSafe } from '../util/sanitize.js';
 import { redactSecrets } from '../util/secrets.js';
 
 /** The styles the CLI writes with; each returns its text as it is when there is no colour. */
@@ -104,11 +105,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-// Characters that are valid inside JSON strings but act on a terminal when the
-// JSON is printed: escapes, other controls, bidi overrides, zero-width marks.
-const TERMINAL_ACTIVE = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]/g;
-
 /** JSON.stringify, with terminal-active characters written as \u escapes (still the same JSON value). */
 export function toJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(TERMINAL_ACTIVE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return jsonSafe(JSON.stringify(value, null, indent));
 }

@@ -1,7 +1,10 @@
-// Document text is untrusted. Before it reaches a terminal it loses every
-// escape sequence (ANSI/CSI, OSC such as "set title"), other control
-// characters and bidirectional overrides, so a document cannot recolour,
-// retitle or hide text in the user's terminal.
+// Everything shown that came from outside the program is untrusted: document
+// text, file and folder names, paths, model ids, server messages, session names.
+// Before it reaches a terminal it loses every escape sequence (ANSI/CSI, OSC
+// such as "set title"), other control characters and bidirectional overrides,
+// so it cannot recolour, retitle or hide text in the user's terminal. This is
+// the one place that defines what is safe: `sanitizeForTerminal` for text,
+// `oneLine` for names and messages, `jsonSafe` for JSON that may be printed.
 
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other ESC-introduced sequences, C1 CSI/OSC.
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
@@ -16,8 +19,21 @@ export function sanitizeForTerminal(text: string): string {
   return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(CONTROLS, '').replace(INVISIBLE, '');
 }
 
-/** One line of safe text: whitespace runs collapsed, cut to `max` characters with an ellipsis. */
-export function oneLine(text: string, max: number): string {
+/**
+ * One line of safe text: whitespace runs (newlines in a file name too) collapsed,
+ * cut to `max` characters with an ellipsis. For names, paths, ids and messages.
+ */
+export function oneLine(text: string, max = Infinity): string {
   const flat = sanitizeForTerminal(text).replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - 1)).trimEnd() + '…';
+}
+
+// Characters that are valid inside JSON strings but act on a terminal when the
+// JSON is printed: escapes, other controls, bidi overrides, zero-width marks.
+// (JSON.stringify already writes C0 controls, ESC included, as \u escapes.)
+const TERMINAL_ACTIVE = /[\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\u061c\ufeff]/g;
+
+/** JSON text with terminal-active characters written as \u escapes: the same JSON value, safe to print. */
+export function jsonSafe(json: string): string {
+  return json.replace(TERMINAL_ACTIVE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -354,7 +354,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
         output.err(state.lastChunks.length ? `Give a chunk number from 1 to ${state.lastChunks.length}.` : 'No chunks retrieved yet in this session.');
         return false;
       }
-      output.out(color.cyan(formatLocation(chunk)) + (chunk.heading ? '  ' + color.bold(oneLine(chunk.heading, 80)) : ''));
+      output.out(color.cyan(oneLine(formatLocation(chunk))) + (chunk.heading ? '  ' + color.bold(oneLine(chunk.heading, 80)) : ''));
       output.out(sanitizeForTerminal(chunk.text));
       return false;
     }

@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { UserError } from '../../util/errors.js';
 import { settingsFor } from '../context.js';
 import { createOutput, formatBytes, type Output } from '../output.js';
+import { oneLine as safeLine } from '../../util/sanitize.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -364,8 +365,9 @@ function printReport(checks: Check[], output: Output): void {
   const label: Record<CheckStatus, string> = { ok: color.green('ok  '), warn: color.yellow('warn'), fail: color.red('fail') };
   const width = Math.max(...checks.map((check) => check.id.length));
   for (const check of checks) {
-    output.out(`${label[check.status]}  ${check.id.padEnd(width)}  ${check.message}`);
-    if (check.fix && check.status !== 'ok') output.out(`${' '.repeat(6 + width + 2)}${color.dim('fix: ' + check.fix)}`);
+    // Messages carry model ids, paths and the server's words: shown through the sanitiser.
+    output.out(`${label[check.status]}  ${check.id.padEnd(width)}  ${safeLine(check.message)}`);
+    if (check.fix && check.status !== 'ok') output.out(`${' '.repeat(6 + width + 2)}${color.dim('fix: ' + safeLine(check.fix))}`);
   }
   const failed = checks.filter((check) => check.status === 'fail').length;
   const warned = checks.filter((check) => check.status === 'warn').length;

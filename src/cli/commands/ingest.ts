@@ -9,6 +9,7 @@ import { UserError } from '../../util/errors.js';
 import { embedderConfig, openDb, settingsFor } from '../context.js';
 import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
+import { oneLine } from '../../util/sanitize.js';
 
 interface IngestFlags {
   include?: string[];
@@ -136,7 +137,7 @@ export function skippedLines(summary: IngestSummary): string[] {
     .map(([reason, n]) => {
       const paths = summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [];
       const more = n > paths.length ? ` and ${n - paths.length} more` : '';
-      return `  ${reason}: ${paths.join(', ')}${more}`;
+      return `  ${reason}: ${paths.map((p) => oneLine(p)).join(', ')}${more}`;
     });
 }
 

@@ -25,7 +25,7 @@ import type { Db } from '../../store/db.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor } from '../context.js';
-import { createOutput, type Output } from '../output.js';
+import { createOutput, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
 
@@ -303,7 +303,7 @@ function statusCounts(turns: StoredTurn[]): string {
 function exportJson(db: Db, session: SessionInfo): string {
   const judgments = loadJudgments(db, session.id);
   const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id), judgment: judgments.get(turn.id) ?? null }));
-  return JSON.stringify({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, null, 2) + '\n';
+  return toJson({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, 2) + '\n';
 }
 
 /** The judged turns as eval tasks, one JSON object a line; a session without judged turns is a UserError (exit 2). */
@@ -312,7 +312,7 @@ function exportTasks(db: Db, session: SessionInfo, output: Output): string {
   if (found.unscored.length > 0) {
     output.err(`${found.unscored.length} judged turn(s) name no relevant document and are left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
   }
-  return found.tasks.map((task) => JSON.stringify(task)).join('\n') + '\n';
+  return found.tasks.map((task) => toJson(task)).join('\n') + '\n';
 }
 
 /** A readable transcript. Text is sanitised (it may be printed to a terminal) and kept otherwise as written. */

@@ -7,6 +7,7 @@ import { getFingerprint, getMeta } from '../../store/meta.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, formatBytes } from '../output.js';
+import { oneLine } from '../../util/sanitize.js';
 
 export function registerStats(program: Command): void {
   program
@@ -41,7 +42,8 @@ export function registerStats(program: Command): void {
         };
         if (flags.json) return output.json(stats);
         const { color } = output;
-        const row = (label: string, value: string) => output.out(`${color.dim(label.padEnd(12))} ${value}`);
+        // Paths and the embedder id come from outside: shown through the sanitiser.
+        const row = (label: string, value: string) => output.out(`${color.dim(label.padEnd(12))} ${oneLine(value)}`);
         row('database', `${file} (${formatBytes(size)}, schema ${SCHEMA_VERSION})`);
         row('documents', String(counts.documents));
         row('chunks', String(counts.chunks));
