@@ -210,7 +210,10 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     // embedder on a worker thread (or a remote one) the two overlap.
     let embedding: (InFlight & { files: PendingFile[] }) | undefined;
     const write = async (group: NonNullable<typeof embedding>) => {
-      const vectors = await group.vectors;
+      // Ctrl-C does not wait for a group still being embedded (a large file can
+      // take seconds): it is left for the next run. One whose vectors are there is written.
+      const vectors = await unlessAborted(group.vectors, options.signal);
+      if (vectors === ABORTED) return;
       lockForWriting();
       // One transaction per group of files, each file inside it in its own
       // savepoint: a crash loses at most the group being written, never leaves
@@ -277,13 +280,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
       const at = stored.indexOf(file.relative);
       const previousId = at === undefined ? undefined : stored.ids[at]!;
-      let bytes: Buffer;
-      try {
-        bytes = fs.readFileSync(file.absolute);
-      } catch {
-        skip('unreadable', file.relative);
+      const read = readRegularFile(file.absolute, options.maxFileBytes);
+      if (typeof read === 'string') {
+        skip(read, file.relative);
         continue;
       }
+      const bytes = read;
       // A new file is hashed once it is known to be written: one that is skipped
       // (empty, binary) needs no hash.
       let contentHash: string | undefined;
@@ -346,7 +348,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     }
     if (options.signal?.aborted) {
       summary.interrupted = true;
-      // The group already handed to the embedder is written if its vectors arrive.
+      // The group already handed to the embedder is written if its vectors are there.
       if (embedding) await write(embedding).catch(() => {});
     } else {
       await drain();
@@ -372,6 +374,46 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     return summary;
   } finally {
     releaseLock?.();
+  }
+}
+
+const ABORTED = Symbol('aborted');
+
+/** `promise`'s value, or ABORTED as soon as `signal` fires (a value already there wins). */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal) return promise;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<typeof ABORTED>((resolve) => {
+    if (signal.aborted) resolve(ABORTED);
+    else signal.addEventListener('abort', (onAbort = () => resolve(ABORTED)), { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => onAbort && signal.removeEventListener('abort', onAbort));
+}
+
+/**
+ * The bytes of the file at `absolute` if it is still a regular file, checked on
+ * the opened descriptor: a FIFO or device put in its place after the listing is
+ * opened without blocking (O_NONBLOCK) and never read, so it cannot hang the
+ * ingest (a blocked read would not even let Ctrl-C through).
+ */
+function readRegularFile(absolute: string, maxBytes: number): Buffer | 'unreadable' | 'not-a-file' | 'too-large' {
+  let fd: number;
+  try {
+    fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+  } catch (err) {
+    // A FIFO opened for writing elsewhere, or a socket: not a document either.
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP' ? 'not-a-file' : 'unreadable';
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return 'not-a-file';
+    if (stat.size > maxBytes) return 'too-large';
+    return fs.readFileSync(fd);
+  } catch {
+    return 'unreadable';
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -25,6 +25,8 @@ export type SkipReason =
   | 'too-large'
   | 'binary'
   | 'unreadable'
+  /** A FIFO, socket or device: reading it could block forever or never end. */
+  | 'not-a-file'
   | 'broken-symlink'
   | 'symlink-loop'
   | 'parse-error'
@@ -166,7 +168,6 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           kept.push({ name, folder: absolute });
           continue;
         }
-        if (!isFile) continue; // sockets, fifos, devices
         if (name.startsWith('.')) continue;
         if (ignored(relative, false)) {
           kept.push({ name, skip: 'gitignored' });
@@ -174,6 +175,10 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         }
         if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
           kept.push({ name, skip: 'excluded' });
+          continue;
+        }
+        if (!isFile) {
+          kept.push({ name, skip: 'not-a-file' }); // FIFOs, sockets, devices
           continue;
         }
         const kind = kindOf(name);
