@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 
@@ -72,5 +73,33 @@ describe('a full disk', () => {
     expect(counts.fts).toBe(counts.chunks);
     expect(counts.vectors).toBe(counts.chunks);
     expect(counts.chunks).toBeGreaterThan(0);
+  });
+
+  test('a full disk where no -shm can be made: says the disk may be full and what to do; the file is left as it was', async (ctx) => {
+    if (!mounted) ctx.skip(why);
+    const env = isolatedEnv(home);
+    const made = path.join(home, 'made.db');
+    expect((await runCli(['--db', made, 'ingest', FIXTURE_DOCS], { env })).code).toBe(0);
+    const size = fs.statSync(made).size;
+    execFileSync('mount', ['-o', `remount,size=${Math.ceil(size / 4096) * 4096 + 64 * 1024}`, mountPoint]);
+    for (const name of fs.readdirSync(mountPoint)) fs.rmSync(path.join(mountPoint, name), { force: true });
+    const dbFile = path.join(mountPoint, 'copy.db');
+    fs.copyFileSync(made, dbFile);
+    try {
+      fs.writeFileSync(path.join(mountPoint, 'filler'), Buffer.alloc(1024 * 1024));
+    } catch {
+      /* ENOSPC: the disk is full now, as wanted */
+    }
+    const sha = () => createHash('sha256').update(fs.readFileSync(dbFile)).digest('hex');
+    const before = sha();
+    for (const args of [['stats'], ['search', 'webhooks'], ['ingest', FIXTURE_DOCS]]) {
+      const result = await runCli(['--db', dbFile, ...args], { env });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(1);
+      expect(result.stderr).toContain(`error: The disk holding ${dbFile} may be full: SQLite could not make room for its copy.db-shm file`);
+      expect(result.stderr).toContain('Free some space on that disk');
+      expect(result.stderr).not.toContain('disk I/O error');
+    }
+    expect(sha()).toBe(before);
+    expect(fs.existsSync(dbFile + '-wal') || fs.existsSync(dbFile + '-shm')).toBe(false);
   });
 });

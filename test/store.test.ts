@@ -120,8 +120,8 @@ describe('what is at the database path', () => {
     const before = sha(defaultDb());
     const result = await runCliUnprivileged(['ingest', FIXTURE_DOCS, '--reindex']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`error: Cannot open ${defaultDb()} for writing (SQLITE_READONLY).`);
-    expect(result.stderr).toContain('Check the file and folder permissions');
+    expect(result.stderr).toContain(`error: ${defaultDb()} is read-only: this command needs to write to it (SQLITE_READONLY).`);
+    expect(result.stderr).toContain(`Make it writable (chmod u+w ${defaultDb()})`);
     expect(result.stderr).not.toContain('RAGLINE_DEBUG');
     expect(sha(defaultDb())).toBe(before);
     const stats = await runCliUnprivileged(['stats', '--json']);
@@ -238,6 +238,75 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     }
     expect(sha(defaultDb())).toBe(before);
     expect(sideFiles(defaultDb())).toEqual([]);
+  });
+});
+
+describe('messages that say what to do', () => {
+  test('a database in a read-only folder (no -shm yet): every command says the folder is read-only and how to fix it; nothing is changed', async () => {
+    const folder = path.join(home, 'ro');
+    const file = path.join(folder, 'r.db');
+    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect(fs.existsSync(file + '-shm')).toBe(false); // the last connection removed its side files
+    fs.chmodSync(folder, 0o555);
+    const before = sha(file);
+    try {
+      for (const args of [['stats'], ['search', 'webhooks'], ['ingest', FIXTURE_DOCS]]) {
+        const result = await runCliUnprivileged(['--db', file, ...args]);
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(1);
+        expect(result.stderr).toContain(`error: The folder ${folder} is read-only, and SQLite needs to create r.db-wal and -shm beside the database, even to read it.`);
+        expect(result.stderr).toContain(`Make the folder writable (chmod u+w ${folder})`);
+        expect(result.stderr).not.toContain('attempt to write a readonly database');
+      }
+    } finally {
+      fs.chmodSync(folder, 0o755);
+    }
+    expect(sha(file)).toBe(before);
+  });
+
+  test('a database its user cannot read: a read-only command says it cannot read it (not "Cannot write")', async () => {
+    const file = path.join(home, 'locked', 'r.db');
+    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    fs.chmodSync(file, 0o000);
+    const result = await runCliUnprivileged(['--db', file, 'stats']);
+    fs.chmodSync(file, 0o600);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: Cannot read the database at ${file}: permission denied.`);
+    expect(result.stderr).not.toContain('Cannot write');
+  });
+
+  test('doctor on a corrupted WAL-mode database reports it and leaves it untouched, with no -wal or -shm beside it', async () => {
+    const file = path.join(home, 'c.db');
+    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect(fs.existsSync(file + '-wal')).toBe(false);
+    const bytes = fs.readFileSync(file);
+    expect(bytes[18]).toBe(2); // WAL mode
+    bytes.fill(0xa5, 108, 4096); // the schema's cells on page 1
+    fs.writeFileSync(file, bytes);
+    const before = sha(file);
+    for (const args of [['doctor'], ['stats'], ['ingest', FIXTURE_DOCS]]) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(`${result.stdout}${result.stderr}`, args[0]).toContain('is corrupted or not a ragline database. It was left untouched.');
+      expect(sha(file)).toBe(before);
+      expect(['-wal', '-shm'].filter((suffix) => fs.existsSync(file + suffix)), args[0]).toEqual([]);
+    }
+  });
+
+  test('sessions export -o writes a file only its owner can read, whatever the umask', async () => {
+    const db = path.join(home, 'e.db');
+    expect((await runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await runCli(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
+    const out = path.join(home, 'export.md');
+    const result = await new Promise<number | null>((resolve) => {
+      const child = spawn('/bin/sh', ['-c', `umask 000; exec "${process.execPath}" "${BIN}" --db "${db}" sessions export last -o "${out}"`], {
+        env: env(),
+        cwd: ROOT,
+        stdio: 'ignore',
+      });
+      child.on('close', resolve);
+    });
+    expect(result).toBe(0);
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(out, 'utf8')).toContain('how do webhooks work?');
   });
 });
 

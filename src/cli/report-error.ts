@@ -24,6 +24,12 @@ function sqliteRuntimeError(err: unknown): UserError | undefined {
     });
   }
   if (code.startsWith('SQLITE_IOERR')) {
+    if (code.startsWith('SQLITE_IOERR_SHM')) {
+      return new UserError(`The disk holding the database may be full (${code}); the last write was rolled back.`, {
+        hint: 'Free some space on that disk (df -h shows it) and run the same command again: it continues where it stopped.',
+        cause: err,
+      });
+    }
     return new UserError(`The disk reported an I/O error (${code}); the last write was rolled back.`, {
       hint: 'Check the disk (space, permissions, health) and run the command again.',
       cause: err,

@@ -59,17 +59,21 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
         fs.closeSync(fs.openSync(file, 'wx', 0o600));
       } catch (err) {
         // Another ragline process created it a moment ago: open theirs.
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(err, file);
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(err, file, 'create');
         existed = true;
         checkIsSqlite(file);
       }
     }
   }
 
+  // Opening a WAL-mode file creates its -wal and -shm; a file that is refused gets
+  // back to how it was found (see leaveAsFound).
+  const sideFilesBefore = inMemory ? undefined : sideFiles(file);
   let db: Db;
   try {
     db = new Database(file, { readonly: options.readonly ?? false, fileMustExist: !inMemory, nativeBinding: nativeBinding() });
   } catch (err) {
+    if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
     throw sqliteOpenError(err, file);
   }
   try {
@@ -91,6 +95,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     if (!options.readonly && !owned.stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
   } catch (err) {
     db.close();
+    if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
     if (err instanceof UserError) throw err;
     throw sqliteOpenError(err, file);
   }
@@ -172,12 +177,33 @@ function quickCheckIfSmall(db: Db, file: string): void {
   }
 }
 
+function sideFiles(file: string): { wal: boolean; shm: boolean } {
+  return { wal: fs.existsSync(file + '-wal'), shm: fs.existsSync(file + '-shm') };
+}
+
+/**
+ * Removes the -wal and -shm that opening a refused file created: only when both
+ * are new and the -wal is empty (nothing was written to it), so no other
+ * connection can have been using them.
+ */
+function leaveAsFound(file: string, before: { wal: boolean; shm: boolean }): void {
+  if (before.wal || before.shm) return;
+  try {
+    const wal = fs.statSync(file + '-wal', { throwIfNoEntry: false });
+    if (wal && wal.size > 0) return;
+    fs.rmSync(file + '-wal', { force: true });
+    fs.rmSync(file + '-shm', { force: true });
+  } catch {
+    /* what cannot be removed stays; the file itself was not written */
+  }
+}
+
 function checkIsSqlite(file: string): void {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
   } catch (err) {
-    throw fsError(err, file);
+    throw fsError(err, file, 'read');
   }
   if (stat.isDirectory()) {
     throw new UserError(`${file} is a folder, not a database file.`, {
@@ -192,7 +218,7 @@ function checkIsSqlite(file: string): void {
     fd = fs.openSync(file, 'r');
     fs.readSync(fd, header, 0, 16, 0);
   } catch (err) {
-    throw fsError(err, file);
+    throw fsError(err, file, 'read');
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
@@ -204,10 +230,16 @@ function checkIsSqlite(file: string): void {
   }
 }
 
-function fsError(err: unknown, file: string): UserError {
+function fsError(err: unknown, file: string, action: 'create' | 'read'): UserError {
   const code = (err as NodeJS.ErrnoException).code;
+  if (action === 'read' && (code === 'EACCES' || code === 'EPERM')) {
+    return new UserError(`Cannot read the database at ${file}: permission denied.`, {
+      hint: `Check the permissions of the file and its folders (ls -l ${file}), or run ragline as the user who owns it.`,
+      cause: err,
+    });
+  }
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new UserError(`Cannot write the database at ${file}: permission denied.`, {
+    return new UserError(`Cannot create the database at ${file}: ${code === 'EROFS' ? 'the file system is read-only' : 'permission denied'}.`, {
       hint: 'Choose a writable location with --db or RAGLINE_DB.',
       cause: err,
     });
@@ -216,6 +248,25 @@ function fsError(err: unknown, file: string): UserError {
     return new UserError(`The disk holding ${file} is full.`, { hint: 'Free some space and run the command again.', cause: err });
   }
   return new UserError(`Cannot open ${file}: ${(err as Error).message}`, { cause: err });
+}
+
+function writable(target: string): boolean {
+  try {
+    fs.accessSync(target, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the disk holding `file` has (next to) no room left. */
+export function diskFull(file: string): boolean {
+  try {
+    const stats = fs.statfsSync(path.dirname(path.resolve(file)));
+    return stats.bavail * stats.bsize < 64 * 1024;
+  } catch {
+    return false;
+  }
 }
 
 /** Turns SQLite's open-time failures into sentences a person can act on. */
@@ -229,13 +280,35 @@ export function sqliteOpenError(err: unknown, file: string): UserError {
       cause: err,
     });
   }
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') {
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_PERM')) {
+    const folder = path.dirname(path.resolve(file));
+    if (code === 'SQLITE_READONLY_DIRECTORY' || (!writable(folder) && !fs.existsSync(file + '-shm'))) {
+      return new UserError(
+        `The folder ${folder} is read-only, and SQLite needs to create ${path.basename(file)}-wal and -shm beside the database, even to read it.`,
+        {
+          hint: `Make the folder writable (chmod u+w ${folder}), or copy the database to a writable folder and point --db at the copy.`,
+          cause: err,
+        },
+      );
+    }
+    if (!writable(file)) {
+      return new UserError(`${file} is read-only: this command needs to write to it (${code}).`, {
+        hint: `Make it writable (chmod u+w ${file}), or copy it somewhere writable and point --db at the copy; commands that only read (stats, search, sessions) work as it is.`,
+        cause: err,
+      });
+    }
     return new UserError(`Cannot open ${file} for writing (${code}).`, {
       hint: 'Check the file and folder permissions, or choose another location with --db.',
       cause: err,
     });
   }
-  if (code === 'SQLITE_FULL') {
+  if (code.startsWith('SQLITE_IOERR') && (code.startsWith('SQLITE_IOERR_SHM') || diskFull(file))) {
+    return new UserError(`The disk holding ${file} may be full: SQLite could not make room for its ${path.basename(file)}-shm file (${code}).`, {
+      hint: 'Free some space on that disk (df -h shows it), then run the command again.',
+      cause: err,
+    });
+  }
+  if (code.startsWith('SQLITE_FULL')) {
     return new UserError(`The disk holding ${file} is full.`, { hint: 'Free some space and run the command again.', cause: err });
   }
   if (code === 'SQLITE_BUSY') {

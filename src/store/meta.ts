@@ -94,7 +94,7 @@ export function acquireIngestLock(db: Db): () => void {
     take.immediate();
   } catch (err) {
     // The first write of an ingest: a write-protected file fails here, not at open.
-    if ((err as { code?: string }).code === 'SQLITE_READONLY') throw sqliteOpenError(err, db.name);
+    if (String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw sqliteOpenError(err, db.name);
     throw err;
   }
   return () => {

@@ -181,7 +181,9 @@ Examples:
         const text = format === 'json' ? exportJson(db, session) : format === 'tasks' ? exportTasks(db, session, output) : exportMarkdown(db, session);
         if (flags.output) {
           try {
-            fs.writeFileSync(flags.output, text);
+            // It holds the conversation: readable by its owner only, whatever the umask.
+            fs.writeFileSync(flags.output, text, { mode: 0o600 });
+            fs.chmodSync(flags.output, 0o600); // an existing file keeps its mode otherwise
           } catch (err) {
             throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
           }
