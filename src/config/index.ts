@@ -71,21 +71,27 @@ interface Setting {
 }
 
 const text: Parser = (raw) => raw.trim();
-const positiveInt: Parser = (raw, where) => {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new UserError(`${where} must be a positive whole number, got "${raw}".`, { exitCode: 2 });
-  return value;
-};
-const nonNegativeInt: Parser = (raw, where) => {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new UserError(`${where} must be a whole number of 0 or more, got "${raw}".`, { exitCode: 2 });
-  return value;
-};
-const nonNegativeNumber: Parser = (raw, where) => {
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new UserError(`${where} must be a number of 0 or more, got "${raw}".`, { exitCode: 2 });
-  return value;
-};
+/** A whole number within [min, max]; the message names the flag, variable or file setting it came from. */
+const wholeNumber =
+  (min: number, max: number): Parser =>
+  (raw, where) => {
+    const value = raw.trim() === '' ? NaN : Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new UserError(`${where} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}".`, { exitCode: 2 });
+    }
+    return value;
+  };
+const numberIn =
+  (min: number, max: number): Parser =>
+  (raw, where) => {
+    const value = raw.trim() === '' ? NaN : Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) throw new UserError(`${where} must be a number from ${min} to ${max}, got "${raw}".`, { exitCode: 2 });
+    return value;
+  };
+/** The longest delay a Node timer takes; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Most chunks one question may retrieve (sqlite-vec refuses KNN queries above 4096). */
+export const MAX_K = 1000;
 const oneOf =
   (...choices: string[]): Parser =>
   (raw, where) => {
@@ -170,21 +176,21 @@ const SETTINGS: Setting[] = [
   { key: 'models.chat', env: ['RAGLINE_CHAT_MODEL'], parse: text },
   { key: 'models.rewrite', env: ['RAGLINE_REWRITE_MODEL'], parse: text, fallback: (c) => c['models.chat'] },
   { key: 'models.embedding', env: ['RAGLINE_EMBED_MODEL'], parse: text },
-  { key: 'embedding.dimensions', env: ['RAGLINE_EMBED_DIMENSIONS'], parse: positiveInt },
-  { key: 'embedding.batchSize', env: ['RAGLINE_EMBED_BATCH'], parse: positiveInt },
-  { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: positiveInt },
-  { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: positiveInt },
-  { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: nonNegativeInt },
-  { key: 'chunk.size', env: ['RAGLINE_CHUNK_SIZE'], parse: positiveInt },
-  { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: nonNegativeInt },
-  { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: positiveInt },
-  { key: 'retrieval.k', env: ['RAGLINE_K'], parse: positiveInt },
-  { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: nonNegativeNumber },
+  { key: 'embedding.dimensions', env: ['RAGLINE_EMBED_DIMENSIONS'], parse: wholeNumber(1, 8192) },
+  { key: 'embedding.batchSize', env: ['RAGLINE_EMBED_BATCH'], parse: wholeNumber(1, 2048) },
+  { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: wholeNumber(1, 64) },
+  { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: wholeNumber(0, 100) },
+  { key: 'chunk.size', env: ['RAGLINE_CHUNK_SIZE'], parse: wholeNumber(1, 1_000_000) },
+  { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: wholeNumber(0, 1_000_000) },
+  { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: wholeNumber(1, 2 ** 31 - 1) },
+  { key: 'retrieval.k', env: ['RAGLINE_K'], parse: wholeNumber(1, MAX_K) },
+  { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: numberIn(0, 100) },
   { key: 'rewrite.policy', env: ['RAGLINE_REWRITE'], parse: oneOf('auto', 'always', 'never') },
-  { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: positiveInt },
-  { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: positiveInt },
-  { key: 'history.rewriteTurns', env: ['RAGLINE_REWRITE_TURNS'], parse: positiveInt },
-  { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: nonNegativeInt },
+  { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: wholeNumber(1, 10_000_000) },
+  { key: 'history.rewriteTurns', env: ['RAGLINE_REWRITE_TURNS'], parse: wholeNumber(1, 1000) },
+  { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: wholeNumber(0, 1000) },
   { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: duration },
   { key: 'assistant.scope', env: ['RAGLINE_SCOPE'], parse: text },
   { key: 'topics.extractor', env: ['RAGLINE_TOPICS'], parse: oneOf('auto', 'local') },
@@ -217,6 +223,8 @@ export const SETTING_KEYS = SETTINGS.map((s) => s.key);
 export interface ResolveInput {
   /** Flag values by dotted key; undefined means the flag was not given. */
   flags?: Record<string, string | number | undefined>;
+  /** How each flag is spelled on the command line, for messages (default `--<dotted key>`). */
+  flagNames?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
   /** `--config <file>`; when given, the file must exist. */
   configFile?: string;
@@ -287,7 +295,7 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
   for (const setting of SETTINGS) {
     const flag = input.flags?.[setting.key];
     if (flag !== undefined && String(flag).trim() !== '') {
-      values[setting.key] = setting.parse(String(flag), `--${setting.key}`);
+      values[setting.key] = setting.parse(String(flag), input.flagNames?.[setting.key] ?? `--${setting.key}`);
       sources[setting.key] = 'flag';
       continue;
     }

@@ -14,7 +14,7 @@ import { indexCounts, type IndexCounts } from '../../store/documents.js';
 import { embedderMismatchHint, getFingerprint, type IndexFingerprint } from '../../store/meta.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { UserError } from '../../util/errors.js';
-import { settingsFor } from '../context.js';
+import { settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, formatBytes, type Output } from '../output.js';
 import { oneLine as safeLine } from '../../util/sanitize.js';
 
@@ -74,10 +74,7 @@ Examples:
     )
     .action(async (flags: { json?: boolean; timeout: string }, command: Command) => {
       const output = createOutput();
-      const timeoutMs = Number(flags.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-        throw new UserError(`--timeout must be a positive whole number of milliseconds, got "${flags.timeout}".`, { exitCode: 2 });
-      }
+      const timeoutMs = wholeNumberFlag(flags.timeout, '--timeout', 1, 2 ** 31 - 1, 'a whole number of milliseconds');
       const report = await runDoctor(command, timeoutMs);
       const failed = report.checks.some((check) => check.status === 'fail');
       if (flags.json) output.json({ ok: !failed, checks: report.checks, ...report.facts });

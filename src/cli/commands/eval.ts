@@ -11,14 +11,14 @@ import type { Db } from '../../store/db.js';
 import { getSession, requireSession } from '../../store/sessions.js';
 import { sessionsWithJudgments } from '../../store/judgments.js';
 import { retrievalSettingsFor } from '../../chat/turn.js';
-import type { Config } from '../../config/index.js';
+import { MAX_K, type Config } from '../../config/index.js';
 import { ConversationRewriter } from '../../eval/conversation.js';
 import { createEmbedder, createRewriteModel } from '../../providers/index.js';
 import { createRewriter } from '../../rewrite/index.js';
 import { Retriever } from '../../retrieve/search.js';
 import { termShares } from '../../retrieve/term-stats.js';
 import { UserError } from '../../util/errors.js';
-import { embedderConfig, openDb, settingsFor } from '../context.js';
+import { embedderConfig, numberFlag, openDb, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
 
 const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics'] as const;
@@ -84,13 +84,13 @@ Examples:
           tasks = fromSessions.tasks;
         }
         const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config));
-        const maxPerDocument = Number(flags.maxPerDocument);
+        const maxPerDocument = wholeNumberFlag(flags.maxPerDocument, '--max-per-document', 0, MAX_K);
         const variants: EvalVariant[] = [];
         if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
         if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
         // ragline's own rewrite, through the chat's rewriter and gate (the configured
         // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
-        const rawWeightFlag = flags.rawWeight !== undefined ? Number(flags.rawWeight) : settings.config.retrieval.rawWeight;
+        const rawWeightFlag = flags.rawWeight !== undefined ? numberFlag(flags.rawWeight, '--raw-weight', 0, 100) : settings.config.retrieval.rawWeight;
         // `ragline+raw` is what the chat searches; `-notopics` the same without tracked topics.
         const rewriteVariants = [
           ['ragline', settings.config.rewrite.policy],

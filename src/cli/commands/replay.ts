@@ -26,7 +26,7 @@ import { createRewriter } from '../../rewrite/index.js';
 import { requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { embedderConfig, openDb, settingsFor } from '../context.js';
+import { embedderConfig, openDb, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
@@ -104,9 +104,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
 }
 
 function parseTurn(raw: string): number {
-  const turn = Number(raw);
-  if (!Number.isInteger(turn) || turn < 1) throw new UserError(`--turn must be a turn number (1, 2, ...), got "${raw}".`, { exitCode: 2 });
-  return turn;
+  return wholeNumberFlag(raw, '--turn', 1, Number.MAX_SAFE_INTEGER, 'a turn number');
 }
 
 function label(session: SessionInfo): string {

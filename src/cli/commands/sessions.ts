@@ -24,7 +24,7 @@ import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocument
 import type { Db } from '../../store/db.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { openDb, settingsFor } from '../context.js';
+import { openDb, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
@@ -203,8 +203,7 @@ Examples:
     .option('--json', 'print the new session as JSON')
     .action((ref: string, flags: { at: string; name?: string; json?: boolean }, command: Command) =>
       withDb(command, (db, output) => {
-        const at = Number(flags.at);
-        if (!Number.isInteger(at) || at < 1) throw new UserError(`--at must be a turn number (1, 2, ...), got "${flags.at}".`, { exitCode: 2 });
+        const at = wholeNumberFlag(flags.at, '--at', 1, Number.MAX_SAFE_INTEGER, 'a turn number');
         const source = requireSession(db, ref);
         const fork = forkSession(db, source.id, at, flags.name);
         if (flags.json) return output.json(fork);
