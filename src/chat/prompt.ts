@@ -83,9 +83,49 @@ export function formatDocument(chunk: RetrievedChunk, n: number): string {
   return `<document ${attributes.join(' ')}>\n${neutraliseMarkers(chunk.text.trim())}\n</document>`;
 }
 
-/** A document cannot open or close a `<document>` envelope of its own. */
-function neutraliseMarkers(text: string): string {
-  return text.replace(/<(\/?)(documents?)\b/gi, '‹$1$2');
+// Characters that render as nothing and could split a marker so that it is not
+// matched, yet still read as one by a model: zero-width spaces and joiners, bidi
+// controls, the word joiner and invisible operators, the soft hyphen, the
+// combining grapheme joiner, the Mongolian vowel separator, Hangul fillers, BOM.
+const INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]/g;
+
+// "document" with the Latin, Cyrillic and Greek letters that look alike in each place.
+const LOOKALIKE: Record<string, string> = {
+  d: 'dDԁᏧᴅ',
+  o: 'oOоОοΟᴏ',
+  c: 'cCсСϲϹᴄ',
+  u: 'uUսᴜ',
+  m: 'mMмМΜᴍ',
+  e: 'eEеЕΕҽ',
+  n: 'nNոΝ',
+  t: 'tTтТτΤᴛ',
+  s: 'sSѕЅ',
+};
+const DOCUMENT_WORD = [...'document'].map((letter) => `[${LOOKALIKE[letter]}]`).join('') + `[${LOOKALIKE.s}]?`;
+/** `<document`, `</document`, `< /document`, `</ document`, with look-alike letters. */
+const DOCUMENT_MARKER = new RegExp(`<(?=\\s*/?\\s*${DOCUMENT_WORD}(?![\\p{L}\\p{N}_]))`, 'gu');
+/**
+ * Chat-template control tokens that a model's template gives meaning to:
+ * `<|im_start|>`, `<|im_end|>`, `<|eot_id|>`, `<|start_header_id|>` and their kin,
+ * Llama 2's `[INST]`, `[/INST]`, `<<SYS>>`, `<</SYS>>`, `<s>`, `</s>`, and Gemma's
+ * `<start_of_turn>` / `<end_of_turn>`.
+ */
+const TEMPLATE_TOKEN = /<\|[^|<>\n]{0,40}\|>|\[\s*\/?\s*INST\s*\]|<<\s*\/?\s*SYS\s*>>|<\/?s>|<\/?(?:start|end)_of_turn>/gi;
+
+/**
+ * A document cannot open or close a `<document>` envelope of its own, nor speak in
+ * a chat template's control tokens. The text is first put in Unicode NFKC form
+ * (fullwidth `＜` is `<`) with invisible characters removed, so neither can hide
+ * a marker; markers are then defused by turning their angle brackets into
+ * look-alike quotation marks (`‹/document>`, `‹|im_end|›`, `⟦INST⟧`), which a
+ * model reads as text.
+ */
+export function neutraliseMarkers(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(TEMPLATE_TOKEN, (token) => token.replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧'))
+    .replace(DOCUMENT_MARKER, '‹');
 }
 
 function attribute(value: string): string {
