@@ -99,3 +99,43 @@ test('FIFOs that replace files after the listing are skipped and counted, never 
   expect(summary.skippedPaths['not-a-file']).toContain('pipe-at-start.md');
   expect(summary.files.added + notAFile + (summary.files.skipped.unreadable ?? 0)).toBe(FILES + 1);
 }, 60_000);
+
+test('Ctrl-C (the abort signal) does not wait for a group still being embedded: the ingest stops and reports itself interrupted', async () => {
+  const { ingest } = await import('../src/ingest/ingest.js');
+  const { openDatabase } = await import('../src/store/db.js');
+  const docs = path.join(home, 'docs');
+  fs.mkdirSync(docs);
+  for (let i = 0; i < 60; i++) {
+    const sections = Array.from({ length: 30 }, (_, s) => `## Part ${s}\n\n${`Section ${s} of file ${i}. `.repeat(20)}\n`);
+    fs.writeFileSync(path.join(docs, `f${i}.md`), `# File ${i}\n\n${sections.join('\n')}`);
+  }
+  // An embedder that never answers and ignores the signal, as a worker thread busy
+  // with a large group does for a while.
+  const embedCalls: number[] = [];
+  const embedder = {
+    id: 'test:never',
+    dimensions: 8,
+    maxBatch: 10_000,
+    embed: (texts: string[]) => {
+      embedCalls.push(texts.length);
+      return new Promise<Float32Array[]>(() => {});
+    },
+  };
+  const db = openDatabase(':memory:');
+  const controller = new AbortController();
+  try {
+    const run = ingest({ root: docs, db, embedder, chunker: { size: 600, overlap: 0 }, maxFileBytes: 1e7, signal: controller.signal });
+    // Abort once the second group is out, so the first is being waited for.
+    for (let waited = 0; embedCalls.length < 2; waited += 5) {
+      if (waited > 10_000) throw new Error(`only ${embedCalls.length} groups were handed to the embedder`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    controller.abort();
+    const summary = await Promise.race([run, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000))]);
+    expect(summary).not.toBe('hung');
+    expect(summary !== 'hung' && summary.interrupted).toBe(true);
+    expect(summary !== 'hung' && summary.files.added).toBe(0); // nothing half-written
+  } finally {
+    db.close();
+  }
+});
