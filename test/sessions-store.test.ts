@@ -106,6 +106,15 @@ describe('sessions store', () => {
     expect(() => createSession(db, { name: 's-abcdef' })).toThrow(UserError);
   });
 
+  test('refuses names with escapes, controls, line breaks or bidi overrides (they are printed in listings)', () => {
+    for (const name of ['x\u001b]0;PWNED\u0007', 'two\nlines', 'c1\u009b2J', 'rtl\u202eevil', 'zw\u200bj']) {
+      expect(() => createSession(db, { name }), JSON.stringify(name)).toThrow(/cannot contain control characters/);
+    }
+    const session = createSession(db, { name: 'plain' });
+    expect(() => renameSession(db, session.id, 'bad\u0007')).toThrow(UserError);
+    expect(createSession(db, { name: 'Café – notes' }).name).toBe('Café – notes');
+  });
+
   test('the question is stored as a pending turn before anything else', () => {
     const session = createSession(db);
     const turn = startTurn(db, session.id, 'Does it expire?');
