@@ -274,6 +274,26 @@ describe('messages that say what to do', () => {
     expect(result.stderr).not.toContain('Cannot write');
   });
 
+  test('a write-protected database in rollback-journal mode: read-only commands read it, chat says it is read-only; nothing is changed', async () => {
+    const file = path.join(home, 'rb', 'r.db');
+    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    const db = new Database(file);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    fs.chmodSync(file, 0o444);
+    const before = sha(file);
+    const stats = await runCliUnprivileged(['--db', file, 'stats', '--json']);
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(JSON.parse(stats.stdout).documents).toBe(16);
+    const search = await runCliUnprivileged(['--db', file, 'search', 'webhooks']);
+    expect(search.code, search.stderr).toBe(0);
+    const chat = await runCliUnprivileged(['--db', file, 'chat', '--json']);
+    expect(chat.code).toBe(1);
+    expect(chat.stderr).toContain('error: The database is read-only for this user, so this command could not write to it; nothing was changed.');
+    expect(sha(file)).toBe(before);
+    expect([...fs.readFileSync(file).subarray(18, 20)]).toEqual([1, 1]);
+  });
+
   test('doctor on a corrupted WAL-mode database reports it and leaves it untouched, with no -wal or -shm beside it', async () => {
     const file = path.join(home, 'c.db');
     expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);

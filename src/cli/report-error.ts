@@ -18,8 +18,8 @@ function sqliteRuntimeError(err: unknown): UserError | undefined {
     });
   }
   if (code.startsWith('SQLITE_READONLY')) {
-    return new UserError('The database became read-only during the command; the last write was rolled back.', {
-      hint: 'Check the permissions of the database file and its folder, then run the command again.',
+    return new UserError('The database is read-only for this user, so this command could not write to it; nothing was changed.', {
+      hint: 'Make the database file and its folder writable (chmod u+w), or use a copy; commands that only read (stats, search, sessions list/show/export) work as it is.',
       cause: err,
     });
   }

@@ -83,7 +83,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     // to WAL rewrites the header of a rollback-journal file).
     const owned = inMemory ? { ours: true, stamped: false } : checkOwnership(db, file);
     if (!inMemory && !options.readonly) quickCheckIfSmall(db, file);
-    if (!options.readonly) {
+    // A file this user cannot write is read as it is (a command that only reads
+    // works; one that writes is told so at its first write).
+    if (!options.readonly && (inMemory || writable(file))) {
       enableWal(db);
       db.pragma('synchronous = NORMAL');
     }
