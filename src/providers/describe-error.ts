@@ -10,6 +10,7 @@ import {
   APIUserAbortError,
 } from 'openai/error';
 import { UserError } from '../util/errors.js';
+import { redactSecrets, registerSecret } from '../util/secrets.js';
 import { causeCode, retryRecordOf, StreamInterruptedError } from './retry.js';
 
 export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
@@ -193,11 +194,10 @@ function mentionsModel(error: APIError, detail: string | undefined): boolean {
   return error.code === 'model_not_found' || /model/i.test(detail ?? '');
 }
 
+/** The one redaction (src/util/secrets.ts), with this call's key known to it. */
 function scrub(text: string, apiKey: string | undefined): string {
-  let result = text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
-  // Very short keys are placeholders, not secrets; replacing them would mangle the text.
-  if (apiKey && apiKey.length >= 6) result = result.split(apiKey).join('[redacted]');
-  return result;
+  registerSecret(apiKey);
+  return redactSecrets(text);
 }
 
 function scrubUserError(error: UserError, apiKey: string | undefined): UserError {
