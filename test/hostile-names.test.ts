@@ -87,6 +87,21 @@ describe('hostile names through every output path', () => {
     expectClean(result, 'ingest error');
   });
 
+  test("a chat turn shows the server's error message sanitised", async () => {
+    const server: FakeOpenAI = await startOpenAIServer();
+    try {
+      server.queueFailure({ route: 'chat', status: 400, body: { error: { message: 'bad \u001b]0;PWNED\u0007 request \u009b2J \u202eevil' } } });
+      const result = await runCli(['--db', dbFile, 'ask', 'zebra lantern protocol'], {
+        env: isolatedEnv(home, { RAGLINE_BASE_URL: server.baseURL, RAGLINE_MAX_RETRIES: '0' }),
+      });
+      expect(result.stderr).toContain('bad');
+      expect(result.stderr).toContain('request');
+      expectClean(result, 'ask error');
+    } finally {
+      await server.close();
+    }
+  });
+
   test("doctor shows the server's model ids sanitised", async () => {
     const server: FakeOpenAI = await startOpenAIServer({ models: ['good-model', `evil-\u001b]0;PWNED\u0007-\u009b2J-\u202emodel`] });
     try {

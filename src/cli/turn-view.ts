@@ -61,8 +61,9 @@ export class TurnView {
         this.wrapper?.flush();
         if (this.streamed) output.out();
         this.streamed = false;
-        output.err(`${output.errColor.red('error:')} ${event.message}`);
-        if (event.hint) output.err(output.errColor.dim(event.hint));
+        // Messages quote the server's own words: one safe line each.
+        output.err(`${output.errColor.red('error:')} ${oneLine(event.message)}`);
+        if (event.hint) output.err(output.errColor.dim(oneLine(event.hint)));
         return;
       case 'done': {
         this.wrapper?.flush();
