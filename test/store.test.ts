@@ -31,14 +31,14 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 
 /** Runs the CLI as user nobody when we are root (so file permissions apply), else as ourselves. */
-function runCliUnprivileged(args: string[]): Promise<CliResult> {
-  if (!IS_ROOT) return runCli(args, { env: env() });
+function runCliUnprivileged(args: string[], input?: string): Promise<CliResult> {
+  if (!IS_ROOT) return runCli(args, { env: env(), input });
   const chown = (p: string) => {
     fs.lchownSync(p, NOBODY, NOBODY);
     if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) chown(path.join(p, name));
   };
   chown(home);
-  return runCli(args, { env: env(), uid: NOBODY });
+  return runCli(args, { env: env(), uid: NOBODY, input });
 }
 
 function health(file: string) {
@@ -287,7 +287,7 @@ describe('messages that say what to do', () => {
     expect(JSON.parse(stats.stdout).documents).toBe(16);
     const search = await runCliUnprivileged(['--db', file, 'search', 'webhooks']);
     expect(search.code, search.stderr).toBe(0);
-    const chat = await runCliUnprivileged(['--db', file, 'chat', '--json']);
+    const chat = await runCliUnprivileged(['--db', file, 'chat', '--json'], 'how do webhooks work?\n');
     expect(chat.code).toBe(1);
     expect(chat.stderr).toContain('error: The database is read-only for this user, so this command could not write to it; nothing was changed.');
     expect(sha(file)).toBe(before);
