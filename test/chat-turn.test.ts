@@ -422,4 +422,24 @@ describe('offline turns (no language model)', () => {
     expect(row.standaloneQuery?.toLowerCase()).toContain('relay');
     expect(row.topics?.length).toBeGreaterThan(0);
   });
+
+  test('a search-only turn is stored without an answer and counts as conversation for the next turn', async () => {
+    const context = offlineContext(createRewriter(undefined));
+    const events = await collect(runTurn(context, 'How do I install the Relay agent?', { retrieveOnly: true }));
+    expect(events.some((e) => e.type === 'token')).toBe(false);
+    const first = done(events);
+    expect(first).toMatchObject({ status: 'answered', answerKind: 'search', answer: '', citations: [] });
+    const row = getTurn(db, first.turnId)!;
+    expect(row).toMatchObject({ status: 'answered', answerKind: 'search', answer: null });
+    expect(loadTurnChunks(db, first.turnId).length).toBeGreaterThan(0);
+    expect(row.topics?.length).toBeGreaterThan(0);
+
+    const next = await collect(runTurn(context, 'And on Windows?', { retrieveOnly: true }));
+    const rewrite = next.find((e) => e.type === 'rewrite');
+    expect(rewrite).toMatchObject({ decision: 'rewritten' });
+    expect(rewrite?.type === 'rewrite' && rewrite.standaloneQuery.toLowerCase()).toContain('relay');
+    // An answered turn after searches gets no empty assistant messages in its history.
+    const asked = done(await collect(runTurn(context, 'Which ports does it need?')));
+    expect(asked).toMatchObject({ status: 'answered', answerKind: 'extractive' });
+  });
 });

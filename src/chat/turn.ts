@@ -76,6 +76,12 @@ export interface TurnOptions {
   k?: number;
   /** Instead of config.rewrite.policy. */
   rewritePolicy?: RewritePolicy;
+  /**
+   * Stop after retrieval: the turn is stored `answered` with answer kind `search`
+   * and no answer (the chunks are its result). It still counts as conversation
+   * for the turns after it, so a follow-up is rewritten against it.
+   */
+  retrieveOnly?: boolean;
 }
 
 /** The earlier turns this turn sees. */
@@ -102,9 +108,13 @@ function exchangeTokens(turn: StoredTurn): number {
   return estimateTokens(turn.question) + estimateTokens(turn.answer ?? '');
 }
 
-/** Turns that count as conversation: answered or interrupted with text; small talk and failures don't. */
+/** Turns that count as conversation: answered or interrupted with text, and searches; small talk and failures don't. */
 export function isExchange(turn: StoredTurn): boolean {
-  return (turn.status === 'answered' || turn.status === 'interrupted') && !!turn.answer && turn.answerKind !== 'small_talk';
+  return (
+    (turn.status === 'answered' || turn.status === 'interrupted') &&
+    (!!turn.answer || (turn.answerKind === 'search' && turn.status === 'answered')) &&
+    turn.answerKind !== 'small_talk'
+  );
 }
 
 function toConversationTurn(turn: StoredTurn): ConversationTurn {
@@ -267,13 +277,14 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     persisted = true; // set first: a failing write is not attempted twice
     const persistStart = performance.now();
     timings.totalMs = persistStart - started;
+    const exchanged = answerKind === 'search' ? status === 'answered' : (status === 'answered' || status === 'interrupted') && !!answer;
     const nextTopics =
-      (status === 'answered' || status === 'interrupted') && answer && answerKind !== 'small_talk' && standaloneQuery !== undefined
+      exchanged && answerKind !== 'small_talk' && standaloneQuery !== undefined
         ? updateTopics(
             topics,
             // An extractive answer is quoted document text, not a reply: its terms
             // ("ID", command lists) are noise as topics, so only the question counts.
-            { ordinal: turn.ordinal, question, standaloneQuery, answer: answerKind === 'extractive' ? '' : answer },
+            { ordinal: turn.ordinal, question, standaloneQuery, answer: answerKind === 'llm' ? answer : '' },
             modelTopics,
           )
         : topics;
@@ -287,7 +298,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
       rewritePrompt: outcome?.prompt,
       chunks,
       prompt,
-      answer: answer !== '' || status === 'answered' ? answer : undefined,
+      answer: answerKind !== 'search' && (answer !== '' || status === 'answered') ? answer : undefined,
       answerKind: answerKind ?? undefined,
       models,
       settings: { k, rewritePolicy: policy, scope: scope ?? null, history: config.history },
@@ -379,6 +390,10 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     timings.retrieveMs = performance.now() - stage;
     yield { type: 'retrieval', query: standaloneQuery, ...(secondary ? { fusedWith: secondary } : {}), chunks, ms: timings.retrieveMs };
     if (signal?.aborted) return yield* done('interrupted');
+    if (options.retrieveOnly) {
+      answerKind = 'search';
+      return yield* done('answered');
+    }
 
     // (5) Answer.
     stage = performance.now();
@@ -393,7 +408,9 @@ export async function* runTurn(context: TurnContext, question: string, options: 
 
     answerKind = 'llm';
     models.chat = answerModel.id;
-    const answerWindow = config.history.answerTurns > 0 ? history.verbatim.slice(-config.history.answerTurns) : [];
+    // Searches have no answer to show the model; their questions live on in the rewrite.
+    const answered = history.verbatim.filter((t) => t.answerKind !== 'search');
+    const answerWindow = config.history.answerTurns > 0 ? answered.slice(-config.history.answerTurns) : [];
     prompt = buildAnswerMessages({
       question,
       standaloneQuery,

@@ -77,7 +77,7 @@ export const MIGRATIONS: Migration[] = [
           rewrite_decision TEXT,               -- rewritten | skipped | fallback | small_talk
           rewrite_reason   TEXT,
           answer           TEXT,
-          answer_kind      TEXT,               -- llm | extractive | small_talk
+          answer_kind      TEXT,               -- llm | extractive | small_talk | search
           rewrite_model    TEXT,
           chat_model       TEXT,
           embed_model      TEXT,

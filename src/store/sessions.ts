@@ -16,7 +16,8 @@ import { UserError } from '../util/errors.js';
 
 export type TurnStatus = 'pending' | 'answered' | 'interrupted' | 'failed';
 export type FinishedStatus = Exclude<TurnStatus, 'pending'>;
-export type AnswerKind = 'llm' | 'extractive' | 'small_talk';
+/** `search`: a retrieval-only turn (the MCP `search` tool): the chunks are its result, there is no answer. */
+export type AnswerKind = 'llm' | 'extractive' | 'small_talk' | 'search';
 
 export interface SessionInfo {
   /** Short random id, e.g. `s-7f3a2c`. */

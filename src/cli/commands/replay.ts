@@ -167,6 +167,10 @@ function renderTurn(turn: ReplayTurn, output: Output, full: boolean, indexed: (d
 
 function renderAnswer(turn: ReplayTurn, output: Output, full: boolean): void {
   const { color } = output;
+  if (turn.answerKind === 'search' && !turn.answer) {
+    output.out(color.dim('   search only: no answer was asked for'));
+    return;
+  }
   if (!turn.answer) return;
   const kind = [turn.answerKind, turn.models.chat].filter(Boolean).join(', ');
   output.out(color.dim(`   answer${kind ? ` (${oneLine(kind, 80)})` : ''}:`));
