@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   sessions: async () => (await import('./commands/sessions.js')).registerSessions,
   config: async () => (await import('./commands/config.js')).registerConfig,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcp,
 };
 
 /** Global options that take a value, to find the command name in argv. */

@@ -1,0 +1,52 @@
+// `ragline mcp`: serves search, ask, sessions, replay and the indexed documents
+// to an MCP client over stdio (src/mcp). stdout carries protocol messages only;
+// diagnostics go to stderr. The server ends when the client closes its stdin, or
+// on SIGINT/SIGTERM.
+
+import type { Command } from 'commander';
+import { createTurnContext } from '../chat-session.js';
+import { openDb, settingsFor } from '../context.js';
+
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve search, ask, sessions and replay to an MCP client (agents, desktop assistants, editors) over stdio')
+    .option('--session <id|name>', "session of the calls that name none (continued if it exists); default: a new one named after the client")
+    .addHelpText(
+      'after',
+      `
+Add it to an MCP client's configuration, e.g.:
+  { "mcpServers": { "ragline": { "command": "ragline", "args": ["--db", "/path/to/ragline.db", "mcp"] } } }
+
+Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<to>.`,
+    )
+    .action(async (flags: { session?: string }, command: Command) => {
+      const settings = settingsFor(command);
+      const [{ RaglineMcpServer }, { StdioServerTransport }] = await Promise.all([
+        import('../../mcp/server.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]);
+      const log = (line: string) => process.stderr.write(`ragline mcp: ${line}\n`);
+      const server = new RaglineMcpServer({
+        config: settings.config,
+        openDb: () => openDb(settings),
+        createContext: (db) => createTurnContext(settings, db, ''),
+        sessionName: flags.session,
+        version: command.parent?.version() ?? '0.0.0',
+        log,
+      });
+      const ended = new Promise<void>((resolve) => {
+        process.stdin.once('end', resolve);
+        process.stdin.once('close', resolve);
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      const transport = new StdioServerTransport();
+      await server.connect(transport);
+      log(`serving ${settings.config.db} on stdio`);
+      await ended;
+      await server.close();
+      // Background loads and worker threads must not keep the process alive.
+      setTimeout(() => process.exit(process.exitCode ?? 0), 500).unref();
+    });
+}

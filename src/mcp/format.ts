@@ -1,0 +1,194 @@
+// What the MCP tools return: a text an agent reads (content) and the same as JSON
+// (structuredContent). Everything that comes from a document or a stored turn is
+// sanitised as for a terminal: no escape sequences, control characters or bidi
+// overrides reach the client.
+
+import type { Citation, RewriteEvent } from '../chat/events.js';
+import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
+import type { ReplaySession } from '../replay/index.js';
+import { describeIndexState } from '../replay/index.js';
+import type { SessionInfo, SessionListing } from '../store/sessions.js';
+import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
+import { documentUri } from './documents.js';
+
+const clean = (text: string) => sanitizeForTerminal(text);
+
+export interface ChunkResult {
+  rank: number;
+  /** `path:lines` (or `path:p.N` for a PDF page). */
+  location: string;
+  /** Opens the cited lines as an MCP resource. */
+  uri: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+  locator: 'line' | 'page';
+  heading: string;
+  score: number;
+  text: string;
+}
+
+export interface RewriteResult {
+  /** rewritten | skipped | fallback | small_talk */
+  decision: string;
+  reason: string;
+  model?: string;
+}
+
+export function chunkResult(chunk: RetrievedChunk): ChunkResult {
+  const path = clean(chunk.documentPath);
+  return {
+    rank: chunk.rank,
+    location: clean(formatLocation(chunk)),
+    uri: documentUri(chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }),
+    path,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    locator: chunk.locator,
+    heading: clean(chunk.heading),
+    score: Number(chunk.score.toFixed(6)),
+    text: clean(chunk.text),
+  };
+}
+
+export function rewriteResult(event: RewriteEvent | undefined, conversational: boolean): RewriteResult {
+  if (!event) return { decision: 'none', reason: 'the turn ended before the question was rewritten' };
+  const reason = !conversational && event.decision === 'skipped' ? 'no session given: searched as written' : clean(event.reason);
+  return { decision: event.decision, reason, ...(event.model ? { model: clean(event.model) } : {}) };
+}
+
+/** The lines that say which session a turn went to and how to follow up in it. */
+function sessionLine(session: SessionInfo, ordinal: number, conversational: boolean): string {
+  const label = session.name ?? session.id;
+  const follow = conversational ? '' : ` Pass session "${label}" to have follow-ups rewritten against this conversation.`;
+  return `Session "${label}", turn ${ordinal}.${follow}`;
+}
+
+function rewriteLines(question: string, standaloneQuery: string, rewrite: RewriteResult): string[] {
+  if (rewrite.decision === 'small_talk') return [`Not searched: small talk (${rewrite.reason}).`];
+  const lines = [`Searched for: ${oneLine(standaloneQuery, 1000)}`];
+  if (rewrite.decision === 'rewritten' && standaloneQuery !== question) {
+    lines.push(`Rewritten from: ${oneLine(question, 1000)} (${rewrite.reason})`);
+  } else {
+    lines.push(`Not rewritten: ${rewrite.reason}${rewrite.decision === 'fallback' ? ' (the rewriter failed)' : ''}`);
+  }
+  return lines;
+}
+
+function chunkLines(chunks: ChunkResult[], withText: boolean): string[] {
+  if (chunks.length === 0) return ['No chunks matched. If nothing is ingested yet, run `ragline ingest <folder>`.'];
+  const lines = [`${chunks.length} chunk${chunks.length === 1 ? '' : 's'}, best first:`];
+  for (const chunk of chunks) {
+    lines.push('', `[${chunk.rank}] ${chunk.location}${chunk.heading ? ` · ${oneLine(chunk.heading, 200)}` : ''} · score ${chunk.score.toFixed(4)}`);
+    lines.push(`    ${chunk.uri}`);
+    if (withText) lines.push(chunk.text.trim());
+  }
+  return lines;
+}
+
+export interface TurnResult {
+  session: { id: string; name: string | null };
+  turn: number;
+  question: string;
+  standaloneQuery: string;
+  rewrite: RewriteResult;
+  chunks: ChunkResult[];
+}
+
+export function searchText(result: TurnResult, session: SessionInfo, conversational: boolean): string {
+  return [
+    sessionLine(session, result.turn, conversational),
+    ...rewriteLines(result.question, result.standaloneQuery, result.rewrite),
+    '',
+    ...(result.rewrite.decision === 'small_talk' ? [] : chunkLines(result.chunks, true)),
+  ].join('\n');
+}
+
+export interface AskResult extends TurnResult {
+  answer: string;
+  /** llm | extractive | small_talk */
+  answerKind: string | null;
+  citations: (Citation & { uri: string })[];
+}
+
+export function askText(result: AskResult, session: SessionInfo, conversational: boolean): string {
+  const cited = result.citations.map((c) => `[${c.n}] ${c.location}  ${c.uri}`);
+  return [
+    sessionLine(session, result.turn, conversational),
+    ...rewriteLines(result.question, result.standaloneQuery, result.rewrite),
+    '',
+    `Answer (${result.answerKind === 'llm' ? 'from the model' : result.answerKind === 'extractive' ? 'extractive: quoted from the documents, no model configured' : 'small talk'}):`,
+    result.answer.trim(),
+    ...(cited.length ? ['', 'Citations:', ...cited] : []),
+    '',
+    ...(result.rewrite.decision === 'small_talk' ? [] : chunkLines(result.chunks, false)),
+  ].join('\n');
+}
+
+export function sessionsResult(sessions: SessionListing[]) {
+  return sessions.map((s) => ({
+    id: s.id,
+    name: s.name === null ? null : clean(s.name),
+    turns: s.turns,
+    createdAt: s.createdAt,
+    lastActive: s.lastActive,
+    firstQuestion: s.firstQuestion === null ? null : oneLine(s.firstQuestion, 200),
+  }));
+}
+
+export function sessionsText(sessions: ReturnType<typeof sessionsResult>): string {
+  if (sessions.length === 0) return 'No sessions yet. Every search and ask is stored as a turn of a session.';
+  return [
+    `${sessions.length} session${sessions.length === 1 ? '' : 's'}, most recently active first:`,
+    ...sessions.map(
+      (s) => `${s.id}${s.name ? ` "${s.name}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${s.lastActive.slice(0, 19).replace('T', ' ')}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
+    ),
+  ].join('\n');
+}
+
+export function replayResult(replay: ReplaySession) {
+  const { session } = replay;
+  return {
+    session: { id: session.id, name: session.name === null ? null : clean(session.name), createdAt: session.createdAt },
+    turns: replay.turns.map((turn) => ({
+      turn: turn.ordinal,
+      createdAt: turn.createdAt,
+      status: turn.status,
+      question: clean(turn.question),
+      standaloneQuery: turn.standaloneQuery === null ? null : clean(turn.standaloneQuery),
+      rewrite: turn.rewriteDecision === null ? null : { decision: turn.rewriteDecision, reason: clean(turn.rewriteReason ?? '') },
+      answerKind: turn.answerKind,
+      answer: turn.answer === null ? null : clean(turn.answer),
+      error: turn.error === null ? null : clean(turn.error),
+      chunks: turn.chunks.map((chunk) => ({
+        rank: chunk.rank,
+        location: clean(formatLocation(chunk)),
+        uri: documentUri(chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }),
+        heading: clean(chunk.heading),
+        score: Number(chunk.score.toFixed(6)),
+        /** current | document_changed | removed */
+        indexState: chunk.indexState,
+      })),
+    })),
+  };
+}
+
+export function replayText(result: ReturnType<typeof replayResult>): string {
+  const { session } = result;
+  const lines = [`Session ${session.id}${session.name ? ` "${session.name}"` : ''} · ${result.turns.length} turn${result.turns.length === 1 ? '' : 's'}`];
+  for (const turn of result.turns) {
+    lines.push('', `Turn ${turn.turn} · ${turn.status} · ${turn.createdAt.slice(0, 19).replace('T', ' ')}`, `Asked: ${oneLine(turn.question, 1000)}`);
+    if (turn.standaloneQuery !== null && turn.rewrite?.decision !== 'small_talk') {
+      const rewritten = turn.rewrite?.decision === 'rewritten' && turn.standaloneQuery !== turn.question;
+      lines.push(`${rewritten ? 'Rewritten to' : 'Searched as asked'}: ${oneLine(turn.standaloneQuery, 1000)}${turn.rewrite ? ` (${turn.rewrite.decision}: ${oneLine(turn.rewrite.reason, 200)})` : ''}`);
+    }
+    for (const chunk of turn.chunks) {
+      const note = describeIndexState(chunk.indexState);
+      lines.push(`  [${chunk.rank}] ${chunk.location}${chunk.heading ? ` · ${oneLine(chunk.heading, 120)}` : ''} · score ${chunk.score.toFixed(4)}${note ? ` (${note})` : ''}`);
+    }
+    if (turn.answerKind === 'search') lines.push('Search only: no answer was asked for.');
+    else if (turn.answer) lines.push(`Answer (${turn.answerKind ?? 'unknown'}): ${turn.answer.trim()}`);
+    if (turn.error) lines.push(`Error: ${oneLine(turn.error, 500)}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,409 @@
+// `ragline mcp`: the conversational retrieval of `chat` for MCP clients (agents,
+// desktop assistants, editors). Tools `search`, `ask`, `sessions` and `replay`, and
+// the indexed documents as resources (documents.ts). Every search and ask runs the
+// same runTurn as the chat and is stored as a turn of a session, so `ragline replay`
+// shows what a client asked, how it was rewritten and what it got.
+//
+// The database is opened when the server starts (and again at the next call if it
+// was missing then); the in-memory vector and keyword copies load in the
+// background meanwhile, and searches are answered from SQLite until they are ready.
+// What a client can fix (an empty query, an unknown session, a missing database or
+// one built with another embedder) comes back as a tool error it can read; the
+// server keeps serving. Calls that write turns run one at a time.
+
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../chat/events.js';
+import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
+import type { Config } from '../config/index.js';
+import { loadReplay } from '../replay/index.js';
+import { warmKeywordIndexInBackground } from '../retrieve/keyword.js';
+import { warmVectorIndexInBackground } from '../retrieve/knn.js';
+import type { Db } from '../store/db.js';
+import { createSession, findSession, getSession, listSessions, type SessionInfo } from '../store/sessions.js';
+import { UserError } from '../util/errors.js';
+import { sanitizeForTerminal } from '../util/sanitize.js';
+import { DOC_URI_PREFIX, documentUri, listIndexedDocuments, parseDocumentUri, readIndexedDocument } from './documents.js';
+import {
+  askText,
+  chunkResult,
+  replayResult,
+  replayText,
+  rewriteResult,
+  searchText,
+  sessionsResult,
+  sessionsText,
+  type AskResult,
+  type TurnResult,
+} from './format.js';
+
+/** JSON-RPC error code the MCP specification gives a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+/** Most chunks one call may ask for. */
+const MAX_K = 50;
+
+export interface McpDependencies {
+  config: Config;
+  /** Opens the database; a UserError when it is missing or not a ragline database. */
+  openDb(): Db;
+  /** Providers for turns on `db`; a UserError when the index was built with another embedder. */
+  createContext(db: Db): Promise<TurnContext>;
+  /** The session of calls that name none (`--session`); default: one named after the client. */
+  sessionName?: string;
+  version: string;
+  /** Diagnostics; never to stdout, which carries the protocol. */
+  log(message: string): void;
+}
+
+interface TurnRun {
+  rewrite?: RewriteEvent;
+  retrieval?: RetrievalEvent;
+  error?: ErrorEvent;
+  done: DoneEvent;
+}
+
+export class RaglineMcpServer {
+  readonly mcp: McpServer;
+  private db?: Db;
+  private context?: TurnContext;
+  private defaultSessionId?: string;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Resolves when both in-memory copies are loaded (or could not be). */
+  warmed: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: McpDependencies) {
+    this.mcp = new McpServer(
+      { name: 'ragline', version: deps.version },
+      {
+        instructions:
+          'Searches and answers from the documents indexed by ragline, with citations (path:lines). ' +
+          'Pass the session named in a result to have follow-up questions ("what about its limits?") rewritten against that conversation. ' +
+          'Open what a result cites with its ragline://doc/<path>#L<from>-<to> resource.',
+      },
+    );
+    this.registerTools();
+    this.registerResources();
+  }
+
+  /** Opens the database if it is there and starts loading the in-memory copies; then serves on `transport`. */
+  async connect(transport: Transport): Promise<void> {
+    try {
+      const db = this.openDb();
+      this.warmed = Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).then(
+        () => this.deps.log('in-memory vector and keyword copies loaded'),
+        () => {},
+      );
+    } catch (error) {
+      // Not fatal: each call reports it (and opens the database once it exists).
+      this.deps.log(message(error));
+    }
+    await this.mcp.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.mcp.close();
+    await this.queue.catch(() => {});
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private openDb(): Db {
+    if (this.db?.open) return this.db;
+    this.db = this.deps.openDb();
+    return this.db;
+  }
+
+  private async turnContext(db: Db): Promise<TurnContext> {
+    this.context ??= await this.deps.createContext(db);
+    return this.context;
+  }
+
+  /** Runs `fn` after every earlier call that writes has finished. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** The session a call names (conversational), or this server's own (searched as written). */
+  private sessionFor(db: Db, ref: string | undefined): { session: SessionInfo; conversational: boolean } {
+    if (ref !== undefined && ref.trim() !== '') {
+      const session = findSession(db, ref);
+      if (!session) {
+        throw new UserError(`No session with the id or name "${ref.trim()}".`, {
+          hint: `Call the sessions tool to list them, or leave session out to use this server's session${this.defaultLabel(db)}.`,
+        });
+      }
+      return { session, conversational: true };
+    }
+    return { session: this.defaultSession(db), conversational: false };
+  }
+
+  private defaultLabel(db: Db): string {
+    const session = this.defaultSessionId ? getSession(db, this.defaultSessionId) : undefined;
+    const name = session ? (session.name ?? session.id) : this.deps.sessionName;
+    return name ? ` ("${name}")` : '';
+  }
+
+  /** Created at the first turn: the `--session` one (continued if it exists), else `<client name>-<n>`. */
+  private defaultSession(db: Db): SessionInfo {
+    const existing = this.defaultSessionId ? getSession(db, this.defaultSessionId) : undefined;
+    if (existing) return existing;
+    let session: SessionInfo;
+    if (this.deps.sessionName) {
+      session = findSession(db, this.deps.sessionName) ?? createSession(db, { name: this.deps.sessionName });
+    } else {
+      const base = clientSessionBase(this.mcp.server.getClientVersion()?.name);
+      session = createNumbered(db, base);
+    }
+    this.defaultSessionId = session.id;
+    return session;
+  }
+
+  private async turn(question: string, ref: string | undefined, options: TurnOptions): Promise<{ run: TurnRun; session: SessionInfo; conversational: boolean }> {
+    const db = this.openDb();
+    const context = await this.turnContext(db);
+    const { session, conversational } = this.sessionFor(db, ref);
+    const run: Partial<TurnRun> = {};
+    const events = runTurn({ ...context, sessionId: session.id }, question, {
+      ...options,
+      ...(conversational ? {} : { rewritePolicy: 'never' }),
+    });
+    for await (const event of events) {
+      if (event.type === 'rewrite') run.rewrite = event;
+      else if (event.type === 'retrieval') run.retrieval = event;
+      else if (event.type === 'error') run.error = event;
+      else if (event.type === 'done') run.done = event;
+    }
+    return { run: run as TurnRun, session, conversational };
+  }
+
+  private registerTools(): void {
+    const sessionArg = z
+      .string()
+      .optional()
+      .describe(
+        'A session id or name from an earlier result (or "last"): the question is read as a follow-up in that conversation and rewritten to stand alone when it needs to be. Leave out to search the text as written (stored in this server\'s own session).',
+      );
+    const kArg = z.number().int().min(1).max(MAX_K).optional().describe(`How many chunks to return (1-${MAX_K}; default ${this.deps.config.retrieval.k}).`);
+
+    this.mcp.registerTool(
+      'search',
+      {
+        title: 'Search the documents',
+        description:
+          'Hybrid (vector + keyword) search of the indexed documents. Returns the query actually searched (a follow-up in a session is rewritten to stand alone), why it was or was not rewritten, and the best chunks with path:lines, heading, score, text and a ragline://doc resource URI for each. Stored as a turn of the session.',
+        inputSchema: { query: z.string().describe('What to look for, in words: a question or keywords.'), k: kArg, session: sessionArg },
+        annotations: { readOnlyHint: false, openWorldHint: false },
+      },
+      async ({ query, k, session }, extra) =>
+        this.guard(() =>
+          this.serial(async () => {
+            const question = requireText(query, 'query');
+            const { run, session: stored, conversational } = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
+            if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
+            const result: TurnResult = {
+              session: { id: stored.id, name: stored.name },
+              turn: run.done.ordinal,
+              question: run.rewrite?.question ?? question,
+              standaloneQuery: run.rewrite?.standaloneQuery ?? question,
+              rewrite: rewriteResult(run.rewrite, conversational),
+              chunks: (run.retrieval?.chunks ?? []).map(chunkResult),
+            };
+            return ok(searchText(sanitizedTurn(result), stored, conversational), sanitizedTurn(result));
+          }),
+        ),
+    );
+
+    this.mcp.registerTool(
+      'ask',
+      {
+        title: 'Ask the documents',
+        description:
+          'Answers a question from the indexed documents, citing them as [n]. Returns the answer (from the configured model, or extractive: sentences quoted from the best chunks when no model is configured), the citations with path:lines and resource URIs, the query actually searched with the rewrite decision, and the chunks retrieved. Stored as a turn of the session.',
+        inputSchema: { question: z.string().describe('The question, as a person would ask it.'), k: kArg, session: sessionArg },
+        annotations: { readOnlyHint: false, openWorldHint: false },
+      },
+      async ({ question: asked, k, session }, extra) =>
+        this.guard(() =>
+          this.serial(async () => {
+            const question = requireText(asked, 'question');
+            const { run, session: stored, conversational } = await this.turn(question, session, { k, signal: extra.signal });
+            if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
+            const chunks = run.retrieval?.chunks ?? [];
+            const result: AskResult = {
+              session: { id: stored.id, name: stored.name },
+              turn: run.done.ordinal,
+              question: run.rewrite?.question ?? question,
+              standaloneQuery: run.rewrite?.standaloneQuery ?? question,
+              rewrite: rewriteResult(run.rewrite, conversational),
+              answer: run.done.answer,
+              answerKind: run.done.answerKind,
+              citations: run.done.citations.map((citation) => {
+                const chunk = chunks.find((c) => c.chunkId === citation.chunkId);
+                return { ...citation, uri: chunk ? documentUri(chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }) : '' };
+              }),
+              chunks: chunks.map(chunkResult),
+            };
+            const clean = sanitizedAsk(result);
+            return ok(askText(clean, stored, conversational), clean);
+          }),
+        ),
+    );
+
+    this.mcp.registerTool(
+      'sessions',
+      {
+        title: 'List sessions',
+        description: 'Lists the stored sessions (conversations), most recently active first: id, name, number of turns, last activity and first question.',
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async () =>
+        this.guard(async () => {
+          const sessions = sessionsResult(listSessions(this.openDb()));
+          return ok(sessionsText(sessions), { sessions });
+        }),
+    );
+
+    this.mcp.registerTool(
+      'replay',
+      {
+        title: 'Replay a session',
+        description:
+          "One session's trail, turn by turn: what was asked, the query searched (and whether and why it was rewritten), the chunks retrieved with their scores and whether they are still in the index, and the answer (none for a search).",
+        inputSchema: {
+          session: z.string().describe('Session id or name, or "last" for the most recently active.'),
+          turn: z.number().int().min(1).optional().describe('Only this turn (1-based).'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async ({ session: ref, turn }) =>
+        this.guard(async () => {
+          const db = this.openDb();
+          const session = findSession(db, requireText(ref, 'session'));
+          if (!session) {
+            throw new UserError(`No session with the id or name "${ref.trim()}".`, { hint: 'Call the sessions tool to list them.' });
+          }
+          const result = replayResult(loadReplay(db, session, turn === undefined ? {} : { turn }));
+          return ok(replayText(result), result);
+        }),
+    );
+  }
+
+  private registerResources(): void {
+    this.mcp.registerResource(
+      'document',
+      new ResourceTemplate(`${DOC_URI_PREFIX}{+path}`, {
+        list: async () => {
+          try {
+            const documents = listIndexedDocuments(this.openDb());
+            return {
+              resources: documents.map((doc) => ({
+                uri: documentUri(doc.path),
+                name: doc.path,
+                ...(doc.title ? { title: doc.title } : {}),
+                mimeType: mimeType(doc.kind),
+              })),
+            };
+          } catch (error) {
+            this.deps.log(message(error));
+            return { resources: [] };
+          }
+        },
+      }),
+      {
+        title: 'Indexed document',
+        description:
+          'The text of an indexed document as the index holds it: ragline://doc/<path>, or a range of it with #L<from>-<to> (lines; pages for a PDF), as search and ask results cite it.',
+      },
+      async (uri) => {
+        const parsed = parseDocumentUri(uri.toString());
+        if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Not a ragline document URI: ${uri}. Use ragline://doc/<path>#L<from>-<to>.`);
+        let doc;
+        try {
+          doc = readIndexedDocument(this.openDb(), parsed.path, parsed.range);
+        } catch (error) {
+          throw new McpError(-32602, message(error));
+        }
+        if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No document ${JSON.stringify(parsed.path)} in the index. Resources serve indexed documents only.`);
+        return {
+          contents: [{ uri: uri.toString(), mimeType: mimeType(doc.kind), text: sanitizeText(doc.text) }],
+        };
+      },
+    );
+  }
+
+  /** A tool error the client can read for anything `fn` throws; the server keeps serving. */
+  private async guard(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof UserError) return failure(error.message, error.hint);
+      this.deps.log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      return failure(`Unexpected error: ${message(error)}`);
+    }
+  }
+}
+
+
+function sanitizeText(text: string): string {
+  return sanitizeForTerminal(text);
+}
+
+function sanitizedTurn<T extends TurnResult>(result: T): T {
+  return { ...result, question: sanitizeText(result.question), standaloneQuery: sanitizeText(result.standaloneQuery), session: { ...result.session, name: result.session.name === null ? null : sanitizeText(result.session.name) } };
+}
+
+function sanitizedAsk(result: AskResult): AskResult {
+  return { ...sanitizedTurn(result), answer: sanitizeText(result.answer), citations: result.citations.map((c) => ({ ...c, location: sanitizeText(c.location) })) };
+}
+
+function ok(text: string, structured: object): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
+}
+
+function failure(text: string, hint?: string): CallToolResult {
+  return { content: [{ type: 'text', text: hint ? `${text}\n${hint}` : text }], isError: true };
+}
+
+function requireText(value: string, name: string): string {
+  const text = value.trim();
+  if (!text) throw new UserError(`The ${name} is empty.`, { hint: `Give the ${name} in words, e.g. "how do I rotate an API key?".` });
+  return text;
+}
+
+function message(error: unknown): string {
+  if (error instanceof UserError) return error.hint ? `${error.message} ${error.hint}` : error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function mimeType(kind: string): string {
+  return kind === 'markdown' ? 'text/markdown' : 'text/plain';
+}
+
+/** A session name from the client's name in the handshake: `claude-code`, or `mcp`. */
+export function clientSessionBase(clientName: string | undefined): string {
+  const base = (clientName ?? '')
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 40);
+  return base || 'mcp';
+}
+
+/** A new session named `<base>-<n>`, the first n not taken. */
+function createNumbered(db: Db, base: string): SessionInfo {
+  for (let n = 1; ; n++) {
+    const name = `${base}-${n}`;
+    if (findSession(db, name)) continue;
+    try {
+      return createSession(db, { name });
+    } catch (error) {
+      if (n > 10_000) throw error;
+      // taken meanwhile by another process: try the next number
+    }
+  }
+}

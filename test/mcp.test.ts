@@ -1,0 +1,243 @@
+// `ragline mcp` as a client sees it: the built CLI in a child process, driven by the
+// MCP SDK's own Client over stdio. One server for the conversation tests; a second
+// one started on a missing database; a raw process for the clean exit on stdin close.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ingest } from '../src/ingest/ingest.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import { openDatabase } from '../src/store/db.js';
+import { setFingerprint } from '../src/store/meta.js';
+import { BIN, FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+
+// ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
+const HOSTILE = [
+  '# Zebraquartz notes',
+  '',
+  'The zebraquartz gauge reads \u001b[31mred\u001b[0m and sets \u001b]0;pwned\u0007 the title.',
+  'A C1 \u009b31m control and a bidi \u202etxt.exe\u202c trick and an isolate \u2066hidden\u2069 here.',
+  '',
+].join('\n');
+
+interface TextResult {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+function textOf(result: unknown): string {
+  return (result as TextResult).content.map((c) => c.text ?? '').join('\n');
+}
+
+let home: string;
+let dbPath: string;
+let docs: string;
+
+beforeAll(async () => {
+  home = tempDir('ragline-mcp-');
+  docs = path.join(home, 'docs');
+  fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
+  fs.writeFileSync(path.join(docs, 'hostile.md'), HOSTILE);
+  dbPath = path.join(home, 'index.db');
+  const db = openDatabase(dbPath, { create: true });
+  try {
+    await ingest({ root: docs, db, embedder: new OfflineEmbedder(), chunker: { size: 2000, overlap: 200 }, maxFileBytes: 20 * 1024 * 1024 });
+  } finally {
+    db.close();
+  }
+});
+afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+async function connect(db: string, extraArgs: string[] = []): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--db', db, 'mcp', ...extraArgs],
+    env: isolatedEnv(home) as Record<string, string>,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => (stderr += String(d)));
+  const client = new Client({ name: 'Test Agent', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+describe('ragline mcp over stdio', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    ({ client } = await connect(dbPath));
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  test('lists the four tools, each with a description and an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask', 'replay', 'search', 'sessions']);
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const search = tools.find((t) => t.name === 'search')!;
+    expect(search.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(['k', 'query', 'session']);
+    expect(client.getServerVersion()?.name).toBe('ragline');
+  });
+
+  test('search, a follow-up rewritten in the same session, ask, and both in the replay', async () => {
+    const first = (await client.callTool({ name: 'search', arguments: { query: 'How do I rotate an API key?', k: 3 } })) as TextResult;
+    expect(first.isError).toBeFalsy();
+    const firstData = first.structuredContent as { session: { name: string }; standaloneQuery: string; rewrite: { decision: string }; chunks: { location: string; uri: string; heading: string; text: string; score: number }[] };
+    // Named after the client in the handshake.
+    expect(firstData.session.name).toBe('test-agent-1');
+    expect(firstData.standaloneQuery).toBe('How do I rotate an API key?');
+    expect(firstData.rewrite.decision).toBe('skipped');
+    expect(firstData.chunks).toHaveLength(3);
+    expect(firstData.chunks[0]).toMatchObject({ location: expect.stringMatching(/^guides\/authentication\.md:\d+-\d+$/), heading: expect.stringContaining('API keys') });
+    expect(firstData.chunks[0]!.uri).toMatch(/^ragline:\/\/doc\/guides\/authentication\.md#L\d+-\d+$/);
+    expect(textOf(first)).toContain('Pass session "test-agent-1"');
+
+    const follow = (await client.callTool({ name: 'search', arguments: { query: 'does it expire?', session: 'test-agent-1' } })) as TextResult;
+    const followData = follow.structuredContent as { standaloneQuery: string; rewrite: { decision: string; reason: string }; chunks: { location: string }[]; turn: number };
+    expect(followData.rewrite.decision).toBe('rewritten');
+    expect(followData.standaloneQuery.toLowerCase()).toContain('api key');
+    expect(followData.turn).toBe(2);
+    expect(textOf(follow)).toContain('Rewritten from: does it expire?');
+    expect(followData.chunks[0]!.location).toMatch(/^guides\/authentication\.md/);
+
+    const asked = (await client.callTool({ name: 'ask', arguments: { question: 'how long is it valid by default?', session: 'test-agent-1' } })) as TextResult;
+    const askedData = asked.structuredContent as { answer: string; answerKind: string; citations: { n: number; location: string; uri: string }[]; standaloneQuery: string; turn: number };
+    expect(askedData.answerKind).toBe('extractive');
+    expect(askedData.answer).toContain('90 days');
+    expect(askedData.citations.length).toBeGreaterThan(0);
+    expect(askedData.citations[0]!.uri).toMatch(/^ragline:\/\/doc\//);
+    expect(askedData.standaloneQuery.toLowerCase()).toContain('api key');
+    expect(askedData.turn).toBe(3);
+
+    const replay = (await client.callTool({ name: 'replay', arguments: { session: 'test-agent-1' } })) as TextResult;
+    const turns = (replay.structuredContent as { turns: { question: string; standaloneQuery: string; answerKind: string; answer: string | null; chunks: unknown[] }[] }).turns;
+    expect(turns.map((t) => t.question)).toEqual(['How do I rotate an API key?', 'does it expire?', 'how long is it valid by default?']);
+    expect(turns[1]).toMatchObject({ answerKind: 'search', answer: null });
+    expect(turns[1]!.standaloneQuery.toLowerCase()).toContain('api key');
+    expect(turns[2]!.answerKind).toBe('extractive');
+    expect(textOf(replay)).toContain('Search only: no answer was asked for.');
+
+    const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
+    expect((sessions.structuredContent as { sessions: { name: string; turns: number }[] }).sessions).toContainEqual(
+      expect.objectContaining({ name: 'test-agent-1', turns: 3 }),
+    );
+
+    // The same trail from the command line, while the server runs.
+    const cli = await runCli(['--db', dbPath, 'replay', 'test-agent-1'], { env: isolatedEnv(home) });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain('› does it expire?');
+    expect(cli.stdout.toLowerCase()).toContain('api key');
+    expect(cli.stdout).toContain('search only: no answer was asked for');
+    expect(cli.stdout).toContain('answer (extractive');
+  });
+
+  test('document text in results is sanitised: no escape sequences, C1 controls or bidi overrides', async () => {
+    const result = (await client.callTool({ name: 'search', arguments: { query: 'zebraquartz gauge', k: 1 } })) as TextResult;
+    const chunk = (result.structuredContent as { chunks: { location: string; text: string; uri: string }[] }).chunks[0]!;
+    expect(chunk.location).toMatch(/^hostile\.md:/);
+    for (const text of [textOf(result), chunk.text, JSON.stringify(result.structuredContent)]) {
+      expect(text).toContain('zebraquartz gauge reads');
+      expect(text).not.toMatch(/[\u001b\u0007\u009b\u202e\u202c\u2066\u2069]/);
+      expect(text).not.toContain('\\u001b');
+    }
+    const opened = await client.readResource({ uri: chunk.uri });
+    const body = (opened.contents[0] as { text: string }).text;
+    expect(body).toContain('zebraquartz gauge reads red and sets');
+    expect(body).not.toMatch(/[\u001b\u0007\u009b\u202e\u2066]/);
+  });
+
+  test('a cited range opens as a resource; only indexed documents are served', async () => {
+    const range = await client.readResource({ uri: 'ragline://doc/guides/authentication.md#L1-3' });
+    expect((range.contents[0] as { text: string }).text.split('\n')).toEqual(['# Authentication', '', expect.stringContaining('Orbitly supports')]);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('ragline://doc/guides/authentication.md');
+    await expect(client.readResource({ uri: 'ragline://doc/../../../etc/passwd' })).rejects.toThrow(/No document/);
+    await expect(client.readResource({ uri: `ragline://doc/${encodeURIComponent(path.join(docs, 'faq.md'))}` })).rejects.toThrow(/No document/);
+    await expect(client.readResource({ uri: 'ragline://doc/faq.md#L900-950' })).rejects.toThrow(/past its end/);
+  });
+
+  test('bad calls get tool errors the agent can read, and the server keeps serving', async () => {
+    const empty = (await client.callTool({ name: 'search', arguments: { query: '   ' } })) as TextResult;
+    expect(empty.isError).toBe(true);
+    expect(textOf(empty)).toContain('The query is empty.');
+    const unknown = (await client.callTool({ name: 'ask', arguments: { question: 'what is it?', session: 'no-such-session' } })) as TextResult;
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('No session with the id or name "no-such-session"');
+    const badK = (await client.callTool({ name: 'search', arguments: { query: 'webhooks', k: 0 } })) as TextResult;
+    expect(badK.isError).toBe(true);
+    const replay = (await client.callTool({ name: 'replay', arguments: { session: 'nope' } })) as TextResult;
+    expect(replay.isError).toBe(true);
+    const after = (await client.callTool({ name: 'search', arguments: { query: 'webhook signature', k: 1 } })) as TextResult;
+    expect(after.isError).toBeFalsy();
+    expect((after.structuredContent as { chunks: unknown[] }).chunks).toHaveLength(1);
+  });
+});
+
+test('a missing database, then one of another embedder, are tool errors; --session names the session', async () => {
+  const later = path.join(home, 'later.db');
+  const { client, stderr } = await connect(later, ['--session', 'pinned']);
+  try {
+    const missing = (await client.callTool({ name: 'search', arguments: { query: 'api keys' } })) as TextResult;
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toContain(`No database at ${later}`);
+    expect(textOf(missing)).toContain('ragline ingest');
+
+    // The database appears, built with another embedder.
+    const db = openDatabase(later, { create: true });
+    setFingerprint(db, { embedder: 'openai:other-model', dimensions: 768, chunker: { size: 3000, overlap: 150 } });
+    db.close();
+    const other = (await client.callTool({ name: 'ask', arguments: { question: 'api keys?' } })) as TextResult;
+    expect(other.isError).toBe(true);
+    expect(textOf(other)).toContain('built with the embedder openai:other-model');
+    expect(textOf(other)).toContain('--reindex');
+
+    const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
+    expect(sessions.isError).toBeFalsy();
+    expect(stderr()).toContain('No database at');
+  } finally {
+    await client.close();
+  }
+
+  const { client: pinned } = await connect(dbPath, ['--session', 'pinned']);
+  try {
+    const result = (await pinned.callTool({ name: 'search', arguments: { query: 'webhooks', k: 1 } })) as TextResult;
+    expect((result.structuredContent as { session: { name: string } }).session.name).toBe('pinned');
+  } finally {
+    await pinned.close();
+  }
+}, 30_000);
+
+test('stdout carries protocol messages only, and the server exits 0 when stdin closes', async () => {
+  const child = spawn(process.execPath, [BIN, '--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n');
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'api keys', k: 1 } } });
+  await new Promise<void>((resolve) => {
+    const check = () => (stdout.includes('"id":2') ? resolve() : setTimeout(check, 20));
+    check();
+  });
+  child.stdin.end();
+  const started = Date.now();
+  expect(await exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(3000);
+  const messages = stdout.trim().split('\n').map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { protocolVersion?: string } });
+  expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
+  expect(messages.find((m) => m.id === 1)?.result?.protocolVersion).toBe('2025-11-25');
+  expect(stderr).toContain('ragline mcp: serving');
+}, 30_000);
