@@ -217,7 +217,7 @@ test('a missing database, then one of another embedder, are tool errors; --sessi
   }
 }, 30_000);
 
-test('stdout carries protocol messages only, and the server exits 0 when stdin closes', async () => {
+test('stdout carries protocol messages only (a line that is not JSON-RPC is reported on stderr), and the server exits 0 when stdin closes', async () => {
   const child = spawn(process.execPath, [BIN, '--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
   let stdout = '';
   let stderr = '';
@@ -225,6 +225,7 @@ test('stdout carries protocol messages only, and the server exits 0 when stdin c
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n');
+  child.stdin.write('not json-rpc\n');
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'api keys', k: 1 } } });
@@ -240,4 +241,5 @@ test('stdout carries protocol messages only, and the server exits 0 when stdin c
   expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
   expect(messages.find((m) => m.id === 1)?.result?.protocolVersion).toBe('2025-11-25');
   expect(stderr).toContain('ragline mcp: serving');
+  expect(stderr).toContain('protocol error');
 }, 30_000);

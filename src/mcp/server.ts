@@ -70,8 +70,6 @@ export class RaglineMcpServer {
   private context?: TurnContext;
   private defaultSessionId?: string;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Resolves when both in-memory copies are loaded (or could not be). */
-  warmed: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: McpDependencies) {
     this.mcp = new McpServer(
@@ -83,6 +81,8 @@ export class RaglineMcpServer {
           'Open what a result cites with its ragline://doc/<path>#L<from>-<to> resource.',
       },
     );
+    // e.g. a line on stdin that is not JSON-RPC: said on stderr, the server goes on.
+    this.mcp.server.onerror = (error) => deps.log(`protocol error: ${error.message}`);
     this.registerTools();
     this.registerResources();
   }
@@ -90,11 +90,7 @@ export class RaglineMcpServer {
   /** Opens the database if it is there and starts loading the in-memory copies; then serves on `transport`. */
   async connect(transport: Transport): Promise<void> {
     try {
-      const db = this.openDb();
-      this.warmed = Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).then(
-        () => this.deps.log('in-memory vector and keyword copies loaded'),
-        () => {},
-      );
+      this.openDb();
     } catch (error) {
       // Not fatal: each call reports it (and opens the database once it exists).
       this.deps.log(message(error));
@@ -109,10 +105,16 @@ export class RaglineMcpServer {
     this.db = undefined;
   }
 
+  /** The database, opened at the first call that finds it; its in-memory copies then start loading. */
   private openDb(): Db {
     if (this.db?.open) return this.db;
-    this.db = this.deps.openDb();
-    return this.db;
+    const db = this.deps.openDb();
+    this.db = db;
+    void Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).then(
+      () => db.open && this.deps.log('in-memory vector and keyword copies loaded'),
+      () => {},
+    );
+    return db;
   }
 
   private async turnContext(db: Db): Promise<TurnContext> {
