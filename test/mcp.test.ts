@@ -12,6 +12,7 @@ import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { openDatabase } from '../src/store/db.js';
 import { setFingerprint } from '../src/store/meta.js';
+import { startOpenAIServer } from './helpers/openai-server.js';
 import { BIN, FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 
 // ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
@@ -52,11 +53,11 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
-async function connect(db: string, extraArgs: string[] = []): Promise<{ client: Client; stderr: () => string }> {
+async function connect(db: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--db', db, 'mcp', ...extraArgs],
-    env: isolatedEnv(home) as Record<string, string>,
+    env: isolatedEnv(home, env) as Record<string, string>,
     stderr: 'pipe',
   });
   let stderr = '';
@@ -214,6 +215,35 @@ test('a missing database, then one of another embedder, are tool errors; --sessi
     expect((result.structuredContent as { session: { name: string } }).session.name).toBe('pinned');
   } finally {
     await pinned.close();
+  }
+}, 30_000);
+
+test('with a model configured, ask answers from it; a model failure is a tool error and the next call is answered', async () => {
+  const server = await startOpenAIServer();
+  const { client } = await connect(dbPath, [], {
+    RAGLINE_BASE_URL: server.baseURL,
+    RAGLINE_API_KEY: 'test-key-123456',
+    RAGLINE_CHAT_MODEL: 'fake-chat-model',
+    RAGLINE_EMBED_PROVIDER: 'offline',
+    RAGLINE_MAX_RETRIES: '0',
+    RAGLINE_TOPICS: 'local',
+  });
+  try {
+    server.queueFailure({ route: 'chat', status: 401 });
+    const failed = (await client.callTool({ name: 'ask', arguments: { question: 'How long is an API key valid?' } })) as TextResult;
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toMatch(/401|rejected|key/i);
+
+    server.queueChat('API keys expire after 90 days by default [1].');
+    const asked = (await client.callTool({ name: 'ask', arguments: { question: 'How long is an API key valid?' } })) as TextResult;
+    expect(asked.isError).toBeFalsy();
+    const data = asked.structuredContent as { answer: string; answerKind: string; citations: { n: number; location: string }[] };
+    expect(data).toMatchObject({ answer: 'API keys expire after 90 days by default [1].', answerKind: 'llm' });
+    expect(data.citations).toEqual([expect.objectContaining({ n: 1 })]);
+    expect(textOf(asked)).toContain('Answer (from the model)');
+  } finally {
+    await client.close();
+    await server.close();
   }
 }, 30_000);
 
