@@ -132,6 +132,8 @@ describe('ragline mcp over stdio', () => {
     expect((sessions.structuredContent as { sessions: { name: string; turns: number }[] }).sessions).toContainEqual(
       expect.objectContaining({ name: 'test-agent-1', turns: 3 }),
     );
+    const one = (await client.callTool({ name: 'sessions', arguments: { limit: 1 } })) as TextResult;
+    expect((one.structuredContent as { sessions: unknown[] }).sessions).toHaveLength(1);
 
     // The same trail from the command line, while the server runs.
     const cli = await runCli(['--db', dbPath, 'replay', 'test-agent-1'], { env: isolatedEnv(home) });

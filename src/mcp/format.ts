@@ -136,10 +136,11 @@ export function sessionsResult(sessions: SessionListing[]) {
   }));
 }
 
-export function sessionsText(sessions: ReturnType<typeof sessionsResult>): string {
+export function sessionsText(sessions: ReturnType<typeof sessionsResult>, total: number): string {
   if (sessions.length === 0) return 'No sessions yet. Every search and ask is stored as a turn of a session.';
+  const shown = total > sessions.length ? `The ${sessions.length} most recently active of ${total} sessions (raise limit for more):` : `${total} session${total === 1 ? '' : 's'}, most recently active first:`;
   return [
-    `${sessions.length} session${sessions.length === 1 ? '' : 's'}, most recently active first:`,
+    shown,
     ...sessions.map(
       (s) => `${s.id}${s.name ? ` "${s.name}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${s.lastActive.slice(0, 19).replace('T', ' ')}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
     ),

@@ -41,6 +41,8 @@ import {
 
 /** JSON-RPC error code the MCP specification gives a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
+/** Sessions the sessions tool lists when not told how many. */
+const DEFAULT_SESSIONS = 50;
 /** Most chunks one call may ask for. */
 const MAX_K = 50;
 
@@ -260,12 +262,14 @@ export class RaglineMcpServer {
       {
         title: 'List sessions',
         description: 'Lists the stored sessions (conversations), most recently active first: id, name, number of turns, last activity and first question.',
+        inputSchema: { limit: z.number().int().min(1).max(1000).optional().describe('At most this many sessions (default 50).') },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async () =>
+      async ({ limit }) =>
         this.guard(async () => {
-          const sessions = sessionsResult(listSessions(this.openDb()));
-          return ok(sessionsText(sessions), { sessions });
+          const all = listSessions(this.openDb());
+          const sessions = sessionsResult(all.slice(0, limit ?? DEFAULT_SESSIONS));
+          return ok(sessionsText(sessions, all.length), { sessions, total: all.length });
         }),
     );
 
