@@ -13,6 +13,7 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { openDatabase } from '../src/store/db.js';
 import { setFingerprint } from '../src/store/meta.js';
 import { startOpenAIServer } from './helpers/openai-server.js';
+import { KEY, ptyUnavailable, spawnRaglineInPty } from './helpers/pty.js';
 import { BIN, FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 
 // ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
@@ -274,4 +275,16 @@ test('stdout carries protocol messages only (a line that is not JSON-RPC is repo
   expect(messages.find((m) => m.id === 1)?.result?.protocolVersion).toBe('2025-11-25');
   expect(stderr).toContain('ragline mcp: serving');
   expect(stderr).toContain('protocol error');
+}, 30_000);
+
+test.skipIf(ptyUnavailable() !== undefined)('started by hand in a terminal, it says what it is for; Ctrl-D ends it', async () => {
+  const pty = spawnRaglineInPty(['--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
+  try {
+    await pty.expect('server for an MCP client');
+    await pty.expect('Ctrl-D or Ctrl-C stops it');
+    pty.type(KEY.ctrlD);
+    expect((await pty.exited).code).toBe(0);
+  } finally {
+    pty.kill();
+  }
 }, 30_000);

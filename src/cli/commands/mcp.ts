@@ -44,6 +44,10 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
       const transport = new StdioServerTransport();
       await server.connect(transport);
       log(`serving ${settings.config.db} on stdio`);
+      if (process.stdin.isTTY) {
+        log('this is a server for an MCP client, which starts it and speaks JSON-RPC on its stdin and stdout;');
+        log('add it to the client\'s configuration (see `ragline mcp --help`). Ctrl-D or Ctrl-C stops it.');
+      }
       await ended;
       await server.close();
       // Background loads and worker threads must not keep the process alive.
