@@ -26,10 +26,12 @@ import {
 import type { Db } from '../store/db.js';
 import {
   finishTurn,
-  loadTurns,
+  latestConversationState,
+  loadHistoryTurns,
   startTurn,
   type AnswerKind,
   type FinishedStatus,
+  type HistoryTurn,
   type SessionInfo,
   type StoredTurn,
   type TurnModels,
@@ -87,7 +89,7 @@ export interface TurnOptions {
 /** The earlier turns this turn sees. */
 export interface TurnHistory {
   /** Exchanges carried verbatim, oldest first, within the token budget. */
-  verbatim: StoredTurn[];
+  verbatim: HistoryTurn[];
   /** Running summary of the exchanges that fell out of the budget. */
   summary?: string;
   /** Ordinal of the last turn the summary covers; 0 when there is none. */
@@ -104,12 +106,12 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
-function exchangeTokens(turn: StoredTurn): number {
+function exchangeTokens(turn: Pick<StoredTurn, 'question' | 'answer'>): number {
   return estimateTokens(turn.question) + estimateTokens(turn.answer ?? '');
 }
 
 /** Turns that count as conversation: answered or interrupted with text, and searches; small talk and failures don't. */
-export function isExchange(turn: StoredTurn): boolean {
+export function isExchange(turn: Pick<StoredTurn, 'status' | 'answer' | 'answerKind'>): boolean {
   return (
     (turn.status === 'answered' || turn.status === 'interrupted') &&
     (!!turn.answer || (turn.answerKind === 'search' && turn.status === 'answered')) &&
@@ -117,7 +119,7 @@ export function isExchange(turn: StoredTurn): boolean {
   );
 }
 
-function toConversationTurn(turn: StoredTurn): ConversationTurn {
+function toConversationTurn(turn: Pick<StoredTurn, 'question' | 'standaloneQuery' | 'answer'>): ConversationTurn {
   return { question: turn.question, standaloneQuery: turn.standaloneQuery ?? turn.question, answer: turn.answer ?? '' };
 }
 
@@ -137,14 +139,16 @@ export async function loadHistory(
   beforeOrdinal: number,
   settings: { tokenBudget: number; model?: ChatModel; signal?: AbortSignal },
 ): Promise<TurnHistory> {
-  const earlier = loadTurns(db, sessionId).filter((turn) => turn.ordinal < beforeOrdinal);
-  const state = [...earlier].reverse().find((turn) => turn.topics !== null);
+  // Only the columns a history needs, and the state of one row: a session of
+  // thousands of turns (an agent's, through `ragline mcp`) stays cheap to continue.
+  const earlier = loadHistoryTurns(db, sessionId, beforeOrdinal);
+  const state = latestConversationState(db, sessionId, beforeOrdinal);
   const topics = (state?.topics ?? []) as Topic[];
   const previousSummary = state?.summary ?? undefined;
   const previousThrough = state?.summaryThrough ?? 0;
 
   const exchanges = earlier.filter(isExchange);
-  const verbatim: StoredTurn[] = [];
+  const verbatim: HistoryTurn[] = [];
   let spent = 0;
   for (let i = exchanges.length - 1; i >= 0; i--) {
     const cost = exchangeTokens(exchanges[i]!);

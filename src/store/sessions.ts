@@ -514,6 +514,36 @@ export function loadTurns(db: Db, sessionId: string): StoredTurn[] {
   return rows.map(toTurn);
 }
 
+/** What the history of a later turn needs of an earlier one: no prompts, settings or other JSON. */
+export type HistoryTurn = Pick<StoredTurn, 'id' | 'ordinal' | 'status' | 'question' | 'standaloneQuery' | 'answer' | 'answerKind'>;
+
+/** The turns of `sessionId` before `beforeOrdinal`, oldest first, with only what a history needs (cheap at thousands of turns). */
+export function loadHistoryTurns(db: Db, sessionId: string, beforeOrdinal: number): HistoryTurn[] {
+  return db
+    .prepare(
+      `SELECT id, ordinal, status, question, standalone_query AS standaloneQuery, answer, answer_kind AS answerKind
+       FROM turns WHERE session_id = ? AND ordinal < ? ORDER BY ordinal`,
+    )
+    .all(sessionId, beforeOrdinal) as HistoryTurn[];
+}
+
+/** The tracked topics and running summary as of the latest turn before `beforeOrdinal` that stored them. */
+export function latestConversationState(
+  db: Db,
+  sessionId: string,
+  beforeOrdinal: number,
+): { topics: StoredTopic[]; summary: string | null; summaryThrough: number | null } | undefined {
+  const row = db
+    .prepare(
+      `SELECT topics_json AS topics, summary, summary_through AS summaryThrough FROM turns
+       WHERE session_id = ? AND ordinal < ? AND topics_json IS NOT NULL ORDER BY ordinal DESC LIMIT 1`,
+    )
+    .get(sessionId, beforeOrdinal) as { topics: string; summary: string | null; summaryThrough: number | null } | undefined;
+  if (!row) return undefined;
+  const topics = parse<StoredTopic[]>(row.topics);
+  return topics === null ? undefined : { topics, summary: row.summary, summaryThrough: row.summaryThrough };
+}
+
 export function getTurn(db: Db, turnId: number): StoredTurn | undefined {
   const row = db.prepare('SELECT * FROM turns WHERE id = ?').get(turnId) as TurnRow | undefined;
   return row ? toTurn(row) : undefined;
