@@ -69,7 +69,7 @@ interface TurnRun {
 export class RaglineMcpServer {
   readonly mcp: McpServer;
   private db?: Db;
-  private context?: TurnContext;
+  private context?: Promise<TurnContext>;
   private defaultSessionId?: string;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -116,12 +116,19 @@ export class RaglineMcpServer {
       () => db.open && this.deps.log('in-memory vector and keyword copies loaded'),
       () => {},
     );
+    // The providers too, so the first call does not wait for them; a failure (another
+    // embedder) is reported by the calls that need them.
+    this.turnContext(db).catch(() => {});
     return db;
   }
 
-  private async turnContext(db: Db): Promise<TurnContext> {
-    this.context ??= await this.deps.createContext(db);
-    return this.context;
+  /** The providers for turns on `db`, made once; made again at the next call if they failed. */
+  private turnContext(db: Db): Promise<TurnContext> {
+    const context = (this.context ??= this.deps.createContext(db));
+    context.catch(() => {
+      if (this.context === context) this.context = undefined;
+    });
+    return context;
   }
 
   /** Runs `fn` after every earlier call that writes has finished. */
