@@ -7,6 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { resolveConfig } from '../src/config/index.js';
+import { RaglineMcpServer } from '../src/mcp/server.js';
+import { registerSecret } from '../src/util/secrets.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
@@ -288,3 +292,33 @@ test.skipIf(ptyUnavailable() !== undefined)('started by hand in a terminal, it s
     pty.kill();
   }
 }, 30_000);
+
+test('an unexpected error reaches the client as a tool error without a known secret or terminal controls', async () => {
+  const secret = 'sk-mcp-test-secret-4242';
+  registerSecret(secret);
+  const logged: string[] = [];
+  const server = new RaglineMcpServer({
+    config: resolveConfig({ env: { HOME: home } }).config,
+    openDb: () => openDatabase(dbPath),
+    createContext: async () => {
+      throw new Error(`connect failed for key ${secret} \u001b]0;title\u0007`);
+    },
+    version: '0',
+    log: (line) => logged.push(line),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'in-process', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const result = (await client.callTool({ name: 'search', arguments: { query: 'api keys' } })) as TextResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('Unexpected error: connect failed for key [redacted]');
+    expect(textOf(result)).not.toMatch(/\u001b|\u0007/);
+    const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
+    expect(sessions.isError).toBeFalsy();
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});

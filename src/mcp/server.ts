@@ -25,6 +25,7 @@ import type { Db } from '../store/db.js';
 import { createSession, findSession, getSession, listSessions, type SessionInfo } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { sanitizeForTerminal } from '../util/sanitize.js';
+import { redactSecrets } from '../util/secrets.js';
 import { DOC_URI_PREFIX, documentUri, listIndexedDocuments, parseDocumentUri, readIndexedDocument } from './documents.js';
 import {
   askText,
@@ -378,7 +379,7 @@ function ok(text: string, structured: object): CallToolResult {
 }
 
 function failure(text: string, hint?: string): CallToolResult {
-  return { content: [{ type: 'text', text: hint ? `${text}\n${hint}` : text }], isError: true };
+  return { content: [{ type: 'text', text: sanitizeText(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
 }
 
 function requireText(value: string, name: string): string {

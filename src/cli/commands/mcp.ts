@@ -6,6 +6,8 @@
 import type { Command } from 'commander';
 import { createTurnContext } from '../chat-session.js';
 import { openDb, settingsFor } from '../context.js';
+import { sanitizeForTerminal } from '../../util/sanitize.js';
+import { redactSecrets } from '../../util/secrets.js';
 
 export function registerMcp(program: Command): void {
   program
@@ -26,7 +28,7 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
         import('../../mcp/server.js'),
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]);
-      const log = (line: string) => process.stderr.write(`ragline mcp: ${line}\n`);
+      const log = (line: string) => process.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
       const server = new RaglineMcpServer({
         config: settings.config,
         openDb: () => openDb(settings),
