@@ -32,7 +32,14 @@ interface Row {
 }
 interface Report {
   tasks: number;
-  variants: { name: string; overall: Row; groups: Record<string, Row>; rewriteDiffers: Row; decisions?: Record<string, number> }[];
+  variants: {
+    name: string;
+    overall: Row;
+    groups: Record<string, Row>;
+    rewriteDiffers: Row;
+    decisions?: Record<string, number>;
+    addedTerms?: { recall: number; recallN: number; precision: number; precisionN: number };
+  }[];
   missing: { task: string; document: string }[];
   results: { id: string; variant: string; query: string; decision?: string; ranked: (string | null)[]; metrics: { recall5: number } }[];
 }
@@ -82,6 +89,11 @@ describe('ragline eval', () => {
     expect(task('relay::2', 'ragline+raw').metrics.recall5).toBe(1);
     expect(task('relay::2', 'reference').query).toBe('How do I install the Relay agent on Windows?');
     expect(task('relay::1', 'ragline').decision).toBe('skipped'); // a first turn needs no rewrite
+    // Rewrite variants are scored on the words they add against the reference's ("relay", "agent", "install").
+    expect(variant('raw').addedTerms).toBeUndefined();
+    expect(variant('reference').addedTerms).toBeUndefined();
+    expect(variant('ragline').addedTerms).toMatchObject({ recallN: 1, precisionN: 1 });
+    expect(variant('ragline').addedTerms!.recall).toBeGreaterThan(0);
   });
 
   test('the text table keeps its columns aligned whatever the names', async () => {

@@ -7,6 +7,7 @@ import type { Db } from '../store/db.js';
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { UserError } from '../util/errors.js';
 import { meanMetrics, scoreQuery, type QueryMetrics } from './metrics.js';
+import { scoreAddedTerms, summariseAddedTerms, type AddedTermScore, type AddedTermSummary } from './added-terms.js';
 
 /** One judged turn; extra fields in the file are ignored. */
 export interface EvalTask {
@@ -83,6 +84,8 @@ export interface EvalVariant {
   name: string;
   /** The query this variant sends for a task, or null when it has none (e.g. no reference rewrite). */
   query: QueryFor;
+  /** The variant rewrites the question: its queries are scored against the reference rewrite's added terms. */
+  rewrites?: boolean;
 }
 
 export interface MetricsRow extends QueryMetrics {
@@ -97,6 +100,8 @@ export interface VariantReport {
   groups: Record<string, MetricsRow>;
   /** Turns whose reference rewrite differs from the question (after whitespace and case normalisation). */
   rewriteDiffers: MetricsRow;
+  /** For rewrite variants, on the turns with a reference rewrite: the words it adds to the question against the reference's. */
+  addedTerms?: AddedTermSummary;
 }
 
 export interface TaskResult {
@@ -108,6 +113,8 @@ export interface TaskResult {
   /** Document paths at the rank of their best chunk (null where a chunk repeats a document). */
   ranked: (string | null)[];
   metrics: QueryMetrics;
+  /** Added-term recall and precision against the reference rewrite (rewrite variants, turns with a reference). */
+  addedTerms?: AddedTermScore;
 }
 
 export interface EvalReport {
@@ -169,6 +176,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
         decision,
         ranked,
         metrics: scoreQuery(ranked.map((p) => p ?? ''), relevantPaths.get(task.id)!),
+        ...(variant.rewrites && task.reference_rewrite ? { addedTerms: scoreAddedTerms(task.question, query, task.reference_rewrite) } : {}),
       });
     }
   }
@@ -187,6 +195,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       overall: row(mine),
       groups,
       rewriteDiffers: row(mine.filter((r) => differs.has(r.id))),
+      ...(variant.rewrites ? { addedTerms: summariseAddedTerms(mine.flatMap((r) => (r.addedTerms ? [r.addedTerms] : []))) } : {}),
     };
   });
   return { tasks: tasks.length, variants: reports, missing, results };

@@ -105,6 +105,7 @@ Examples:
           const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics', shares);
           variants.push({
             name,
+            rewrites: true,
             query: async (t) => {
               const outcome = await conversation.rewrite(t);
               if (!name.startsWith('ragline+raw')) return { query: outcome.standaloneQuery, decision: outcome.decision };
@@ -145,6 +146,13 @@ Examples:
           const total = Object.values(variant.decisions).reduce((a, b) => a + b, 0);
           const parts = Object.entries(variant.decisions).map(([d, n]) => `${d} ${n} (${((100 * n) / total).toFixed(0)}%)`);
           output.out(`${variant.name}: ${parts.join(', ')}`);
+        }
+        for (const variant of report.variants) {
+          const added = variant.addedTerms;
+          if (!added || (added.recallN === 0 && added.precisionN === 0)) continue;
+          output.out(
+            `${variant.name}: added-term recall ${added.recall.toFixed(2)} (${added.recallN} turns), precision ${added.precision.toFixed(2)} (${added.precisionN} turns) against the reference rewrite`,
+          );
         }
         if (report.missing.length > 0) {
           output.err(`${report.missing.length} relevant document(s) named by the tasks are not indexed (not in the database; they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
