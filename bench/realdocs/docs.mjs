@@ -1,0 +1,60 @@
+// Where the real documentation lives on this machine, and the folder of links the
+// real-document benchmark ingests: CMake's Help pages (reStructuredText), the Node.js
+// API docs (Markdown; the HTML copies beside them are left out), npm's own docs
+// (Markdown, inside the npm package) and the Valgrind manual (HTML).
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const SOURCES = [
+  { name: 'cmake', dirs: ['/usr/share/cmake-3.25/Help', ...globCmake()] },
+  { name: 'node', dirs: ['/usr/share/doc/nodejs/api'] },
+  { name: 'npm', dirs: ['/usr/lib/node_modules/npm/docs/content', '/usr/local/lib/node_modules/npm/docs/content'] },
+  { name: 'valgrind', dirs: ['/usr/share/doc/valgrind/html'] },
+];
+
+/** Globs left out of the ingest: Node's HTML pages duplicate its Markdown ones. */
+export const EXCLUDE = ['node/**/*.html', 'node/**/*.htm'];
+
+function globCmake() {
+  try {
+    return fs
+      .readdirSync('/usr/share')
+      .filter((name) => /^cmake-\d/.test(name))
+      .map((name) => path.join('/usr/share', name, 'Help'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A folder under `out` holding one link per documentation set found on this machine;
+ * returns the folder and the names of the sets found and missing.
+ */
+export function stageDocs(out) {
+  const folder = path.join(out, 'docs');
+  fs.mkdirSync(folder, { recursive: true });
+  const found = [];
+  const missing = [];
+  for (const source of SOURCES) {
+    const dir = source.dirs.find((candidate) => fs.existsSync(candidate));
+    const link = path.join(folder, source.name);
+    if (!dir) {
+      missing.push(source.name);
+      fs.rmSync(link, { force: true });
+      continue;
+    }
+    let current;
+    try {
+      current = fs.readlinkSync(link);
+    } catch {
+      current = undefined;
+    }
+    if (current !== dir) {
+      fs.rmSync(link, { force: true, recursive: true });
+      fs.symlinkSync(dir, link);
+    }
+    found.push(source.name);
+  }
+  return { folder, found, missing };
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// Follow-ups on real documents: the conversations of bench/realdocs/conversations.json
+// played through the chat's own turn (runTurn: history, gate, offline rewriter,
+// hybrid retrieval, extractive answer, stored in a session) over documentation
+// shipped on this machine (bench/realdocs/docs.mjs says where). Scores:
+//   - referents: follow-ups whose shown standalone query carries the referent
+//     (`referent`) and not the tempting wrong one (`wrong`);
+//   - top 5: turns with one of the expected documents among the first 5 chunks;
+//   - facts: first answers that quote the fact (`fact`).
+// The database is cached under bench/out/realdocs (re-ingested only where a file
+// changed). Skips cleanly when none of the documentation is on this machine.
+//
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>]
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EXCLUDE, stageDocs } from './docs.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const out = path.join(root, 'bench/out/realdocs');
+const dbPath = path.join(out, 'realdocs.db');
+const verbose = process.argv.includes('--verbose');
+const asJson = process.argv.includes('--json');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+
+const { folder, found, missing } = stageDocs(out);
+if (found.length === 0) {
+  console.log(`skipped: none of the documentation is on this machine (${missing.join(', ')})`);
+  process.exit(0);
+}
+const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
+// Conversations over a documentation set that is missing here are left out.
+const conversations = set.conversations.filter(
+  (conversation) => (!only || conversation.id === only) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
+);
+
+const env = { ...process.env, RAGLINE_PROVIDER: 'offline', NO_COLOR: '1', HOME: out };
+const ingest = spawnSync(process.execPath, [path.join(root, 'bin/ragline.js'), '--db', dbPath, 'ingest', folder, '--exclude', ...EXCLUDE, '--json'], {
+  env,
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+});
+if (ingest.status !== 0) {
+  process.stderr.write(ingest.stderr);
+  process.exit(1);
+}
+
+const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
+const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
+const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
+const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
+const { createRewriter } = await import(path.join(root, 'dist/rewrite/index.js'));
+const { runTurn } = await import(path.join(root, 'dist/chat/turn.js'));
+const { createSession } = await import(path.join(root, 'dist/store/sessions.js'));
+
+const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+const db = openDatabase(dbPath);
+const retriever = new Retriever(db, await createEmbedder(config));
+const rewriter = createRewriter(undefined);
+
+/** A chat model that says `text`: an earlier answer the conversation fixes (an enumeration). */
+function scripted(text) {
+  return {
+    id: 'bench:scripted-answer',
+    async *stream() {
+      yield { type: 'token', text };
+    },
+  };
+}
+
+/**
+ * The words a rewrite put into the question itself (the context terms in parentheses
+ * at its end left out): what stands between the longest common word prefix and suffix.
+ */
+function insertedWords(question, standaloneQuery) {
+  const asked = question.trim().split(/\s+/);
+  const shown = standaloneQuery.replace(/\s*\([^()]*\)\s*$/, '').trim().split(/\s+/);
+  const same = (a, b) => a.toLowerCase() === b.toLowerCase();
+  let start = 0;
+  while (start < asked.length && start < shown.length && same(asked[start], shown[start])) start++;
+  let end = 0;
+  while (end < asked.length - start && end < shown.length - start && same(asked[asked.length - 1 - end], shown[shown.length - 1 - end])) end++;
+  return shown.slice(start, shown.length - end).join(' ');
+}
+
+const rows = [];
+const rewriteMs = [];
+for (const conversation of conversations) {
+  const sessionId = createSession(db).id;
+  for (const [index, turn] of conversation.turns.entries()) {
+    const context = { db, config, retriever, rewriter, sessionId, ...(turn.answer ? { answerModel: scripted(turn.answer) } : {}) };
+    let rewrite;
+    let retrieval;
+    let done;
+    for await (const event of runTurn(context, turn.user)) {
+      if (event.type === 'rewrite') rewrite = event;
+      else if (event.type === 'retrieval') retrieval = event;
+      else if (event.type === 'done') done = event;
+    }
+    rewriteMs.push(rewrite.ms);
+    const top5 = [...new Set((retrieval?.chunks ?? []).slice(0, 5).map((chunk) => chunk.documentPath))];
+    const row = {
+      conversation: conversation.id,
+      turn: index + 1,
+      kind: index === 0 ? 'first' : turn.kind ?? 'follow-up',
+      question: turn.user,
+      standaloneQuery: rewrite.standaloneQuery,
+      decision: rewrite.decision,
+      reason: rewrite.reason,
+      top5,
+      docHit: turn.doc.some((doc) => top5.includes(doc)),
+      answer: done.answer,
+    };
+    if (index > 0) {
+      const referent = new RegExp(turn.referent, 'i');
+      const carries = referent.test(rewrite.standaloneQuery);
+      // Words put in place of the user's own (a pronoun replaced) must be the referent:
+      // "can the read measure the stack too? (Massif)" carries the name, but not where "it" stood.
+      const inserted = insertedWords(turn.user, rewrite.standaloneQuery);
+      const wrong = (turn.wrong ? new RegExp(turn.wrong, 'i').test(rewrite.standaloneQuery) : false) || (inserted !== '' && !referent.test(inserted));
+      Object.assign(row, { referent: turn.referent, wrong: turn.wrong, inserted, carries, carriesWrong: wrong, referentOk: carries && !wrong });
+    }
+    if (index === 0 && turn.fact && !turn.answer) Object.assign(row, { fact: turn.fact, quotesFact: new RegExp(turn.fact, 'i').test(done.answer) });
+    rows.push(row);
+  }
+}
+db.close();
+
+const followUps = rows.filter((row) => row.turn > 1);
+const firsts = rows.filter((row) => row.turn === 1);
+const facts = rows.filter((row) => row.quotesFact !== undefined);
+const share = (items, test) => ({ hits: items.filter(test).length, n: items.length });
+const pct = ({ hits, n }) => `${hits}/${n} (${n ? ((100 * hits) / n).toFixed(0) : 0}%)`;
+const sorted = [...rewriteMs].sort((a, b) => a - b);
+const summary = {
+  documentation: found,
+  missing,
+  conversations: conversations.length,
+  referents: share(followUps, (row) => row.referentOk),
+  followUpTop5: share(followUps, (row) => row.docHit),
+  firstTop5: share(firsts, (row) => row.docHit),
+  firstAnswersQuoteFact: share(facts, (row) => row.quotesFact),
+  rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
+};
+fs.mkdirSync(out, { recursive: true });
+fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify({ summary, rows }, null, 2));
+
+if (asJson) {
+  console.log(JSON.stringify({ summary, rows }, null, 2));
+} else {
+  if (verbose) {
+    for (const row of rows) {
+      const marks = [
+        row.referentOk === undefined ? '' : row.referentOk ? 'ref ok' : row.carriesWrong ? 'WRONG REF' : 'NO REF',
+        row.docHit ? 'top5 ok' : 'TOP5 MISS',
+        row.quotesFact === undefined ? '' : row.quotesFact ? 'fact ok' : 'NO FACT',
+      ].filter(Boolean);
+      console.log(`${row.conversation}#${row.turn} [${marks.join(', ')}] ${row.question}`);
+      if (row.turn > 1) console.log(`    -> ${row.standaloneQuery}   (${row.decision}: ${row.reason})${row.inserted ? ` [in place: ${row.inserted}]` : ''}`);
+      if (!row.docHit) console.log(`    top 5: ${row.top5.join(', ')}`);
+      if (row.quotesFact === false) console.log(`    answer: ${row.answer.replace(/\s+/g, ' ').slice(0, 240)}`);
+    }
+    console.log('');
+  }
+  console.log(`documentation: ${found.join(', ')}${missing.length ? ` (missing: ${missing.join(', ')})` : ''}; ${conversations.length} conversations`);
+  console.log('| measure | result |');
+  console.log('|---|---|');
+  console.log(`| follow-ups carrying the right referent and no wrong one | ${pct(summary.referents)} |`);
+  console.log(`| follow-ups with an expected document in the top 5 | ${pct(summary.followUpTop5)} |`);
+  console.log(`| first questions with an expected document in the top 5 | ${pct(summary.firstTop5)} |`);
+  console.log(`| first answers quoting the fact | ${pct(summary.firstAnswersQuoteFact)} |`);
+  console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
+}
