@@ -77,11 +77,16 @@ describe('classifyQuestion: standalone questions do not trigger', () => {
 describe('classifyQuestion: the eager gate (a model rewrites)', () => {
   it.each([
     ['Will purchasing stocks give me control over it?', "pronoun 'it'"],
-    ['Is there an advantage for why Germany keeps doing this?', "pronoun 'this'"],
     ['I meant for a deceased relative', "reference 'i meant'"],
   ])('"%s" -> %s, and standalone for the strict gate', (question, reason) => {
     expect(classifyQuestion(question, true, { eager: true })).toEqual({ kind: 'follow_up', reason });
     expect(classifyQuestion(question, true).kind).toBe('standalone');
+  });
+
+  it('"keeps doing this" points back for both gates: the object of a verb whose subject is a name is not that name', () => {
+    const question = 'Is there an advantage for why Germany keeps doing this?';
+    expect(classifyQuestion(question, true, { eager: true })).toEqual({ kind: 'follow_up', reason: "pronoun 'this'" });
+    expect(classifyQuestion(question, true)).toEqual({ kind: 'follow_up', reason: "pronoun 'this'" });
   });
 
   it.each([

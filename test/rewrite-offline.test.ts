@@ -68,7 +68,7 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
   it('resolves "it" in place: "Does it expire?" -> "Does the API key expire?"', async () => {
     const outcomes = await play(conversation('api-key-lifecycle'));
     expect(outcomes.map((o) => o.standaloneQuery)).toEqual(['How do I create an API key?', 'Does the API key expire?', 'How do I rotate the API key?']);
-    expect(outcomes.map((o) => o.reason)).toEqual(['first turn: no history', "pronoun 'it'", "pronoun 'it'"]);
+    expect(outcomes.map((o) => o.reason)).toEqual(['first turn: no history', "pronoun 'it'; 'it' is 'the API key'", "pronoun 'it'; 'it' is 'the API key'"]);
   });
 
   it('does not drag the old topic into a new standalone question (topic switch)', async () => {
@@ -87,7 +87,12 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       topics: [],
       policy: 'auto',
     });
-    expect(outcome).toMatchObject({ standaloneQuery: 'And on Windows? (Relay agent)', decision: 'rewritten', reason: "opener 'and'" });
+    // The last how-to question again, in the new circumstance: what a person would have typed.
+    expect(outcome).toMatchObject({
+      standaloneQuery: 'How do I install the Relay agent on Windows?',
+      decision: 'rewritten',
+      reason: "opener 'and'; the last question, for this instead",
+    });
   });
 
   it('skips with a reason when a follow-up has nothing to resolve against', async () => {

@@ -7,7 +7,7 @@
 
 import { tokenize } from '../text/tokenize.js';
 import { isStopword } from '../text/stopwords.js';
-import { extractTerms } from './topics.js';
+import { referenceSignal } from './reference.js';
 
 export type QuestionKind = 'small_talk' | 'follow_up' | 'standalone';
 
@@ -89,38 +89,6 @@ const OPENERS: readonly string[] = [
   'as for',
 ];
 
-// Pronouns and demonstratives that point back. `this`/`that` as determiners ("that
-// plan") point back too; `that` after a verb of saying or checking is a conjunction.
-const PRONOUNS = new Set(['it', 'its', 'they', 'them', 'their', 'theirs', 'this', 'that', 'those', 'these', 'he', 'she', 'him', 'her', 'his']);
-/** Words before `that` that make it a conjunction or relative pronoun ("check that", "sure that"). */
-const THAT_CONJUNCTION_BEFORE = new Set(
-  `check checks ensure ensures verify verifies say says said know knows sure mean means confirm think
-  believe true given assuming show shows prove proves so such seems seem clear possible note
-  requirement requires require make guarantee guarantees hope means way fact`.split(/\s+/).filter(Boolean),
-);
-const AUXILIARIES = new Set('is are was were can could would should will does do did has have had may might must'.split(' '));
-/** Words after `it` that make it the dummy subject ("is it possible to ..."). */
-const DUMMY_IT_AFTER = new Set(
-  `possible necessary true safe okay ok recommended worth better best wise advisable required
-  important hard easy difficult allowed legal mandatory normal common typical smart so a an too really
-  enough still good bad wise`.split(/\s+/).filter(Boolean),
-);
-/** `this year`, `this month`: time, not a reference. */
-const TIME_NOUNS = new Set(['year', 'month', 'week', 'time', 'morning', 'quarter', 'weekend', 'evening', 'afternoon', 'season']);
-
-const REFERENCE_PATTERNS: readonly { pattern: RegExp; name: (m: RegExpExecArray) => string }[] = [
-  {
-    pattern: /\bthe (first|second|third|fourth|fifth|last|other|previous|next|former|latter|above|same|earlier)(?: (one|ones|option|options|step|steps|method|methods|approach|choice|item|way))?\b/,
-    name: (m) => m[0],
-  },
-  { pattern: /\b(the latter|the former|the same|same thing|same one|the others?)\b/, name: (m) => m[0] },
-  { pattern: /\b(as well|instead|either one|neither one|both of them|mentioned|you said|you mentioned)\b/, name: (m) => m[0] },
-  { pattern: /^same\b/, name: () => 'same' },
-];
-
-/** Clarifications of the previous question, for the eager gate: "I meant for a deceased relative". */
-const EAGER_REFERENCE = /^(i meant|i mean|i was asking|i was talking|i'm asking|i am asking)\b/;
-
 const COMPARATIVES = new Set(
   `cheaper faster better worse easier safer larger smaller bigger slower higher lower harder simpler
   newer older longer shorter safer riskier costlier pricier quicker stronger weaker more less`.split(/\s+/).filter(Boolean),
@@ -172,31 +140,9 @@ export function followUpSignal(question: string, options: GateOptions = {}): str
     if (joined === opener || joined.startsWith(`${opener} `)) return `opener '${opener}'`;
   }
 
-  for (const { pattern, name } of REFERENCE_PATTERNS) {
-    const match = pattern.exec(joined);
-    if (match) return `reference '${name(match)}'`;
-  }
-  if (options.eager) {
-    const match = EAGER_REFERENCE.exec(joined);
-    if (match) return `reference '${match[0]}'`;
-  }
-
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!.replace(/'s$/, '');
-    if (!PRONOUNS.has(word)) continue;
-    // A pronoun after a noun phrase of the question itself most likely points at that
-    // ("my credit card ... it keeps failing", "a company and its employees").
-    // Not after an auxiliary, though: "how many workspaces does it allow?" asks about the earlier topic.
-    // A model is trusted to leave such a question as it is (options.eager).
-    if (!options.eager && !AUXILIARIES.has(words[i - 1] ?? '') && extractTerms(words.slice(0, i).join(' ')).length > 0) break;
-    const before = words[i - 1];
-    const after = words[i + 1];
-    if (word === 'it' && after && DUMMY_IT_AFTER.has(after)) continue;
-    if (word === 'it' && after === 'is' && words[i + 2] && DUMMY_IT_AFTER.has(words[i + 2]!)) continue;
-    if ((word === 'this' || word === 'that') && after && TIME_NOUNS.has(after)) continue;
-    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || (!isStopword(before) && !isQuestionFrame(before)))) continue;
-    return `pronoun '${words[i]}'`;
-  }
+  // Pronouns, ordinals, "do that", "the same": one module decides, for the gate and the rewriter alike.
+  const reference = referenceSignal(text, options);
+  if (reference) return reference;
 
   const content = words.filter((word) => !isStopword(word) && !SENTENCE_MARKERS.has(word) && !/^\d+$/.test(word));
   const comparative = content.length > 0 && !words.includes('than') ? lastComparative(words) : undefined;
@@ -211,11 +157,6 @@ export function followUpSignal(question: string, options: GateOptions = {}): str
     return 'fragment without a verb';
   }
   return undefined;
-}
-
-/** Words after which `that` is the pronoun: auxiliaries, prepositions and common verbs of a question frame. */
-function isQuestionFrame(word: string): boolean {
-  return SENTENCE_MARKERS.has(word) || ['about', 'with', 'for', 'of', 'on', 'in', 'to', 'from', 'by', 'at', 'and', 'or', 'but', 'than', 'after', 'before', 'like'].includes(word);
 }
 
 /**

@@ -8,6 +8,8 @@ import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
+import { findReferences, type Reference } from './reference.js';
+import { enumerationItems, fits, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
 
@@ -49,8 +51,6 @@ export interface VagueOptions {
 
 export const DEFAULT_VAGUE: VagueOptions = { share: 0.01, contextWords: 4, expansionWeight: 0.85, rawWeight: 0.3 };
 
-const PRONOUN_SUBSTITUTES = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these']);
-const POSSESSIVES = new Set(['its', 'their']);
 
 export class OfflineRewriter implements QueryRewriter {
   readonly id = OFFLINE_REWRITER_ID;
@@ -73,16 +73,35 @@ export class OfflineRewriter implements QueryRewriter {
     const topics = request.topics.length > 0 ? request.topics : topicsFromHistory(request);
     const vague = this.#options.vague && request.termShare && isVague(question, request.termShare, this.#options.vague.share) ? this.#options.vague : undefined;
     const maxContextWords = vague ? vague.contextWords : this.#options.maxContextWords;
+    const references = findReferences(question);
+    const substitute = this.#options.style === 'substitute';
     // "How often should I do that?" after "How do I rotate an API key?": the pronoun
     // stands for the last question's action, not for a noun phrase.
-    const action = this.#options.style === 'substitute' ? substituteAction(question, request.history.at(-1)) : undefined;
-    const context = contextTopics(action?.text ?? question, topics, { ...this.#options, maxContextWords });
-    if (!action && context.length === 0) {
-      return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
+    const action = substitute ? substituteAction(question, references, request.history) : undefined;
+    // "does it expire?", "how do I run the second one?": the referent in place, when one is clearly best.
+    const resolved = !action && substitute ? resolveReference(question, references, request.history, request.termShare) : undefined;
+    // "what about compile definitions?" after "How do I add an include directory to a target?".
+    const replaced = !action && !resolved && substitute && references.length === 0 ? replaceFocus(question, request.history) : undefined;
+    let standaloneQuery: string;
+    let reason = decision.reason;
+    if (action) {
+      standaloneQuery = action.text;
+      reason = `${reason}; '${action.pronoun}' is the last question's action`;
+    } else if (resolved) {
+      standaloneQuery = resolved.text;
+      reason = `${reason}; '${resolved.reference}' is ${resolved.referent}`;
+    } else if (replaced) {
+      standaloneQuery = replaced;
+      reason = `${reason}; the last question, for this instead`;
+    } else {
+      // Unsure: the question as typed and the context it leans on, most salient first.
+      const lead = contextLead(request.history, request.termShare);
+      const context = contextTopics(question, lead, topics, { ...this.#options, maxContextWords }, request.termShare);
+      if (context.length === 0) {
+        return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
+      }
+      standaloneQuery = `${question.trim()} (${context.join(', ')})`;
     }
-    // With the action in place nothing is left to substitute: the topics are appended.
-    const standaloneQuery = action ? resolve(action.text, context, 'expand') : resolve(question, context, this.#options.style);
-    const reason = action ? `${decision.reason}; 'do ${action.pronoun}' is the last question's action` : decision.reason;
     if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id };
     return {
       standaloneQuery,
@@ -133,19 +152,22 @@ export function askedAction(question: string): string | undefined {
 }
 
 /**
- * The question with its "do that" replaced by the action the last question asked
- * about ("How often should I do that?" -> "How often should I rotate an API key?"),
- * and the pronoun that stood there; undefined when either side does not fit.
+ * The question with its "do that" / "do the same" replaced by the action the latest
+ * earlier question asked about ("How often should I do that?" -> "How often should I
+ * rotate an API key?"), and the words that stood there; undefined when either side does not fit.
  */
-function substituteAction(question: string, last: ConversationTurn | undefined): { text: string; pronoun: string } | undefined {
-  const match = ACTION_PRONOUN.exec(question);
-  if (!match || !last) return undefined;
-  // "do that" followed by a content word ("do that migration") is a determiner: leave it.
-  const after = /^\s+([\p{L}\p{N}'’_-]+)/u.exec(question.slice(match.index + match[0].length))?.[1];
-  if (match[2]!.toLowerCase() !== 'it' && after && !isStopword(after.toLowerCase())) return undefined;
-  const action = askedAction(last.standaloneQuery) ?? askedAction(last.question);
+function substituteAction(question: string, references: readonly Reference[], history: readonly ConversationTurn[]): { text: string; pronoun: string } | undefined {
+  const reference = references.find((candidate) => candidate.kind === 'action');
+  if (!reference) return undefined;
+  let action: string | undefined;
+  for (let i = history.length - 1; i >= Math.max(0, history.length - 3) && !action; i--) {
+    action = askedAction(history[i]!.standaloneQuery) ?? askedAction(history[i]!.question);
+  }
   if (!action) return undefined;
-  return { text: question.slice(0, match.index) + action + question.slice(match.index + match[0].length), pronoun: match[2]!.toLowerCase() };
+  // "doing that" wants the action's verb in -ing form; only the plain form is replaced.
+  if (/^doing\b/i.test(reference.text)) return undefined;
+  const words = reference.text.split(/\s+/).slice(1).join(' ').toLowerCase();
+  return { text: question.slice(0, reference.start) + action + question.slice(reference.end), pronoun: `do ${words}` };
 }
 
 /** Topics built from the window's earlier questions when none are tracked. */
@@ -157,18 +179,172 @@ function topicsFromHistory(request: RewriteRequest): Topic[] {
   return topics;
 }
 
+/** The focus of the latest earlier question that has one (a question about "it" passes it on), and that turn. */
+function lastFocus(history: readonly ConversationTurn[]): { focus: Focus; turn: ConversationTurn } | undefined {
+  for (let i = history.length - 1; i >= Math.max(0, history.length - 3); i--) {
+    const turn = history[i]!;
+    // The referent an earlier "it" was resolved to is still what the conversation is about.
+    const continued = continuedReferent(turn);
+    if (continued) return { focus: { candidate: continued }, turn };
+    const focus = questionFocus(turn.standaloneQuery);
+    if (focus.candidate) return { focus, turn };
+    if (!focus.pronoun) return undefined;
+  }
+  return undefined;
+}
+
 /**
- * Context for the question: the topics' words that the question lacks, best topic
- * first, up to the word budget. Counted in words, not whole terms: the last topic may
- * be cut to its first missing words, and stopwords, bare numbers and one-letter words
- * of a term are not added (a term is only `topic.term` again when nothing was cut).
+ * What a turn's pronoun or ordinal was resolved to in its standalone query ("does it
+ * expire?" -> "does the API key expire?": API key), read from the words put in its place.
  */
-function contextTopics(question: string, topics: Topic[], options: Pick<Required<OfflineRewriterOptions>, 'maxContextWords' | 'order'>): Topic[] {
+function continuedReferent(turn: ConversationTurn): Candidate | undefined {
+  if (turn.standaloneQuery === turn.question || /\)\s*$/.test(turn.standaloneQuery)) return undefined;
+  const references = findReferences(turn.question).filter((reference) => ['pronoun', 'possessive', 'ordinal'].includes(reference.kind));
+  if (references.length === 0) return undefined;
+  const asked = turn.question.trim().split(/\s+/);
+  const shown = turn.standaloneQuery.trim().split(/\s+/);
+  let start = 0;
+  while (start < asked.length && start < shown.length && asked[start]!.toLowerCase() === shown[start]!.toLowerCase()) start++;
+  let end = 0;
+  while (end < asked.length - start && end < shown.length - start && asked[asked.length - 1 - end]!.toLowerCase() === shown[shown.length - 1 - end]!.toLowerCase()) end++;
+  const inserted = shown.slice(start, shown.length - end).join(' ');
+  return inserted ? phraseOf(inserted) : undefined;
+}
+
+/**
+ * The question with its first resolvable reference replaced by its referent, when one
+ * is clearly best: an item of the last answer's enumeration (or of the last
+ * question's "X and Y") for an ordinal; for a pronoun the focus of the last question
+ * (for "its", the one name the last question mentioned), then what the focus belongs
+ * to. Undefined when nothing fits: the caller appends context instead.
+ */
+function resolveReference(
+  question: string,
+  references: readonly Reference[],
+  history: readonly ConversationTurn[],
+  termShare: ((word: string) => number) | undefined,
+): { text: string; reference: string; referent: string } | undefined {
+  const last = history.at(-1);
+  if (!last) return undefined;
+  for (const reference of references) {
+    let chosen: Candidate | undefined;
+    if (reference.kind === 'ordinal') {
+      // The latest answer that enumerated ("and the fourth one?" after "how do I run the second one?"), else the last question's "X and Y".
+      let items: Candidate[] = [];
+      for (let i = history.length - 1; i >= Math.max(0, history.length - 3) && items.length === 0; i--) items = enumerationItems(history[i]!.answer);
+      if (items.length === 0) items = questionFocus(last.standaloneQuery).list ?? [];
+      const index = reference.ordinal === -1 ? items.length - 1 : (reference.ordinal ?? 0) - 1;
+      chosen = items[index];
+      if (!chosen) return undefined;
+    } else if (reference.kind === 'pronoun' || reference.kind === 'possessive') {
+      if (reference.number === 'any') return undefined;
+      const found = lastFocus(history);
+      const candidates: Candidate[] = [];
+      if (reference.kind === 'possessive') {
+        const names = questionNames(found?.turn.standaloneQuery ?? last.standaloneQuery);
+        if (names.length === 1) candidates.push(names[0]!);
+      }
+      if (found) {
+        // "it" against "npm ci and npm install" is ambiguous; "them" is the list.
+        if (found.focus.list && reference.number === 'singular') return undefined;
+        // "them" after "How do I run a script in all of the workspaces?": a phrase that is plural beats a generic "a script".
+        if (reference.number === 'plural' && found.focus.candidate!.number === 'singular') {
+          candidates.push(...questionPhrases(found.turn.standaloneQuery).filter((phrase) => phrase.number === 'plural'));
+        }
+        candidates.push(found.focus.candidate!);
+        if (found.focus.owner) candidates.push(found.focus.owner);
+      }
+      chosen = candidates.find((candidate) => fits(candidate, reference, question) && !isCommonPhrase(candidate.phrase, termShare));
+      if (!chosen) return undefined;
+    } else {
+      continue;
+    }
+    const before = question.slice(0, reference.start);
+    let referent = render(chosen, reference, before.trim() === '');
+    // "one of them" -> "one of the tests", not "one of tests".
+    if (/\bof\s*$/i.test(before) && !chosen.name && !/^(?:the|my|your|our)\s|'s?\b/i.test(referent)) referent = `the ${referent}`;
+    return { text: question.slice(0, reference.start) + referent + question.slice(reference.end), reference: reference.text.toLowerCase(), referent: `'${referent}'` };
+  }
+  return undefined;
+}
+
+/** "what about X?", "and X?", "how about X?": a fragment naming only the new thing. */
+const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(.+?)\s*[?.!]*\s*$|^\s*and\s+(?:for\s+)?(.+?)\s*[?.!]*\s*$/i;
+
+/**
+ * "what about compile definitions?" after "How do I add an include directory to a
+ * target?": that question again with its focus swapped ("How do I add compile
+ * definitions to a target?"). Only after a how-to question of the last two turns, and
+ * only when the fragment is a noun phrase.
+ */
+function replaceFocus(question: string, history: readonly ConversationTurn[]): string | undefined {
+  const match = SWAP_OPENER.exec(question);
+  const swapped = (match?.[1] ?? match?.[2])?.trim();
+  if (!swapped) return undefined;
+  // "and on Windows?": the same question, in that circumstance.
+  const circumstance = /^(?:on|in|for|with|under|inside|from|via|using|without|behind)\s/i.test(swapped);
+  const asked = circumstance ? {} : questionFocus(swapped);
+  if (!circumstance && (!asked.candidate || asked.candidate.phrase.split(' ').length !== swapped.replace(/^(?:the|a|an)\s+/i, '').split(/\s+/).length)) return undefined;
+  for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {
+    const earlier = mainClause(history[i]!.standaloneQuery);
+    if (!/^(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to)\s/i.test(earlier)) continue;
+    if (circumstance) return earlier.toLowerCase().includes(swapped.toLowerCase()) ? undefined : `${earlier} ${swapped}?`;
+    const focus = questionFocus(earlier).candidate;
+    // Only a focus that is clearly a noun phrase ("an include directory", "memory leaks"), not "get rid".
+    if (!focus || (!focus.determiner && !focus.name && !focus.phrase.includes(' '))) return undefined;
+    const written = focus.determiner ? `${focus.determiner} ${focus.phrase}` : focus.phrase;
+    const at = earlier.indexOf(written);
+    if (at < 0) return undefined;
+    return `${earlier.slice(0, at)}${swapped}${earlier.slice(at + written.length)}?`;
+  }
+  return undefined;
+}
+
+/**
+ * What the context of an unsure rewrite starts with: the last question's action
+ * ("read a file line by line in Node.js") or focus, as written, when it is short.
+ */
+function contextLead(history: readonly ConversationTurn[], termShare: ((word: string) => number) | undefined): string | undefined {
+  const found = lastFocus(history);
+  const asked = found?.turn ?? history.at(-1);
+  if (!asked) return undefined;
+  const action = askedAction(asked.standaloneQuery);
+  if (action && action.split(/\s+/).length <= 8 && !/\b(?:it|them|they|its|their)\b/i.test(action)) return action;
+  if (!found) return undefined;
+  const candidate = found.focus.list ? found.focus.list.map((item) => item.phrase).join(' and ') : found.focus.candidate!.phrase;
+  return isCommonPhrase(candidate, termShare) ? undefined : candidate;
+}
+
+/**
+ * Context for the question: the lead (the last question's action or focus), then the
+ * topics' words that the question lacks, best topic first, up to the word budget.
+ * Counted in words, not whole terms: the last topic may be cut to its first missing
+ * words, and stopwords, bare numbers, one-letter words and words too common in this
+ * index to name anything are not added.
+ */
+function contextTopics(
+  question: string,
+  lead: string | undefined,
+  topics: Topic[],
+  options: Pick<Required<OfflineRewriterOptions>, 'maxContextWords' | 'order'>,
+  termShare: ((word: string) => number) | undefined,
+): string[] {
   const present = new Set(tokenize(question, { identifiers: true }).map((word) => stem(word)));
   const ordered = options.order === 'salience' ? rankTopics(topics) : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
-  const chosen: Topic[] = [];
+  const chosen: string[] = [];
   let words = 0;
+  if (lead) {
+    // The lead is what the question most likely leans on: taken whole, even past a small budget.
+    const missing = wordsOf(lead).filter((part) => !present.has(stem(part.toLowerCase())) && isContextWord(part.toLowerCase()));
+    if (missing.length > 0 && missing.length <= Math.max(options.maxContextWords, LEAD_WORDS)) {
+      chosen.push(lead);
+      words += missing.length;
+      for (const part of wordsOf(lead)) present.add(stem(part.toLowerCase()));
+    }
+  }
   for (const topic of ordered) {
+    if (words >= options.maxContextWords) break;
+    if (isCommonPhrase(topic.term, termShare)) continue;
     const parts = wordsOf(topic.term);
     const missing = parts.filter((part) => {
       const key = stem(part.toLowerCase());
@@ -176,76 +352,19 @@ function contextTopics(question: string, topics: Topic[], options: Pick<Required
     });
     if (missing.length === 0) continue;
     const taken = missing.slice(0, options.maxContextWords - words);
-    chosen.push(taken.length === parts.length ? topic : { ...topic, term: taken.join(' ') });
+    chosen.push(taken.length === parts.length ? topic.term : taken.join(' '));
     words += taken.length;
     for (const part of parts) present.add(stem(part.toLowerCase()));
-    if (words >= options.maxContextWords) break;
   }
   return chosen;
 }
 
+/** Most words of the lead (the last question's action or focus) added as context. */
+const LEAD_WORDS = 8;
+
 /** A word worth searching for: not a stopword, not a bare number, longer than one letter. */
 function isContextWord(word: string): boolean {
   return word.length > 1 && !isStopword(word) && !/^\d+$/.test(word);
-}
-
-/**
- * The question with its first pointing pronoun replaced by the first topic (when the
- * style allows and the pronoun is not a determiner), and the remaining topics appended
- * in parentheses.
- */
-function resolve(question: string, context: Topic[], style: 'expand' | 'substitute'): string {
-  let text = question.trim();
-  let rest = context;
-  if (style === 'substitute') {
-    const substituted = substitutePronoun(text, context[0]!);
-    if (substituted !== undefined) {
-      text = substituted;
-      rest = context.slice(1);
-    }
-  }
-  if (rest.length === 0) return text;
-  return `${text} (${rest.map((topic) => topic.term).join(', ')})`;
-}
-
-/** Replaces the first pronoun standing for a noun phrase; undefined when there is none. */
-function substitutePronoun(text: string, topic: Topic): string | undefined {
-  const wordPattern = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
-  const matches = [...text.matchAll(wordPattern)];
-  for (let i = 0; i < matches.length; i++) {
-    const match = matches[i]!;
-    const word = match[0].toLowerCase().replace(/[’]/g, "'");
-    const next = matches[i + 1]?.[0].toLowerCase();
-    const start = match.index!;
-    const end = start + match[0].length;
-    // Part of an identifier or path ("it.example", "this/that"): not a pronoun.
-    const joiner = /[._\-/@$]/;
-    const wordChar = /[\p{L}\p{N}]/u;
-    if (joiner.test(text[start - 1] ?? '') && wordChar.test(text[start - 2] ?? '')) continue;
-    if (joiner.test(text[end] ?? '') && wordChar.test(text[end + 1] ?? '')) continue;
-    if (PRONOUN_SUBSTITUTES.has(word)) {
-      // "that plan", "these keys": a determiner, keep it and let the topic be appended.
-      if ((word === 'this' || word === 'that' || word === 'those' || word === 'these') && next && !isStopword(next)) return undefined;
-      if (word === 'it' && next && ['possible', 'necessary', 'true', 'worth', 'safe'].includes(next)) continue;
-      if (word === 'that' && i > 0 && !isStopword(matches[i - 1]![0].toLowerCase())) continue;
-      return text.slice(0, start) + phrase(topic, start === 0) + text.slice(end);
-    }
-    if (POSSESSIVES.has(word)) {
-      return text.slice(0, start) + `${phrase(topic, start === 0)}'s` + text.slice(end);
-    }
-    if (word === "it's" || word === "that's") {
-      return text.slice(0, start) + `${phrase(topic, start === 0)} is` + text.slice(end);
-    }
-  }
-  return undefined;
-}
-
-/** "the API key", or the bare term for identifiers and names. */
-function phrase(topic: Topic, sentenceStart: boolean): string {
-  const term = topic.term;
-  const bare = /^(the|a|an)\s/i.test(term) || /[_`]/.test(term) || /^\p{Lu}[\p{Lu}\d]+s?$/u.test(term) || wordsOf(term).length === 0;
-  if (bare) return term;
-  return `${sentenceStart ? 'The' : 'the'} ${term}`;
 }
 
 /** The content words of a text (lower-case tokens that are not stopwords), for checks and tests. */

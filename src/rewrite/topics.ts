@@ -97,7 +97,8 @@ export function extractTerms(text: string): ExtractedTerm[] {
   }
 
   // Noun-phrase chunks within punctuation-free segments.
-  for (const segment of text.split(/[.,;:!?()[\]{}<>"“”«»`|/\\\n\r\t*#=+~]+|\s[-–—]+\s/)) {
+  // A dot ends a sentence only before a space or the end: "Node.js" and "fs.readdir" stay whole.
+  for (const segment of text.split(/\.+(?=\s|$)|[,;:!?()[\]{}<>"“”«»`|/\\\n\r\t*#=+~]+|\s[-–—]+\s/)) {
     const words = segment.split(/\s+/).map(trimWord).filter(Boolean);
     let run: { word: string; bonus: number }[] = [];
     const flush = () => {
@@ -239,12 +240,12 @@ export function wordsOf(text: string): string[] {
   return text.split(/[\s/]+/).map(trimWord).filter(Boolean);
 }
 
-function trimWord(word: string): string {
+export function trimWord(word: string): string {
   return word.replace(/^[^\p{L}\p{N}_$@]+|[^\p{L}\p{N}_+#%]+$/gu, '').replace(/['’]s$/u, '');
 }
 
 /** Not part of a noun phrase: stopwords, question frames, common verbs, pure numbers. */
-function isFiller(word: string): boolean {
+export function isFiller(word: string): boolean {
   const lower = word.toLowerCase();
   if (lower.length < 2 && !/\p{N}/u.test(lower)) return true;
   if (/^\d+([.,]\d+)?$/.test(lower)) return true;
@@ -255,6 +256,8 @@ function isFiller(word: string): boolean {
 function isIdentifier(word: string): boolean {
   if (/[_]/.test(word) && /\p{L}/u.test(word)) return true;
   if (/^[\p{L}\p{N}]+[.\-][\p{L}\p{N}.\-]+$/u.test(word) && /\d/.test(word) && /\p{L}/u.test(word)) return true;
+  // Dotted names: `Node.js`, `fs.readdir`, `package.json` (not `e.g`).
+  if (/^\p{L}[\p{L}\p{N}_]+(?:\.[\p{L}\p{N}_]{2,})+$/u.test(word)) return true;
   if (/^\p{Ll}+\p{Lu}/u.test(word)) return true;
   return isAcronym(word);
 }

@@ -1,0 +1,295 @@
+// What a referring expression is: the one place that decides whether "it", "they",
+// "them", "that", "those", "its", "the second one", "do that" or "the same" in a
+// question points back at the conversation. The gate asks it whether a question
+// leans on earlier turns; the offline rewriter asks it what to resolve and where the
+// words stand. Two lists that disagree ("Is it recommended to rotate?" rewritten, "Is
+// it safe to rotate?" left alone) cannot happen when there is one.
+
+import { isStopword } from '../text/stopwords.js';
+import { extractTerms, isFiller } from './topics.js';
+
+export type ReferenceKind =
+  /** it, they, them, this, that, those, these (standing alone), he, she... */
+  | 'pronoun'
+  /** its, their, his, her */
+  | 'possessive'
+  /** "that plan", "these keys": points back, but names its own noun */
+  | 'determiner'
+  /** the first/second/last one, the former, the latter */
+  | 'ordinal'
+  /** do that, do it, do this, do the same */
+  | 'action'
+  /** the same, the other, instead, as well, you mentioned... */
+  | 'other';
+
+export type GrammaticalNumber = 'singular' | 'plural' | 'any';
+
+export interface Reference {
+  kind: ReferenceKind;
+  /** The words as typed, e.g. `it`, `the second one`, `do that`. */
+  text: string;
+  /** Character offsets of `text` in the question. */
+  start: number;
+  end: number;
+  /** What the referent must agree with: "it" a single thing, "them" a plural or a list. */
+  number: GrammaticalNumber;
+  /** For ordinals: 1-based position in an enumeration; -1 for "the last"/"the latter". */
+  ordinal?: number;
+  /** The gate's phrase for it, e.g. `pronoun 'it'`, `reference 'the second one'`. */
+  signal: string;
+}
+
+export interface ReferenceOptions {
+  /**
+   * Also count a pronoun that follows a noun phrase of the question itself ("will
+   * buying stocks give me control over it?"): a model rewrites and leaves a
+   * standalone question as it is, so a false positive costs little.
+   */
+  eager?: boolean;
+}
+
+const SINGULAR = new Set(['it', 'its', "it's", 'this', 'that', "that's", 'he', 'she', 'him', 'her', 'his']);
+const PLURAL = new Set(['they', 'them', 'their', 'theirs', 'those', 'these', "they're"]);
+const POSSESSIVE = new Set(['its', 'their', 'his', 'her']);
+const DEMONSTRATIVE = new Set(['this', 'that', 'those', 'these']);
+
+const AUXILIARIES = new Set('is are was were be can could would should will does do did has have had may might must'.split(' '));
+
+/** Words after `it` that make it the dummy subject ("is it possible to ...", "is it recommended to ..."). */
+const DUMMY_IT_AFTER = new Set(
+  `possible necessary true safe okay ok recommended worth better best wise advisable required
+  important hard easy difficult allowed legal mandatory normal common typical smart so a an too really
+  enough still good bad likely unlikely useful helpful fine costly expensive cheap free`.split(/\s+/).filter(Boolean),
+);
+
+/** Words before a dummy "it": "is it safe", "would it be", and none ("It is possible ..."). */
+const BE_BEFORE_IT = new Set(['is', 'was', "isn't", "wasn't", 'would', 'will', 'could', 'might', 'can', 'does', 'find', 'makes', 'think', 'consider', 'how', 'why', 'if', 'when', 'so', 'and', 'but']);
+
+/** `this year`, `this month`: time, not a reference. */
+const TIME_NOUNS = new Set(['year', 'month', 'week', 'time', 'morning', 'quarter', 'weekend', 'evening', 'afternoon', 'season', 'way']);
+
+/** Words before `that` that make it a conjunction ("check that", "sure that"). */
+const THAT_CONJUNCTION_BEFORE = new Set(
+  `check checks ensure ensures verify verifies say says said know knows sure mean means confirm think
+  believe true given assuming show shows prove proves so such seems seem clear possible note
+  requirement requires require make guarantee guarantees hope way fact`.split(/\s+/).filter(Boolean),
+);
+
+/** Words after which `that` is the pronoun: question frames and prepositions ("is that ...", "about that"). */
+const THAT_PRONOUN_BEFORE = new Set(
+  `what which who whom whose how why where when whether is are was were be been am can could would should
+  will shall may might must do does did have has had i we you me my our tell explain show give describe
+  about with for of on in to from by at and or but than after before like use get make set run configure
+  enable disable add remove delete change update check see try keep undo fix if when unless once`.split(/\s+/).filter(Boolean),
+);
+
+/** After a demonstrative, these make it a pronoun, not a determiner: "is that safe?", "do those work?". */
+const NOT_A_NOUN_AFTER = new Set(
+  `is are was were be can could would should will does do did has have had may might must
+  work works mean means cost costs apply applies happen happens matter matters affect affects help helps
+  safe possible necessary true better worse same different enough required recommended`.split(/\s+/).filter(Boolean),
+);
+
+/** Stopwords that are verbs: a pronoun after them is their object ("use it", "get them"). */
+const VERB_STOPWORDS = new Set(['use', 'using', 'used', 'want', 'need', 'tell']);
+
+/** The frame of a question and its first verb: "how do I read", "can we export", "what does". */
+const QUESTION_FRAME =
+  /^\s*(?:(?:how|where|when|why|what|which)(?:\s+(?:often|long|much|many))?\s+)?(?:do|does|did|can|could|should|would|will|is|are|may|must)\s+(?:i|we|you|one)\s+\S+|^\s*(?:how\s+to|what\s+does|what\s+do)\s+\S*/i;
+
+/** "... a promise version of" -> "...": the words "of" and the phrase it belongs to. */
+function withoutGovernor(text: string): string {
+  const words = text.trimEnd().split(/\s+/);
+  if (words.at(-1)?.toLowerCase() === 'of') words.pop();
+  for (let n = 0; n < 3 && words.length > 0 && !isStopword(words.at(-1)!.toLowerCase()); n++) words.pop();
+  return words.join(' ');
+}
+
+const PERSONS = new Set(['i', 'we', 'you', 'one']);
+
+/** The word before the verb at `verbIndex`, past auxiliaries, "not" and "to": its subject, roughly. */
+function subjectBefore(words: readonly Word[], verbIndex: number): string | undefined {
+  let i = verbIndex - 1;
+  while (i >= 0 && (AUXILIARIES.has(words[i]!.lower) || /n't$|^not$|^to$|^also$|^just$/.test(words[i]!.lower))) i--;
+  return words[i]?.lower;
+}
+
+/** A phrase whose head is plural ("worker threads"), roughly. */
+function isPluralPhrase(phrase: string): boolean {
+  const head = phrase.split(/\s+/).at(-1)!.toLowerCase();
+  return /[^su]s$/.test(head) && !/(ss|us|is)$/.test(head);
+}
+
+/** "what signal does", "how many workspaces does": what the question asks for is not what "it" is. */
+const WH_PHRASE = /^\s*(?:what|which|how\s+many|how\s+much)\s+(?:[\p{L}\p{N}_.'’-]+\s+){1,4}?(?=(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)/iu;
+
+/** Nouns that end in -ly; other words that do are adverbs ("do that regularly"). */
+const LY_NOUNS = new Set(['family', 'assembly', 'supply', 'reply', 'anomaly', 'monopoly', 'butterfly', 'italy', 'july', 'rally', 'ally', 'fly', 'poly', 'only']);
+
+/** An adverb such as "regularly", "automatically", "later". */
+export function isAdverb(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (['later', 'again', 'instead', 'too', 'first', 'now', 'then', 'anyway', 'afterwards', 'also'].includes(lower)) return true;
+  return lower.length > 4 && lower.endsWith('ly') && !LY_NOUNS.has(lower);
+}
+
+const ORDINALS: Record<string, number> = {
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  last: -1,
+  former: 1,
+  latter: -1,
+};
+
+const ORDINAL_PATTERN =
+  /\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|last|former|latter)(?:\s+(one|ones|option|options|step|steps|method|methods|approach|approaches|choice|item|tool|tools|command|commands|way|ways))?\b/giu;
+const ACTION_PATTERN = /\b(do|doing)\s+(that|it|this|the\s+same)\b(?![._\-/@$][\p{L}\p{N}])/giu;
+const OTHER_PATTERNS: readonly RegExp[] = [
+  /\bthe\s+(?:other|previous|next|above|same|earlier)(?:\s+(?:one|ones|option|options|step|steps|method|methods|approach|choice|item|way))?\b/giu,
+  /\b(?:same thing|same one|the others?)\b/giu,
+  /\b(?:as well|instead|either one|neither one|both of them|mentioned|you said|you mentioned)\b/giu,
+  /^same\b/giu,
+];
+/** Clarifications of the previous question, for the eager gate: "I meant for a deceased relative". */
+const EAGER_PATTERN = /^(?:i meant|i mean|i was asking|i was talking|i'm asking|i am asking)\b/iu;
+
+interface Word {
+  lower: string;
+  start: number;
+  end: number;
+}
+
+/** The words of a question with their offsets; apostrophes normalised, trailing `.`/`-` dropped. */
+function wordsOf(question: string): Word[] {
+  const words: Word[] = [];
+  for (const match of question.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’_.\-]*/gu)) {
+    const raw = match[0].replace(/[.\-'’]+$/u, '');
+    words.push({ lower: raw.toLowerCase().replace(/’/g, "'"), start: match.index!, end: match.index! + raw.length });
+  }
+  return words;
+}
+
+/** Part of an identifier or path ("it.example", "this/that", "$it"): not a word of the sentence. */
+function insideIdentifier(question: string, start: number, end: number): boolean {
+  const joiner = /[._\-/@$]/;
+  const wordChar = /[\p{L}\p{N}]/u;
+  if (joiner.test(question[start - 1] ?? '') && (question[start - 1] === '$' || wordChar.test(question[start - 2] ?? ''))) return true;
+  return joiner.test(question[end] ?? '') && wordChar.test(question[end + 1] ?? '');
+}
+
+/**
+ * The referring expressions of `question`, in the order they appear. A pronoun that
+ * does not point back is left out: the dummy "it" ("is it safe to ...", "is it
+ * recommended to ..."), "that" as a conjunction or relative pronoun ("check that ...",
+ * "targets that link"), "this year", parts of identifiers, and (unless `eager`) a
+ * subject or possessive pronoun after a noun phrase of the question itself ("my
+ * credit card ... it keeps failing"). An object pronoun right after a verb ("use it",
+ * "support it") points back even then: a verb's object is not its own subject.
+ */
+export function findReferences(question: string, options: ReferenceOptions = {}): Reference[] {
+  const found: Reference[] = [];
+  const taken: [number, number][] = [];
+  const add = (reference: Omit<Reference, 'signal'>, signal: string) => {
+    if (taken.some(([start, end]) => reference.start < end && start < reference.end)) return;
+    taken.push([reference.start, reference.end]);
+    found.push({ ...reference, signal });
+  };
+
+  for (const match of question.matchAll(ACTION_PATTERN)) {
+    const object = match[2]!.toLowerCase().replace(/\s+/g, ' ');
+    const start = match.index!;
+    const end = start + match[0].length;
+    // "do that migration": a determiner; the noun-phrase rules see it.
+    const after = /^\s+([\p{L}\p{N}'’_-]+)/u.exec(question.slice(end))?.[1]?.toLowerCase();
+    if (object !== 'it' && object !== 'the same' && after && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !isAdverb(after)) continue;
+    const signal = object === 'the same' ? "reference 'the same'" : `pronoun '${object}'`;
+    add({ kind: 'action', text: match[0], start, end, number: 'any' }, signal);
+  }
+
+  for (const match of question.matchAll(ORDINAL_PATTERN)) {
+    const hasThe = /^the\s/i.test(match[0]);
+    const noun = match[2];
+    const word = match[1]!.toLowerCase();
+    // "the first time", "first, ...", "last year": an ordinal needs "the" and no other noun, or "one"/a list noun.
+    if (!hasThe && !noun) continue;
+    if (hasThe && !noun && word !== 'former' && word !== 'latter') {
+      const next = /^\s+([\p{L}\p{N}'’_-]+)/u.exec(question.slice(match.index! + match[0].length))?.[1]?.toLowerCase();
+      // "the second plan" names its noun; "the second allow" (a verb) or "the second?" does not.
+      if (next && !isStopword(next) && !NOT_A_NOUN_AFTER.has(next) && !isFiller(next)) continue;
+    }
+    if (!hasThe && noun && !/^ones?$/.test(noun)) continue;
+    const number: GrammaticalNumber = noun && /s$/.test(noun) ? 'plural' : 'singular';
+    add({ kind: 'ordinal', text: match[0], start: match.index!, end: match.index! + match[0].length, number, ordinal: ORDINALS[word] }, `reference '${match[0].toLowerCase()}'`);
+  }
+
+  for (const pattern of OTHER_PATTERNS) {
+    for (const match of question.matchAll(pattern)) {
+      add({ kind: 'other', text: match[0], start: match.index!, end: match.index! + match[0].length, number: 'any' }, `reference '${match[0].toLowerCase()}'`);
+    }
+  }
+  if (options.eager) {
+    const match = EAGER_PATTERN.exec(question.trim().toLowerCase());
+    if (match) {
+      const start = question.length - question.trimStart().length;
+      add({ kind: 'other', text: question.slice(start, start + match[0].length), start, end: start + match[0].length, number: 'any' }, `reference '${match[0]}'`);
+    }
+  }
+
+  const words = wordsOf(question);
+  for (let i = 0; i < words.length; i++) {
+    const { lower, start, end } = words[i]!;
+    const word = lower.replace(/'s$/, '');
+    const isPronounWord = SINGULAR.has(lower) || PLURAL.has(lower) || SINGULAR.has(word) || PLURAL.has(word);
+    if (!isPronounWord) continue;
+    if (insideIdentifier(question, start, end)) continue;
+    const before = words[i - 1]?.lower;
+    const after = words[i + 1]?.lower;
+    // "is it safe", "would it be worth", "it is possible": a dummy subject; "make it a requirement" is not.
+    const beforeBe = before === undefined || BE_BEFORE_IT.has(before);
+    if (word === 'it' && after && beforeBe && DUMMY_IT_AFTER.has(after)) continue;
+    if (word === 'it' && (after === 'is' || after === 'be') && words[i + 2] && DUMMY_IT_AFTER.has(words[i + 2]!.lower)) continue;
+    // "is it <anything> to <verb>": the dummy subject of an infinitive ("is it wise to pin it?").
+    if (word === 'it' && before && ['is', 'was', "isn't", "wasn't"].includes(before) && after && !isStopword(after) && words[i + 2]?.lower === 'to') continue;
+    if (DEMONSTRATIVE.has(word) && after && TIME_NOUNS.has(after)) continue;
+    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || !THAT_PRONOUN_BEFORE.has(before))) continue;
+
+    const afterVerb =
+      before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVE.has(word);
+    // "tell Valgrind to use it", "the compiler doesn't support it": a verb's object is not
+    // its own subject, so the pronoun points out of the question; after "I"/"we"/"you"
+    // ("why should I use it?") an earlier phrase may still be meant.
+    const subjectIsPerson = afterVerb && PERSONS.has(subjectBefore(words, i - 1) ?? '');
+    if (!options.eager && (!afterVerb || subjectIsPerson)) {
+      // A pronoun after a noun phrase of the question itself most likely points at that
+      // ("my credit card ... it keeps failing") when their number agrees ("how many
+      // workspaces does it allow?" asks about something earlier); the question's
+      // frame ("how do I read") is not one, nor what the pronoun is part of ("a promise version of it").
+      let earlier = question
+        .slice(0, start)
+        .replace(/"[^"]*"|“[^”]*”|`[^`]*`/g, ' ')
+        .replace(QUESTION_FRAME, ' ')
+        .replace(WH_PHRASE, ' ');
+      if (before === 'of') earlier = withoutGovernor(earlier);
+      const plural = PLURAL.has(word);
+      if (extractTerms(earlier).some((term) => isPluralPhrase(term.term) === plural)) continue;
+    }
+
+    const number: GrammaticalNumber = PLURAL.has(word) ? 'plural' : ['he', 'she', 'him', 'her', 'his'].includes(word) ? 'any' : 'singular';
+    let kind: ReferenceKind = POSSESSIVE.has(word) ? 'possessive' : 'pronoun';
+    if (DEMONSTRATIVE.has(word) && after && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after)) kind = 'determiner';
+    add({ kind, text: question.slice(start, end), start, end, number }, `pronoun '${lower}'`);
+  }
+
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** The gate's signal: an ordinal or a phrase such as "the same" before any pronoun, else the earliest reference. */
+export function referenceSignal(question: string, options: ReferenceOptions = {}): string | undefined {
+  const references = findReferences(question, options);
+  return (references.find((reference) => reference.kind === 'ordinal' || reference.kind === 'other') ?? references[0])?.signal;
+}
