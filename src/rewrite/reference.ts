@@ -87,7 +87,8 @@ const THAT_PRONOUN_BEFORE = new Set(
 const NOT_A_NOUN_AFTER = new Set(
   `is are was were be can could would should will does do did has have had may might must
   work works mean means cost costs apply applies happen happens matter matters affect affects help helps
-  safe possible necessary true better worse same different enough required recommended`.split(/\s+/).filter(Boolean),
+  safe possible necessary true better worse same different enough required recommended free paid available
+  expensive cheap fast slow secure correct right wrong supported deprecated included`.split(/\s+/).filter(Boolean),
 );
 
 /** Stopwords that are verbs: a pronoun after them is their object ("use it", "get them"). */

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { classifyQuestion } from '../src/rewrite/gate.js';
+import { OfflineRewriter } from '../src/rewrite/offline.js';
+import { findReferences, referenceSignal } from '../src/rewrite/reference.js';
+import { enumerationItems, questionFocus } from '../src/rewrite/referent.js';
+import type { ConversationTurn } from '../src/rewrite/types.js';
+
+describe('referring expressions: one module for the gate and the rewriter', () => {
+  // [question, the references it holds as kind:text (number), in order]
+  const table: [string, string[]][] = [
+    ['does it work with large files?', ['pronoun:it (singular)']],
+    // The second "it" follows the first: only the first points out of the question.
+    ['does it propagate to targets that link against it?', ['pronoun:it (singular)']],
+    ['how do I deprecate it later?', ['pronoun:it (singular)']],
+    ['and unpublish it?', ['pronoun:it (singular)']],
+    ['how do I kill it after a timeout?', ['pronoun:it (singular)']],
+    ['how do I run the second one?', ['ordinal:the second one (singular)']],
+    ['and the fourth one?', ['ordinal:the fourth one (singular)']],
+    ['Is the latter supported in Europe?', ['ordinal:the latter (singular)']],
+    ['How often should I do that?', ['action:do that (any)']],
+    ['how do I do the same for a child process only?', ['action:do the same (any)']],
+    ['What are their limits?', ['possessive:their (plural)']],
+    ['how do I read its output?', ['possessive:its (singular)']],
+    ['can I generate them automatically?', ['pronoun:them (plural)']],
+    ['Is that free?', ['pronoun:that (singular)']],
+    ['How much do those cost per month?', ['pronoun:those (plural)']],
+    ['Can we migrate these keys?', ['determiner:these (plural)']],
+    // The object of a verb whose subject is a name is not that name.
+    ['how do I tell Valgrind to use it?', ['pronoun:it (singular)']],
+    ['what happens if the compiler doesn\'t support it?', ['pronoun:it (singular)']],
+    // A phrase of the question that disagrees in number, or that the question asks for, is not the antecedent.
+    ['How many workspaces does it allow?', ['pronoun:it (singular)']],
+    ['what signal does it send by default?', ['pronoun:it (singular)']],
+    ['is there a promise version of it?', ['pronoun:it (singular)']],
+    ['how do I compare two of them without leaking timing?', ['pronoun:them (plural)']],
+    // Not references: the dummy "it", conjunctions, relative "that", time, identifiers, an antecedent in the question.
+    ['Is it recommended to rotate?', []],
+    ['Is it safe to rotate?', []],
+    ['Is it possible to rotate API keys without downtime?', []],
+    ['How can I check that a webhook request really came from Orbitly?', []],
+    ['Which targets that link to foo get its include directories?', []],
+    ['What did the team ship this year?', []],
+    ['Can I use it.example.com as my webhook host?', []],
+    ['I added my credit card but it keeps failing', []],
+    ['Why should I use IBM Cloud Kubernetes Service and what does it cost?', []],
+  ];
+  it.each(table)('"%s" -> %j', (question, expected) => {
+    expect(findReferences(question).map((r) => `${r.kind}:${r.text} (${r.number})`)).toEqual(expected);
+  });
+
+  it('"the second one" and "the last one" carry their position', () => {
+    expect(findReferences('how do I run the second one?')[0]).toMatchObject({ ordinal: 2 });
+    expect(findReferences('and the last one?')[0]).toMatchObject({ ordinal: -1 });
+  });
+
+  const history = (...turns: [string, string?, string?][]): ConversationTurn[] =>
+    turns.map(([question, standaloneQuery, answer]) => ({ question, standaloneQuery: standaloneQuery ?? question, answer: answer ?? '' }));
+
+  it('the gate calls a question a follow-up exactly when the module finds a reference in it (the gate and the rewriter agree)', () => {
+    const questions = [...table.map(([question]) => question), 'Does it expire?', 'How do I rotate the API key?', 'what about compile definitions?'];
+    for (const question of questions) {
+      const signal = referenceSignal(question);
+      const gate = classifyQuestion(question, true);
+      // An opener ("and ...", "what about ...") is named first when there is one.
+      if (signal) expect(gate, question).toEqual({ kind: 'follow_up', reason: /^(and|what about) /i.test(question) ? gate.reason : signal });
+      else expect(gate.reason, question).not.toMatch(/^pronoun|^reference/);
+    }
+  });
+
+  it('"Is it recommended to rotate?" and "Is it safe to rotate?" get the same treatment: neither "it" is replaced', () => {
+    const rewriter = new OfflineRewriter();
+    const earlier = history(['How do I create an API key?']);
+    const outcomes = ['Is it recommended to rotate?', 'Is it safe to rotate?'].map((question) =>
+      rewriter.rewriteSync({ question, history: earlier, topics: [], policy: 'auto' }),
+    );
+    expect(outcomes.map((outcome) => outcome.decision)).toEqual(['rewritten', 'rewritten']);
+    expect(outcomes.map((outcome) => outcome.reason)).toEqual(['2 content words', '2 content words']);
+    for (const outcome of outcomes) {
+      expect(outcome.standaloneQuery).toMatch(/^Is it \w+ to rotate\? \(create an API key\)$/);
+    }
+  });
+});
+
+describe('referents from salience', () => {
+  const rewriter = new OfflineRewriter();
+  const rewrite = (question: string, ...turns: [string, string?, string?][]) =>
+    rewriter.rewriteSync({
+      question,
+      history: turns.map(([q, standaloneQuery, answer]) => ({ question: q, standaloneQuery: standaloneQuery ?? q, answer: answer ?? '' })),
+      topics: [],
+      policy: 'auto',
+    }).standaloneQuery;
+
+  it('the object of the last question, not a piece of a name: "does it propagate" is the include directory, not "the CMake"', () => {
+    expect(rewrite('does it propagate to targets that link against it?', ['How do I add an include directory to a target in CMake?'])).toBe(
+      'does the include directory propagate to targets that link against it?',
+    );
+    expect(rewrite('how do I kill it after a timeout?', ['How do I run a shell command from Node.js and get its output?'])).toBe(
+      'how do I kill the shell command after a timeout?',
+    );
+  });
+
+  it('the package, not the two-factor authentication; and not "the deprecate" afterwards', () => {
+    const first = 'How do I publish a package with two-factor authentication enabled?';
+    const second = rewrite('how do I deprecate it later?', [first]);
+    expect(second).toBe('how do I deprecate the package later?');
+    expect(rewrite('and unpublish it?', [first], ['how do I deprecate it later?', second])).toBe('and unpublish the package?');
+  });
+
+  it('when no phrase clearly fits it does not pretend: "does it work with large files?" keeps "it" and adds the last question\'s action', () => {
+    const query = rewrite('does it work with large files?', ['How do I read a file line by line in Node.js?']);
+    expect(query).toBe('does it work with large files? (read a file line by line in Node.js)');
+    expect(query).not.toMatch(/the Node/);
+  });
+
+  it('"it" against two things named together is ambiguous: not substituted', () => {
+    const query = rewrite('how do I disable it again?', ['what is the difference between auth-only and auth-and-writes?']);
+    expect(query.startsWith('how do I disable it again? (')).toBe(true);
+  });
+
+  it('number agreement: "them" wants a plural or a list', () => {
+    expect(rewrite('how do I run them in parallel?', ['How do I add a test in CMake?'])).toBe('how do I run tests in parallel?');
+    expect(rewrite('how do I send them a message?', ['How do I share memory between worker threads?'])).toBe('how do I send worker threads a message?');
+    expect(rewrite('what happens if I add too many of them?', ['How do I remove a listener?'])).toBe('what happens if I add too many of the listeners?');
+  });
+
+  it('"its" is the one name the last question mentioned', () => {
+    expect(rewrite('how do I read its output?', ['How do I profile heap usage with Massif?'])).toBe("how do I read Massif's output?");
+  });
+
+  it('what the last "it" was resolved to stays the referent', () => {
+    expect(
+      rewrite(
+        'how do I make it a hard requirement?',
+        ['How do I set the C++ standard for a target?'],
+        ["what happens if the compiler doesn't support it?", "what happens if the compiler doesn't support the C++ standard?"],
+      ),
+    ).toBe('how do I make the C++ standard a hard requirement?');
+  });
+
+  it('"the second one" resolves against an enumeration in the last answers, "the first one" against "X and Y" in the question', () => {
+    const tools = 'Valgrind includes: 1. Memcheck, a memory error detector. 2. Cachegrind, a cache profiler. 3. Callgrind. 4. Helgrind, a thread error detector.';
+    expect(rewrite('how do I run the second one?', ['Which tools come with Valgrind?', undefined, tools])).toBe('how do I run Cachegrind?');
+    expect(rewrite('and the fourth one?', ['Which tools come with Valgrind?', undefined, tools], ['how do I run the second one?', 'how do I run Cachegrind?', 'Run valgrind --tool=cachegrind.'])).toBe(
+      'and Helgrind?',
+    );
+    expect(rewrite('when should I use the first one?', ['What is the difference between npm ci and npm install?'])).toBe('when should I use npm ci?');
+  });
+
+  it('extractive answers (quoted sentences) are not an enumeration', () => {
+    expect(enumerationItems('- For this reason, it should never be necessary to clear the cache. [1]\n- npm stores cache data in an opaque directory. [2]')).toEqual([]);
+    expect(enumerationItems('1. Memcheck, a memory error detector. 2. Cachegrind, a cache profiler.').map((item) => item.phrase)).toEqual(['Memcheck', 'Cachegrind']);
+  });
+
+  it('"what about X?" and "and on X?" after a how-to question ask it again', () => {
+    expect(rewrite('what about compile definitions?', ['How do I add an include directory to a target in CMake?'])).toBe(
+      'How do I add compile definitions to a target in CMake?',
+    );
+    expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
+  });
+
+  it('"do that" is the action of the latest question that asked one', () => {
+    expect(rewrite('Is it recommended to do that regularly?', ["How do I clear npm's cache?"], ['Is it safe to do that while an install is running?', "Is it safe to clear npm's cache while an install is running?"])).toBe(
+      "Is it recommended to clear npm's cache regularly?",
+    );
+  });
+
+  it('the focus of a question is its object, its subject or what it asks about, never a generic word', () => {
+    expect(questionFocus('How do I publish a package to the npm registry?').candidate?.phrase).toBe('package');
+    expect(questionFocus('How does find_package locate a config file?').candidate?.phrase).toBe('find_package');
+    expect(questionFocus('What are generator expressions in CMake?').candidate?.phrase).toBe('generator expressions');
+    expect(questionFocus('What does the recursive option of fs.readdir do?')).toMatchObject({ candidate: { phrase: 'recursive option' }, owner: { phrase: 'fs.readdir' } });
+    expect(questionFocus('Are the Lite pricing plans available with all account types?').candidate?.phrase).toBe('Lite pricing plans');
+    expect(questionFocus('What versions are available?').candidate).toBeUndefined();
+  });
+});
