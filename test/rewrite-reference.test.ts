@@ -174,3 +174,22 @@ describe('referents from salience', () => {
     expect(questionFocus('What versions are available?').candidate).toBeUndefined();
   });
 });
+
+describe('topics for people: ranked by how specific they are in this index', () => {
+  it('"version" and "available" never lead; the active topic is the most salient specific one', async () => {
+    const { rankTopicsForDisplay } = await import('../src/rewrite/topics.js');
+    const shares: Record<string, number> = { version: 0.3, available: 0.2, private: 0.08, deprecate: 0.004, package: 0.03, propagate: 0.01, link: 0.09 };
+    const termShare = (word: string) => shares[word.toLowerCase()] ?? 0.001;
+    const topics = [
+      { term: 'version', weight: 1.6, lastTurn: 3, source: 'question' as const },
+      { term: 'available', weight: 1.2, lastTurn: 3, source: 'question' as const },
+      { term: 'package', weight: 0.6, lastTurn: 2, source: 'question' as const },
+      { term: 'npm deprecate', weight: 0.5, lastTurn: 2, source: 'answer' as const },
+      { term: 'link', weight: 0.5, lastTurn: 3, source: 'answer' as const },
+    ];
+    const ranked = rankTopicsForDisplay(topics, termShare).map((topic) => topic.term);
+    expect(ranked[0]).toBe('package');
+    expect(ranked.slice(-3).sort()).toEqual(['available', 'link', 'version']);
+    expect(ranked.indexOf('npm deprecate')).toBeLessThan(ranked.indexOf('version'));
+  });
+});

@@ -3,7 +3,7 @@
 // Every piece of document text passes through sanitizeForTerminal.
 
 import { formatLocation } from '../retrieve/search.js';
-import { rankTopics, type Topic } from '../rewrite/index.js';
+import { rankTopics, rankTopicsForDisplay, type Topic } from '../rewrite/index.js';
 import { oneLine } from '../util/sanitize.js';
 import type { Colors } from './output.js';
 
@@ -65,9 +65,12 @@ export function snippetSource(text: string): string {
   return kept.join(' ');
 }
 
-/** Tracked topics, the active one (what "it" most likely means) first and marked. */
-export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: Colors): string {
-  return rankTopics(topics as readonly Topic[])
+/**
+ * Tracked topics, the active one (what "it" most likely means) first and marked; with
+ * the index's term statistics the others follow by how specific they are in it.
+ */
+export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: Colors, termShare?: (word: string) => number): string {
+  return (termShare ? rankTopicsForDisplay(topics as readonly Topic[], termShare) : rankTopics(topics as readonly Topic[]))
     .map((topic, i) => (i === 0 ? color.bold(`${oneLine(topic.term, 60)} (active)`) : oneLine(topic.term, 60)))
     .join(', ');
 }

@@ -214,6 +214,46 @@ export function rankTopics(topics: readonly Topic[]): Topic[] {
   return [...topics].sort(compareSalience);
 }
 
+/** Share of the chunks of the index holding a word (see src/retrieve/term-stats.ts). */
+export type WordShare = (word: string) => number;
+
+/** Above this share of the chunks a word names nothing in particular ("version", "available"). */
+export const GENERIC_SHARE = 0.05;
+
+/**
+ * How specific a term is in this index: the mean inverse document frequency of its
+ * words (-ln of each word's share of the chunks; an unknown word counts as rare), so
+ * "fs.readdir" or "generator expressions" rank above "version" or "available".
+ */
+export function specificity(term: string, termShare: WordShare): number {
+  const words = wordsOf(term).filter((word) => !isFiller(word));
+  if (words.length === 0) return 0;
+  const idf = words.map((word) => -Math.log(Math.max(termShare(word), 1e-4)));
+  return idf.reduce((sum, value) => sum + value, 0) / idf.length;
+}
+
+/** Every word of the term is in more than GENERIC_SHARE of the chunks. */
+export function isGenericTerm(term: string, termShare: WordShare): boolean {
+  const words = wordsOf(term).filter((word) => !isFiller(word));
+  return words.length === 0 || words.every((word) => termShare(word) > GENERIC_SHARE);
+}
+
+/**
+ * Topics for people to read (`/topics`): the active one first (the most salient that is
+ * not generic in this index), then the others by weight times specificity; generic
+ * ones last.
+ */
+export function rankTopicsForDisplay(topics: readonly Topic[], termShare: WordShare): Topic[] {
+  const salient = rankTopics(topics);
+  const active = salient.find((topic) => !isGenericTerm(topic.term, termShare)) ?? salient[0];
+  const rest = topics
+    .filter((topic) => topic !== active)
+    .map((topic) => ({ topic, generic: isGenericTerm(topic.term, termShare), score: topic.weight * specificity(topic.term, termShare) }))
+    .sort((a, b) => Number(a.generic) - Number(b.generic) || b.score - a.score)
+    .map((entry) => entry.topic);
+  return active ? [active, ...rest] : rest;
+}
+
 /** The topics as one short line, e.g. `API key, Relay agent, webhooks`. */
 export function topicsLine(topics: readonly Topic[], max = 6): string {
   return rankTopics(topics)

@@ -17,6 +17,7 @@ import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
 import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { topicList } from '../render.js';
+import { termShares } from '../../retrieve/term-stats.js';
 import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
 import { warmKeywordIndexInBackground } from '../../retrieve/keyword.js';
 import { formatLocation } from '../../retrieve/search.js';
@@ -378,7 +379,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       const turns = loadTurns(db, state.session.id);
       const topics = [...turns].reverse().find((t) => t.topics && t.topics.length)?.topics ?? [];
       if (topics.length === 0) output.out('No topics tracked yet.');
-      else output.out(topicList(topics, color));
+      else output.out(topicList(topics, color, termShares(db)));
       return false;
     }
     case 'fork': {

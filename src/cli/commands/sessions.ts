@@ -28,6 +28,7 @@ import { openDb, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
+import { termShares } from '../../retrieve/term-stats.js';
 
 export function registerSessions(program: Command): void {
   const sessions = program
@@ -110,7 +111,7 @@ Examples:
         if (session.parentSessionId) {
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
-        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color) : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, termShares(db)) : color.dim('(none tracked)')}`);
         output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}${judgments.size ? `, ${judgments.size} judged` : ''}`);
         const indexed = indexedPaths(db);
         for (const turn of turns) {
