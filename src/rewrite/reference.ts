@@ -6,7 +6,9 @@
 // it safe to rotate?" left alone) cannot happen when there is one.
 
 import { isStopword } from '../text/stopwords.js';
-import { extractTerms, isFiller } from './topics.js';
+import { extractTerms, isAdverb, isFiller } from './topics.js';
+
+export { isAdverb };
 
 export type ReferenceKind =
   /** it, they, them, this, that, those, these (standing alone), he, she... */
@@ -123,16 +125,6 @@ function isPluralPhrase(phrase: string): boolean {
 
 /** "what signal does", "how many workspaces does": what the question asks for is not what "it" is. */
 const WH_PHRASE = /^\s*(?:what|which|how\s+many|how\s+much)\s+(?:[\p{L}\p{N}_.'’-]+\s+){1,4}?(?=(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)/iu;
-
-/** Nouns that end in -ly; other words that do are adverbs ("do that regularly"). */
-const LY_NOUNS = new Set(['family', 'assembly', 'supply', 'reply', 'anomaly', 'monopoly', 'butterfly', 'italy', 'july', 'rally', 'ally', 'fly', 'poly', 'only']);
-
-/** An adverb such as "regularly", "automatically", "later". */
-export function isAdverb(word: string): boolean {
-  const lower = word.toLowerCase();
-  if (['later', 'again', 'instead', 'too', 'first', 'now', 'then', 'anyway', 'afterwards', 'also'].includes(lower)) return true;
-  return lower.length > 4 && lower.endsWith('ly') && !LY_NOUNS.has(lower);
-}
 
 const ORDINALS: Record<string, number> = {
   first: 1,

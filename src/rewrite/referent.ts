@@ -11,8 +11,7 @@ import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { tokenize } from '../text/tokenize.js';
 import type { Reference } from './reference.js';
-import { isAdverb } from './reference.js';
-import { isFiller } from './topics.js';
+import { isAdverb, isFiller } from './topics.js';
 
 /** A noun phrase a reference may stand for. */
 export interface Candidate {

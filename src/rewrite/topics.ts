@@ -232,10 +232,15 @@ export function specificity(term: string, termShare: WordShare): number {
   return idf.reduce((sum, value) => sum + value, 0) / idf.length;
 }
 
-/** Every word of the term is in more than GENERIC_SHARE of the chunks. */
+/**
+ * A single word in more than GENERIC_SHARE of the chunks, or a phrase whose every word
+ * is in more than four times that ("working directory" names something even where
+ * "working" and "directory" are both common).
+ */
 export function isGenericTerm(term: string, termShare: WordShare): boolean {
   const words = wordsOf(term).filter((word) => !isFiller(word));
-  return words.length === 0 || words.every((word) => termShare(word) > GENERIC_SHARE);
+  const share = words.length > 1 ? 4 * GENERIC_SHARE : GENERIC_SHARE;
+  return words.length === 0 || words.every((word) => termShare(word) > share);
 }
 
 /**
@@ -284,9 +289,10 @@ export function trimWord(word: string): string {
   return word.replace(/^[^\p{L}\p{N}_$@]+|[^\p{L}\p{N}_+#%]+$/gu, '').replace(/['’]s$/u, '');
 }
 
-/** Not part of a noun phrase: stopwords, question frames, common verbs, pure numbers. */
+/** Not part of a noun phrase: stopwords, question frames, common verbs, adverbs, pure numbers. */
 export function isFiller(word: string): boolean {
   const lower = word.toLowerCase();
+  if (isAdverb(lower)) return true;
   if (lower.length < 2 && !/\p{N}/u.test(lower)) return true;
   if (/^\d+([.,]\d+)?$/.test(lower)) return true;
   return isStopword(lower) || BREAK_WORDS.has(lower) || isStopword(lower.replace(/['’].*$/u, ''));
@@ -305,3 +311,14 @@ function isIdentifier(word: string): boolean {
 function isAcronym(word: string): boolean {
   return /^\p{Lu}[\p{Lu}\d]+s?$/u.test(word) && word !== 'OK';
 }
+
+/** Nouns and adjectives that end in -ly; other words that do are adverbs ("do that regularly"). */
+const LY_NOUNS = new Set(['monthly', 'daily', 'weekly', 'yearly', 'quarterly', 'hourly', 'nightly', 'early', 'friendly', 'family', 'assembly', 'supply', 'reply', 'anomaly', 'monopoly', 'butterfly', 'italy', 'july', 'rally', 'ally', 'fly', 'poly', 'only']);
+
+/** An adverb such as "regularly", "automatically", "later". */
+export function isAdverb(word: string): boolean {
+  const lower = word.toLowerCase();
+  if (['later', 'again', 'instead', 'too', 'first', 'now', 'then', 'anyway', 'afterwards', 'also'].includes(lower)) return true;
+  return lower.length > 4 && lower.endsWith('ly') && !LY_NOUNS.has(lower);
+}
+
