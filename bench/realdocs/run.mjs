@@ -131,6 +131,8 @@ for (const conversation of conversations) {
 db.close();
 
 const followUps = rows.filter((row) => row.turn > 1);
+const writtenAfter = new Set(conversations.filter((conversation) => conversation.written === 'after').map((conversation) => conversation.id));
+const laterFollowUps = followUps.filter((row) => writtenAfter.has(row.conversation));
 const firsts = rows.filter((row) => row.turn === 1);
 const facts = rows.filter((row) => row.quotesFact !== undefined);
 const share = (items, test) => ({ hits: items.filter(test).length, n: items.length });
@@ -142,6 +144,8 @@ const summary = {
   conversations: conversations.length,
   referents: share(followUps, (row) => row.referentOk),
   followUpTop5: share(followUps, (row) => row.docHit),
+  referentsWrittenAfter: share(laterFollowUps, (row) => row.referentOk),
+  followUpTop5WrittenAfter: share(laterFollowUps, (row) => row.docHit),
   firstTop5: share(firsts, (row) => row.docHit),
   firstAnswersQuoteFact: share(facts, (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
@@ -171,6 +175,10 @@ if (asJson) {
   console.log('|---|---|');
   console.log(`| follow-ups carrying the right referent and no wrong one | ${pct(summary.referents)} |`);
   console.log(`| follow-ups with an expected document in the top 5 | ${pct(summary.followUpTop5)} |`);
+  if (laterFollowUps.length > 0) {
+    console.log(`| of them, written after the rewriter changed: right referent | ${pct(summary.referentsWrittenAfter)} |`);
+    console.log(`| of them, written after the rewriter changed: document in the top 5 | ${pct(summary.followUpTop5WrittenAfter)} |`);
+  }
   console.log(`| first questions with an expected document in the top 5 | ${pct(summary.firstTop5)} |`);
   console.log(`| first answers quoting the fact | ${pct(summary.firstAnswersQuoteFact)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
