@@ -95,7 +95,7 @@ export class OfflineRewriter implements QueryRewriter {
       reason = `${reason}; the last question, for this instead`;
     } else {
       // Unsure: the question as typed and the context it leans on, most salient first.
-      const lead = contextLead(request.history, request.termShare);
+      const lead = contextLead(request.history);
       const context = contextTopics(question, lead, topics, { ...this.#options, maxContextWords }, request.termShare);
       if (context.length === 0) {
         return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
@@ -301,18 +301,17 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
 }
 
 /**
- * What the context of an unsure rewrite starts with: the last question's action
- * ("read a file line by line in Node.js") or focus, as written, when it is short.
+ * What the context of an unsure rewrite starts with: the action the last question
+ * (or the one whose focus still holds) asked about, as written, when it is short:
+ * "does it work with large files? (read a file line by line in Node.js)". A focus
+ * phrase alone is left to the topics (as a lead it cost 1-2 tasks of R@5 on MTRAG).
  */
-function contextLead(history: readonly ConversationTurn[], termShare: ((word: string) => number) | undefined): string | undefined {
-  const found = lastFocus(history);
-  const asked = found?.turn ?? history.at(-1);
+function contextLead(history: readonly ConversationTurn[]): string | undefined {
+  const asked = lastFocus(history)?.turn ?? history.at(-1);
   if (!asked) return undefined;
   const action = askedAction(asked.standaloneQuery);
   if (action && action.split(/\s+/).length <= 8 && !/\b(?:it|them|they|its|their)\b/i.test(action)) return action;
-  if (!found) return undefined;
-  const candidate = found.focus.list ? found.focus.list.map((item) => item.phrase).join(' and ') : found.focus.candidate!.phrase;
-  return isCommonPhrase(candidate, termShare) ? undefined : candidate;
+  return undefined;
 }
 
 /**
