@@ -83,7 +83,7 @@ describe('classifyQuestion: the eager gate (a model rewrites)', () => {
     expect(classifyQuestion(question, true).kind).toBe('standalone');
   });
 
-  it('"keeps doing this" points back for both gates: the object of a verb whose subject is a name is not that name', () => {
+  it('"keeps doing this" points back for both gates: "doing this" stands for an action of the conversation', () => {
     const question = 'Is there an advantage for why Germany keeps doing this?';
     expect(classifyQuestion(question, true, { eager: true })).toEqual({ kind: 'follow_up', reason: "pronoun 'this'" });
     expect(classifyQuestion(question, true)).toEqual({ kind: 'follow_up', reason: "pronoun 'this'" });

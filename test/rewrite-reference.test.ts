@@ -193,3 +193,11 @@ describe('topics for people: ranked by how specific they are in this index', () 
     expect(ranked.indexOf('npm deprecate')).toBeLessThan(ranked.indexOf('version'));
   });
 });
+
+describe('a pronoun and the phrases of its own question', () => {
+  it('an object pronoun may point at a phrase of the question, but not at the subject of its own verb', () => {
+    // "it" is the key, not the jobs that use it: the strict gate leaves the question alone.
+    expect(findReferences('Will rotating the key break my running jobs that use it?')).toEqual([]);
+    expect(findReferences('how do I tell Valgrind to use it?').map((r) => r.text)).toEqual(['it']);
+  });
+});

@@ -108,13 +108,14 @@ function withoutGovernor(text: string): string {
   return words.join(' ');
 }
 
-const PERSONS = new Set(['i', 'we', 'you', 'one']);
-
-/** The word before the verb at `verbIndex`, past auxiliaries, "not" and "to": its subject, roughly. */
-function subjectBefore(words: readonly Word[], verbIndex: number): string | undefined {
-  let i = verbIndex - 1;
-  while (i >= 0 && (AUXILIARIES.has(words[i]!.lower) || /n't$|^not$|^to$|^also$|^just$/.test(words[i]!.lower))) i--;
-  return words[i]?.lower;
+/** "... tell Valgrind to use" -> "... tell": the verb, its auxiliaries and its subject phrase. */
+function withoutVerbAndSubject(text: string): string {
+  const words = text.trimEnd().split(/\s+/);
+  words.pop();
+  while (words.length > 0 && (AUXILIARIES.has(words.at(-1)!.toLowerCase()) || /n't$|^(?:not|to|that|which|who|also|just)$/i.test(words.at(-1)!))) words.pop();
+  for (let n = 0; n < 4 && words.length > 0 && !isStopword(words.at(-1)!.toLowerCase()); n++) words.pop();
+  while (words.length > 0 && /^(?:the|a|an|my|your|our|their|its|this|these|those)$/i.test(words.at(-1)!)) words.pop();
+  return words.join(' ');
 }
 
 /** A phrase whose head is plural ("worker threads"), roughly. */
@@ -253,20 +254,17 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 
     const afterVerb =
       before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVE.has(word);
-    // "tell Valgrind to use it", "the compiler doesn't support it": a verb's object is not
-    // its own subject, so the pronoun points out of the question; after "I"/"we"/"you"
-    // ("why should I use it?") an earlier phrase may still be meant.
-    const subjectIsPerson = afterVerb && PERSONS.has(subjectBefore(words, i - 1) ?? '');
-    if (!options.eager && (!afterVerb || subjectIsPerson)) {
+    if (!options.eager) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many
-      // workspaces does it allow?" asks about something earlier); the question's
-      // frame ("how do I read") is not one, nor what the pronoun is part of ("a promise version of it").
-      let earlier = question
-        .slice(0, start)
-        .replace(/"[^"]*"|“[^”]*”|`[^`]*`/g, ' ')
-        .replace(QUESTION_FRAME, ' ')
-        .replace(WH_PHRASE, ' ');
+      // workspaces does it allow?" asks about something earlier). Not a phrase of the
+      // question's frame ("how do I read"), nor the phrase the pronoun is part of ("a
+      // promise version of it"), nor the subject of the verb whose object it is ("tell
+      // Valgrind to use it", "the compiler doesn't support it": a verb's object is not
+      // its own subject).
+      let earlier = question.slice(0, start).replace(/"[^"]*"|“[^”]*”|`[^`]*`/g, ' ');
+      if (afterVerb) earlier = withoutVerbAndSubject(earlier);
+      earlier = earlier.replace(QUESTION_FRAME, ' ').replace(WH_PHRASE, ' ');
       if (before === 'of') earlier = withoutGovernor(earlier);
       const plural = PLURAL.has(word);
       if (extractTerms(earlier).some((term) => isPluralPhrase(term.term) === plural)) continue;
