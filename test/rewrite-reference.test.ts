@@ -201,3 +201,13 @@ describe('a pronoun and the phrases of its own question', () => {
     expect(findReferences('how do I tell Valgrind to use it?').map((r) => r.text)).toEqual(['it']);
   });
 });
+
+describe('the subject of a question', () => {
+  it('a name without an article ends at its verb; a misspelt sentence is not a fragment', () => {
+    expect(questionFocus('Does IBM offer document databases?').candidate?.phrase).toBe('IBM');
+    expect(questionFocus('Does Red Hat OpenShift offer support?').candidate?.phrase).toBe('Red Hat OpenShift');
+    expect(questionFocus('does Node.js support ES modules?').candidate).toMatchObject({ phrase: 'Node.js', number: 'singular' });
+    expect(questionFocus('does the API key expire?').candidate?.phrase).toBe('API key');
+    expect(questionFocus('Whatar are intents?').candidate).toBeUndefined();
+  });
+});

@@ -94,6 +94,7 @@ export function pluralise(word: string): string {
 
 function numberOf(words: Token[]): 'singular' | 'plural' {
   const head = words.at(-1)!.lower.replace(/'s$/, '');
+  if (/[._]/.test(head)) return 'singular';
   if (/^[\p{Lu}\d_.+#-]+$/u.test(words.at(-1)!.text) && !/[a-z]s$/.test(words.at(-1)!.text)) return 'singular';
   return /[^su]s$/.test(head) && !/(ss|us|is)$/.test(head) ? 'plural' : 'singular';
 }
@@ -120,9 +121,17 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
     i++;
     if (/[,;:?!]/.test(list[i - 1]!.trailing)) break;
   }
+  // "Does IBM offer document databases?": a name without an article, then a lower-case word, is the subject before its verb.
+  const verbAt = words.findIndex((word, index) => index > 0 && /^\p{Ll}/u.test(word.text) && !isName(word, 1));
+  let verbFound = false;
+  if (subject && !determiner && words.length >= 2 && isName(words[0]!, 1) && verbAt > 0) {
+    i -= words.length - verbAt;
+    words.splice(verbAt);
+    verbFound = true;
+  }
   // "the second one", "the first option": points into a list, names nothing itself.
   if (words.some((word) => ORDINAL_WORDS.has(word.lower))) return { pronoun: 'ordinal', end: i };
-  if (subject && words.length >= 2 && !PREPOSITIONS.has(list[i]?.lower ?? '')) {
+  if (subject && !verbFound && words.length >= 2 && !PREPOSITIONS.has(list[i]?.lower ?? '')) {
     const stop = list[i]?.lower;
     const endedByVerb = stop !== undefined && (AUXILIARIES.has(stop) || (isFiller(stop) && !isStopword(stop)));
     const endedByEnd = stop === undefined && /\?/.test(words.at(-1)!.trailing);
@@ -218,6 +227,8 @@ export function questionFocus(question: string): Focus {
     // A fragment ("and Helgrind?", "what about compile definitions?"): its first noun
     // phrase. A longer statement ("Excuse me, I meant ...") has no focus to take.
     if (list.length > 6) return {};
+    // "Whatar are intents?": a sentence with a verb, misspelt, is not a fragment.
+    if (list.some((token) => AUXILIARIES.has(token.lower))) return {};
     const opener = /^(?:(?:and|but|or|so|also)\s+)?(?:what|how)\s+about\s+|^(?:and|but|or|so|also)\s+/i.exec(lower);
     start = opener ? tokens(opener[0]).length : 0;
     // "what about in CI?", "and on Windows?": a circumstance of the earlier question, whose focus still holds.
