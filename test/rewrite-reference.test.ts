@@ -211,3 +211,25 @@ describe('the subject of a question', () => {
     expect(questionFocus('Whatar are intents?').candidate).toBeUndefined();
   });
 });
+
+describe('referents in a small index about one thing', () => {
+  it('"API key" is a referent even where "API" and "key" are in most chunks; a single common word is not', () => {
+    const rewriter = new OfflineRewriter();
+    const everywhere = () => 0.6;
+    const history = [{ question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: '' }];
+    expect(rewriter.rewriteSync({ question: 'does it expire?', history, topics: [], policy: 'auto', termShare: everywhere }).standaloneQuery).toBe('does the API key expire?');
+    const generic = [{ question: 'How do I pin a version?', standaloneQuery: 'How do I pin a version?', answer: '' }];
+    expect(rewriter.rewriteSync({ question: 'does it expire?', history: generic, topics: [], policy: 'auto', termShare: everywhere }).standaloneQuery).not.toMatch(/the version expire/);
+  });
+
+  it('"do that" is not replaced by an action whose own "it" was never resolved', () => {
+    const rewriter = new OfflineRewriter();
+    const history = [
+      { question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: '' },
+      { question: 'how do I rotate it?', standaloneQuery: 'how do I rotate it? (create an API key)', answer: '' },
+    ];
+    const query = rewriter.rewriteSync({ question: 'How often should I do that?', history, topics: [], policy: 'auto' }).standaloneQuery;
+    expect(query).not.toMatch(/rotate it|create an API key\?$/);
+    expect(query.startsWith('How often should I do that? (')).toBe(true);
+  });
+});

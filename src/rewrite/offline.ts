@@ -163,7 +163,8 @@ function substituteAction(question: string, references: readonly Reference[], hi
   for (let i = history.length - 1; i >= Math.max(0, history.length - 3) && !action; i--) {
     action = askedAction(history[i]!.standaloneQuery) ?? askedAction(history[i]!.question);
   }
-  if (!action) return undefined;
+  // "rotate it" names nothing until its "it" is resolved: better no substitution than a guess.
+  if (!action || /\b(?:it|them|they|this|that|those|these)\b/i.test(action)) return undefined;
   // "doing that" wants the action's verb in -ing form; only the plain form is replaced.
   if (/^doing\b/i.test(reference.text)) return undefined;
   const words = reference.text.split(/\s+/).slice(1).join(' ').toLowerCase();
