@@ -1,8 +1,11 @@
-// The rewriter used without a chat model: resolves a follow-up against the tracked
-// topics (or, without topics, against the earlier questions in the window). It is
-// deliberately conservative: every word the user typed stays in the query and the
-// rewrite only adds context terms (or puts the topic where a pronoun stood), so a
-// wrong guess costs a little ranking noise, never the user's own words.
+// The rewriter used without a chat model. A reference the shared module finds
+// (src/rewrite/reference.ts) is replaced by its referent when one is clearly best
+// (src/rewrite/referent.ts: the focus of the last question, what an earlier "it" was
+// resolved to, an item of an enumeration; "do that" by the last question's action);
+// "what about X?" after a how-to question asks it again for X. When no referent is
+// clearly best it does not guess: the question stays as typed and the context it
+// leans on is appended in parentheses. Every content word the user typed stays in
+// the query, and the chat searches the question as asked beside it.
 
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
@@ -24,8 +27,8 @@ export interface OfflineRewriterOptions {
    */
   maxContextWords?: number;
   /**
-   * `expand`: question + "(context terms)"; `substitute`: also put the active topic
-   * where a pronoun stood ("Does it expire?" -> "Does the API key expire?"). Default `substitute`.
+   * `expand`: question + "(context terms)"; `substitute`: also put a clear referent
+   * where a reference stood ("Does it expire?" -> "Does the API key expire?"). Default `substitute`.
    */
   style?: 'expand' | 'substitute';
   /** Order of context topics: `weight` (heaviest first) or `salience` (latest turn first). Default `salience` (measured better on MTRAG). */
