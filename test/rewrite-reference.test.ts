@@ -192,6 +192,17 @@ describe('topics for people: ranked by how specific they are in this index', () 
     expect(ranked.slice(-3).sort()).toEqual(['available', 'link', 'version']);
     expect(ranked.indexOf('npm deprecate')).toBeLessThan(ranked.indexOf('version'));
   });
+
+  it('a name is never generic, however often this index mentions it', async () => {
+    const { rankTopicsForDisplay } = await import('../src/rewrite/topics.js');
+    const termShare = (word: string) => ({ valgrind: 0.4, tools: 0.2, unpublish: 0.001 })[word.toLowerCase()] ?? 0.001;
+    const topics = [
+      { term: 'tools', weight: 1, lastTurn: 4, source: 'question' as const },
+      { term: 'Valgrind', weight: 1, lastTurn: 4, source: 'question' as const },
+      { term: 'unpublish', weight: 0.6, lastTurn: 3, source: 'question' as const },
+    ];
+    expect(rankTopicsForDisplay(topics, termShare)[0]!.term).toBe('Valgrind');
+  });
 });
 
 describe('a pronoun and the phrases of its own question', () => {
@@ -213,11 +224,15 @@ describe('the subject of a question', () => {
 });
 
 describe('referents in a small index about one thing', () => {
-  it('"API key" is a referent even where "API" and "key" are in most chunks; a single common word is not', () => {
+  it('"API key" and "Massif" are referents even where their words are in most chunks; a single common word is not', () => {
     const rewriter = new OfflineRewriter();
     const everywhere = () => 0.6;
     const history = [{ question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: '' }];
     expect(rewriter.rewriteSync({ question: 'does it expire?', history, topics: [], policy: 'auto', termShare: everywhere }).standaloneQuery).toBe('does the API key expire?');
+    const named = [{ question: 'How do I profile heap usage with Massif?', standaloneQuery: 'How do I profile heap usage with Massif?', answer: '' }];
+    expect(rewriter.rewriteSync({ question: 'how do I read its output?', history: named, topics: [], policy: 'auto', termShare: everywhere }).standaloneQuery).toBe(
+      "how do I read Massif's output?",
+    );
     const generic = [{ question: 'How do I pin a version?', standaloneQuery: 'How do I pin a version?', answer: '' }];
     expect(rewriter.rewriteSync({ question: 'does it expire?', history: generic, topics: [], policy: 'auto', termShare: everywhere }).standaloneQuery).not.toMatch(/the version expire/);
   });

@@ -358,13 +358,15 @@ export function fits(candidate: Candidate, reference: Pick<Reference, 'number'>,
 }
 
 /**
- * Whether a term is too common in this index to name anything: a single word in more
- * than `share` of the chunks ("version", "available"). A phrase of several words is
+ * Whether a term is too common in this index to name anything: a single word, not a
+ * name, in more than `share` of the chunks ("version", "available"). A phrase of several words is
  * not judged by its words: in a small index about one API, "API" and "key" are in
  * most chunks while "API key" still names one thing.
  */
 export function isCommonPhrase(phrase: string, termShare: ((word: string) => number) | undefined, share = 0.2): boolean {
   if (!termShare) return false;
+  // A name ("Valgrind", "CMake") names one thing however often the index mentions it.
+  if (/\p{Lu}|[_.]\p{L}/u.test(phrase)) return false;
   const words = tokenize(phrase).filter((word) => !isStopword(word) && word.length > 1);
   return words.length === 1 && termShare(words[0]!) > share;
 }

@@ -233,12 +233,14 @@ export function specificity(term: string, termShare: WordShare): number {
 }
 
 /**
- * A single word in more than GENERIC_SHARE of the chunks, or a phrase whose every word
+ * Not a name, and a single word in more than GENERIC_SHARE of the chunks, or a phrase whose every word
  * is in more than four times that ("working directory" names something even where
  * "working" and "directory" are both common).
  */
 export function isGenericTerm(term: string, termShare: WordShare): boolean {
   const words = wordsOf(term).filter((word) => !isFiller(word));
+  // A name or identifier ("Valgrind", "fs.readdir") names one thing however often it occurs.
+  if (words.some((word) => /\p{Lu}/u.test(word) || isIdentifier(word))) return false;
   const share = words.length > 1 ? 4 * GENERIC_SHARE : GENERIC_SHARE;
   return words.length === 0 || words.every((word) => termShare(word) > share);
 }
