@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
-import { EXTRACTIVE_LABEL, NOT_COVERED, extractiveAnswer, splitSentences } from '../src/chat/extractive.js';
+import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
 
@@ -111,5 +111,67 @@ describe('extractive answers', () => {
       'orbit login --device now',
       'No browser around? Use the device flow instead.',
     ]);
+  });
+  test('a list item keeps its continuation lines, indented or not', () => {
+    expect(splitSentences('* `timeout` {number} In milliseconds the maximum amount of time the process\n    is allowed to run.\n* `npm profile set password`: Change your password.\nThis is interactive, you will be prompted.')).toEqual([
+      '`timeout` {number} In milliseconds the maximum amount of time the process is allowed to run.',
+      '`npm profile set password`: Change your password.',
+      'This is interactive, you will be prompted.',
+    ]);
+  });
+  test('leaves out RST titles, directives, numbered section titles, HTML comments, link definitions and code comments', () => {
+    const rst = 'add_test\n--------\n\nAdd a test to the project to be run by :manual:`ctest(1)`.\n\n.. code-block:: cmake\n\n  add_test(NAME <name> COMMAND <command>)\n\n.. versionadded:: 3.12\n\nAdds a test called ``<name>``.';
+    expect(chunkSentences(rst).map((s) => [s.text, s.code])).toEqual([
+      ['Add a test to the project to be run by `ctest(1)`.', false],
+      ['add_test(NAME <name> COMMAND <command>)', true],
+      ['Adds a test called `<name>`.', false],
+    ]);
+    const md = '### `fs.rmdir(path)`\n\n<!-- YAML\nchanges:\n  - description: The `recursive` option is deprecated, use `fs.rm` instead.\n-->\n\nRemoves the directory at [`path`][].\n\n```js\n// Remove the directory first\nfs.rmdir(dir, callback);\n```\n\n[`path`]: path.md\n7.2.1. Detected errors\nThe end of it all.';
+    expect(splitSentences(md)).toEqual(['Removes the directory at `path`.', 'fs.rmdir(dir, callback);', 'The end of it all.']);
+  });
+});
+
+describe('extractive answers on ranked chunks', () => {
+  const ranked = (...specs: [string, string][]) => specs.map(([heading, text], i) => chunk(i + 1, text, { heading }));
+  test('quotes the best sentence of the top chunk before a decoy with the same words at rank 3', () => {
+    const chunks = ranked(
+      ['File system > fs.readdir(path[, options], callback)', '* `recursive` {boolean} If `true`, reads the contents of a directory recursively.\n* `encoding` {string} The encoding of the names.'],
+      ['File system > fs.stat(path[, options], callback)', 'Returns information about a file, such as its size.'],
+      ['File system > fs.rmdir(path[, options], callback)', 'The `recursive` option is deprecated, use `fs.rm` instead.'],
+    );
+    const answer = extractiveAnswer('What does the recursive option of fs.readdir do?', chunks, 'What does the recursive option of fs.readdir do?');
+    expect(answer.sentences[0]).toMatchObject({ n: 1, text: '`recursive` {boolean} If `true`, reads the contents of a directory recursively.' });
+    expect(answer.text).not.toContain('[3]');
+  });
+  test('takes sentences of lower chunks only when they carry a question term the others lack', () => {
+    const chunks = ranked(
+      ['Workers > Stopping', 'The timeout option stops the worker after the given milliseconds.'],
+      ['Workers', 'Workers run scripts in threads and each handles a signal.'],
+      ['Pools > Stopping', 'The timeout option stops the worker after the given milliseconds in a pool.'],
+      ['Workers > Signals', 'A worker is stopped with the SIGTERM signal.'],
+    );
+    const answer = extractiveAnswer('Which signal stops the worker after the timeout?', chunks, 'Which signal stops the worker after the timeout?');
+    expect(answer.sentences.map((s) => s.n)).toEqual([1, 4]);
+  });
+  test('quotes a dangling "It"/"This" sentence with the one before it, or not at all', () => {
+    const chunks = ranked(['Queue', 'It adds the callback to the tick queue.\n\nThe nextTick queue runs first. It is drained before promises settle.']);
+    const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);
+    expect(answer.sentences.map((s) => s.text)).toEqual(['The nextTick queue runs first. It is drained before promises settle.']);
+  });
+  test('code lines only for "how do I" questions, where the command scores', () => {
+    const chunks = ranked(['Cachegrind > Running', 'Cachegrind is a cache profiler for programs.\n\nTo run Cachegrind on a program, use:\n\n```sh\n# profile it\nvalgrind --tool=cachegrind prog\n```']);
+    const how = extractiveAnswer('How do I run Cachegrind on a program?', chunks);
+    expect(how.sentences[0]!.text).toBe('To run Cachegrind on a program, use: valgrind --tool=cachegrind prog');
+    expect(how.text).not.toContain('profile it');
+    const what = extractiveAnswer('What is Cachegrind?', chunks);
+    expect(what.text).not.toContain('valgrind --tool');
+    expect(what.sentences[0]!.text).toBe('Cachegrind is a cache profiler for programs.');
+  });
+  test('the opening sentence of a section named by the question answers "what does X do?"', () => {
+    const chunks = ranked(
+      ['Util > util.promisify(original)', '## `util.promisify(original)`\n\nTakes a function following the common error-first callback style and returns a version that returns promises.\n\nThe `util.promisify` function can be customised with `util.promisify.custom`.'],
+    );
+    const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
+    expect(answer.sentences[0]!.text).toMatch(/^Takes a function following/);
   });
 });

@@ -1,10 +1,25 @@
 // The offline answer: no language model, so quote. The retrieved chunks are cut
-// into sentences (list items and code lines count as sentences), each scored by
-// how many of the standalone query's content terms it contains, compared as Porter
-// stems with the same tokenizer and stopword list the keyword index uses. The best
-// few are returned, each followed by the [n] of its chunk. Terms the user typed
-// weigh more than terms the rewrite added (the added ones are context for the
-// search, e.g. "API key" for "does it expire?", not what is asked).
+// into sentences (list items with their continuation lines, table rows, code
+// lines), each scored by how many of the question's content terms it carries,
+// compared as Porter stems with the same tokenizer and stopword list the keyword
+// index uses. Terms the user typed weigh more than terms the rewrite added (the
+// added ones are context for the search, e.g. "API key" for "does it expire?").
+//
+// A sentence is read under its section: a query term that only its chunk's
+// heading or title carries counts for part of a term ("reads the contents of a
+// directory recursively" under "fs.readdir(path[, options])" answers "What does
+// the recursive option of fs.readdir do?"; "The recursive option is deprecated"
+// under "fs.rmdir" does not). Retrieval rank counts too, and the answer is
+// rank-aware: it starts with the best sentence and may take one more of the same
+// chunk; sentences of other chunks come in only when they carry a question term
+// the sentences before them lack.
+//
+// Not quoted: headings (a line over an RST underline, a sentence that is a part of
+// the chunk's heading path), HTML comments (the Node.js docs' YAML change logs),
+// Markdown link definitions, RST directives and code comments. Code lines are
+// quoted only for "how do I ..." questions, where a sentence that names a command,
+// flag or identifier also scores a little more. A sentence whose subject is a
+// dangling "It"/"This"/"They" is quoted with the sentence before it, or not at all.
 //
 // Coverage threshold: quoting the "best" sentences of passages that merely share
 // a word with the question is noise. So the documents count as covering the
@@ -23,14 +38,26 @@ export const NOT_COVERED = "The documents don't seem to cover this.";
 export const MIN_CHUNK_COVERAGE = 0.5;
 /** Sentences quoted at most. */
 export const MAX_SENTENCES = 3;
+/** Sentences quoted at most from the chunk of the best sentence. */
+const MAX_FROM_FIRST_CHUNK = 2;
 const MAX_SENTENCE_CHARS = 400;
 const MIN_SENTENCE_TOKENS = 3;
+/** Weight of a query term the rewrite added, relative to one the user typed. */
+const ADDED_TERM_WEIGHT = 0.3;
+/** Credit for a query term only the sentence's heading or title carries. */
+const HEADING_CREDIT = 0.5;
+/** Score added to a sentence of the chunk at rank r: RANK_WEIGHT / r. */
+const RANK_WEIGHT = 0.15;
+/** Score added to a sentence whose subject is a name the user typed, or that opens a section named by the question. */
+const SUBJECT_BONUS = 0.15;
+/** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier. */
+const HOW_TO_BONUS = 0.1;
 
 export interface ExtractedSentence {
   text: string;
   /** Number of the chunk it was taken from (1-based position in the retrieved list). */
   n: number;
-  /** idf-weighted share of the query terms matched, plus small bonuses for chunk coverage and rank. */
+  /** idf-weighted share of the query terms matched (heading terms in part), plus rank and how-to bonuses. */
   score: number;
 }
 
@@ -56,16 +83,34 @@ export function contentTerms(text: string): Set<string> {
   return terms;
 }
 
-/** Weight of a query term the rewrite added, relative to one the user typed. */
-const ADDED_TERM_WEIGHT = 0.3;
+/** The word after "how" that makes a question of it ("how many", "how long"): its form, not its content. */
+const HOW_FORM = /\bhow\s+(?:many|much|long|often|far|old|big|large|small|soon|quickly|fast|early|late|frequently)\b/gi;
+
+/** Content terms of a question: {@link contentTerms} without the "how many" / "how long" form words. */
+export function questionTerms(text: string): Set<string> {
+  return contentTerms(text.replace(HOW_FORM, 'how'));
+}
+
+/** "How do I ...", "how can we ...", "how to ...": questions answered by a command or setting. */
+export function isHowToQuestion(text: string): boolean {
+  return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(text);
+}
+
+/** A command, flag or identifier: a code span, `--flag`, `name(`, `snake_case`, `dotted.name`. */
+const NAMES_SOMETHING = /`[^`]+`|(?:^|\s)--?[a-z][\w-]*|\b\w+\(|\b[a-z]\w*_\w+\b|\b[a-z]\w*\.[a-z]\w*\b/i;
 
 /**
  * `query` is the standalone query; `question`, when given, the user's own words:
  * sentences are scored mostly on those.
  */
 export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string): ExtractiveAnswer {
-  const queryTerms = [...contentTerms(query)];
-  const typed = question === undefined ? undefined : contentTerms(question);
+  const queryTerms = [...questionTerms(query)];
+  const typed = question === undefined ? undefined : questionTerms(question);
+  const typedCounts = typed !== undefined && typed.size > 0;
+  const howTo = isHowToQuestion(question ?? query);
+  // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
+  const askedNames = new Set(tokenize(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
+  const startsWithAsked = (text: string) => tokenize(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
   const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
     text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
     covered: false,
@@ -76,103 +121,306 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  const pool: { text: string; n: number; coverage: number; terms: Set<string> }[] = [];
+  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; subject: boolean }
+  const contextOf = new Map<number, Set<string>>();
+  const pool: Pooled[] = [];
   let bestCoverage = 0;
   chunks.forEach((chunk, index) => {
-    const chunkTerms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
+    const context = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}`);
+    contextOf.set(index + 1, context);
+    const chunkTerms = new Set([...context, ...contentTerms(chunk.text)]);
     // Coverage is judged on what the user typed when they typed content words: a
     // rewrite's added context must not make a relevant chunk look off-topic.
-    const judged = typed !== undefined && typed.size > 0 ? [...typed] : queryTerms;
+    const judged = typedCounts ? [...typed] : queryTerms;
     const coverage = judged.filter((term) => chunkTerms.has(term)).length / judged.length;
     bestCoverage = Math.max(bestCoverage, coverage);
     if (coverage < MIN_CHUNK_COVERAGE) return;
-    for (const sentence of splitSentences(chunk.text)) pool.push({ text: sentence, n: index + 1, coverage, terms: contentTerms(sentence) });
+    const headingParts = chunk.heading.split(' > ');
+    const headings = new Set([chunk.title ?? '', ...headingParts].map(headingKey).filter((key) => key !== ''));
+    const longestHeading = Math.max(0, ...[chunk.title ?? '', ...headingParts].map((part) => part.length)) + 2;
+    // When the section's own title names everything asked ("What does util.promisify
+    // do?" under "util.promisify(original)"), its opening sentence is the answer.
+    const section = (headingParts[headingParts.length - 1] || (chunk.title ?? '')).replace(/^[\d.]+\s+/, '');
+    const sectionTerms = contentTerms(section);
+    const sectionNamesAll = judged.every((term) => sectionTerms.has(term)) && startsWithAsked(section);
+    const sentences = chunkSentences(chunk.text);
+    sentences.forEach((sentence, position) => {
+      let text = sentence.text;
+      if (sentence.code && !howTo) {
+        if (sentence.prose === undefined) return;
+        text = sentence.prose; // what introduces the code, without it
+      }
+      if (text.length <= longestHeading && headings.has(headingKey(text))) return;
+      if (isDangling(text)) {
+        if (sentence.prev < 0) return;
+        text = `${sentences[sentence.prev]!.text} ${text}`;
+      }
+      const terms = contentTerms(text);
+      if (sentence.lead && sectionNamesAll) for (const term of sectionTerms) terms.add(term);
+      pool.push({ text, n: index + 1, position, terms, context, subject: (sentence.lead && sectionNamesAll) || startsWithAsked(text) });
+    });
   });
-  // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more than "Orbitly".
+  // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
+  // than "Orbitly". Damped (square root): in sentences retrieved for the question every
+  // asked word is common, and full idf let a word of a section title ("readdir")
+  // outweigh the word asked about ("recursive").
   const weight = new Map<string, number>();
   for (const term of queryTerms) {
     const df = pool.filter((sentence) => sentence.terms.has(term)).length;
-    const added = typed !== undefined && typed.size > 0 && !typed.has(term);
-    weight.set(term, Math.log(1 + (pool.length + 1) / (df + 1)) * (added ? ADDED_TERM_WEIGHT : 1));
+    const added = typedCounts && !typed.has(term);
+    weight.set(term, Math.sqrt(Math.log(1 + (pool.length + 1) / (df + 1))) * (added ? ADDED_TERM_WEIGHT : 1));
   }
   const totalWeight = queryTerms.reduce((sum, term) => sum + weight.get(term)!, 0);
-  const candidates: ExtractedSentence[] = [];
+  const candidates: (ExtractedSentence & { position: number; terms: Set<string> })[] = [];
   for (const sentence of pool) {
-    const matched = queryTerms.filter((term) => sentence.terms.has(term));
-    if (matched.length === 0) continue;
-    const share = matched.reduce((sum, term) => sum + weight.get(term)!, 0) / totalWeight;
-    candidates.push({ text: sentence.text, n: sentence.n, score: share + 0.15 * sentence.coverage + 0.05 / sentence.n });
+    let matched = 0;
+    let share = 0;
+    for (const term of queryTerms) {
+      if (sentence.terms.has(term)) {
+        matched++;
+        share += weight.get(term)!;
+      } else if (sentence.context.has(term)) share += HEADING_CREDIT * weight.get(term)!;
+    }
+    if (matched === 0) continue;
+    const score =
+      share / totalWeight +
+      RANK_WEIGHT / sentence.n +
+      (howTo && NAMES_SOMETHING.test(sentence.text) ? HOW_TO_BONUS : 0) +
+      (sentence.subject ? SUBJECT_BONUS : 0);
+    candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
 
-  candidates.sort((a, b) => b.score - a.score || a.n - b.n);
-  const best = candidates[0]!.score;
-  const chosen: ExtractedSentence[] = [];
-  const seen = new Set<string>();
-  for (const candidate of candidates) {
-    if (chosen.length >= MAX_SENTENCES || candidate.score < best * 0.5) break;
-    const key = candidate.text.toLowerCase();
-    if (seen.has(key)) continue; // overlapping chunks repeat sentences
-    seen.add(key);
+  candidates.sort((a, b) => b.score - a.score || a.n - b.n || a.position - b.position);
+  const first = candidates[0]!;
+  const chosen: typeof candidates = [first];
+  // A term counts as answered once a chosen sentence or its heading carries it;
+  // what the user typed decides (a rewrite's added context is not what is asked).
+  const asked = typedCounts ? [...typed].filter((term) => queryTerms.includes(term)) : queryTerms;
+  // A chosen sentence answers the terms it carries and those of its section's heading.
+  const answers = (c: (typeof candidates)[number], term: string) => c.terms.has(term) || contextOf.get(c.n)!.has(term);
+  const answered = new Set(asked.filter((term) => answers(first, term)));
+  const overlaps = (text: string) => chosen.some((c) => c.text.toLowerCase().includes(text.toLowerCase()) || text.toLowerCase().includes(c.text.toLowerCase()));
+  for (const candidate of candidates.slice(1)) {
+    if (chosen.length >= MAX_SENTENCES || candidate.score < first.score * 0.5) break;
+    if (overlaps(candidate.text)) continue; // overlapping chunks repeat sentences
+    if (candidate.n === first.n) {
+      if (chosen.filter((c) => c.n === first.n).length >= MAX_FROM_FIRST_CHUNK || candidate.score < first.score * 0.75) continue;
+    } else if (!asked.some((term) => !answered.has(term) && candidate.terms.has(term))) continue;
     chosen.push(candidate);
+    for (const term of asked) if (answers(candidate, term)) answered.add(term);
   }
-  const lines = chosen.map((sentence) => `- ${sentence.text} [${sentence.n}]`);
-  return { text: `${EXTRACTIVE_LABEL}\n${lines.join('\n')}`, covered: true, sentences: chosen, queryTerms, bestCoverage };
+  const sentences = chosen.map(({ text, n, score }) => ({ text, n, score }));
+  const lines = sentences.map((sentence) => `- ${sentence.text} [${sentence.n}]`);
+  return { text: `${EXTRACTIVE_LABEL}\n${lines.join('\n')}`, covered: true, sentences, queryTerms, bestCoverage };
+}
+
+/** A heading or sentence compared as a heading: section numbers, markup and end punctuation gone. */
+function headingKey(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/^\s*(?:[\d]+\.)+\d*\s*/, '')
+    .replace(/[`*_[\]]/g, '')
+    .replace(/[.:!?\s]+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
- * Sentences of a chunk's text: paragraphs split at sentence ends; list items, table
- * rows and code lines on their own; headings, fences and fragments of fewer than
- * three words dropped.
+ * A sentence whose subject points back ("It is ...", "This makes ...", "They ...")
+ * and means nothing quoted alone. "This command" / "This variable" in a reference
+ * page name the page's subject and stand alone.
  */
+export function isDangling(sentence: string): boolean {
+  if (/^(?:in\s+(?:this|that|such\s+a)\s+case|in\s+this\s+way|for\s+this\s+reason)\b/i.test(sentence)) return true;
+  const match = /^[\s*`"'(]*(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
+  if (!match) return false;
+  const word = match[1]!.toLowerCase();
+  if (word === 'this' || word === 'these') {
+    return !/^(command|commands|function|functions|module|property|properties|variable|variables|page|document|section|manual|tool|chapter|guide|policy|option|generator)\b/i.test(match[2] ?? '');
+  }
+  return true;
+}
+
+/** One sentence of a chunk's text. */
+export interface ChunkSentence {
+  text: string;
+  /** A line of a code block. */
+  code: boolean;
+  /** Index of the sentence of prose right before it (no heading or code between), or -1. */
+  prev: number;
+  /** The first sentence of prose after a heading in the chunk: what the section is about. */
+  lead: boolean;
+  /** For a code line joined to the prose sentence that introduces it ("..., run: valgrind prog"), that sentence alone. */
+  prose?: string;
+}
+
+/** Code comments: `// x`, `/* x`, ` * x`, `# x`, `#!`. */
+const CODE_COMMENT = /^(?:\/\/|\/\*|\*\/|\*\s|#\s|#!|#$|<!--)/;
+/** RST section adornment: a run of one punctuation character. */
+const ADORNMENT = /^([-=~^"'`#*+_])\1{2,}\s*$/;
+/** A numbered section title on its own line ("4.2.8. Memory leak detection"), as HTML manuals and their contents lists have. */
+const NUMBERED_HEADING = /^\d+\.\d+(?:\.\d+)*\.?\s+[^.!?]{1,100}$/;
+/** RST directive: `.. name:: argument`. */
+const DIRECTIVE = /^\.\.\s+([\w-]+)::\s*(.*)$/;
+/** Directives whose argument and body are prose. */
+const PROSE_DIRECTIVES = new Set(['note', 'warning', 'important', 'tip', 'hint', 'attention', 'caution', 'danger', 'seealso', 'admonition', 'deprecated']);
+/** Directives whose body is code. */
+const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'parsed-literal', 'productionlist']);
+
+/** Inline markup a reader does not need: RST roles, Markdown links and reference links, HTML tags. */
+function cleanInline(text: string): string {
+  return text
+    .replace(/<\/?(?:a|i|b|em|strong|span|br|sup|sub|code|kbd|div|p|img)\b[^>]*>/gi, '')
+    .replace(/:[\w-]+(?::[\w-]+)?:`([^`<]*?)\s*(?:<[^`>]*>)?`/g, (_, label: string) => `\`${label}\``)
+    .replace(/``([^`]+)``/g, '`$1`')
+    .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^()]*\))*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1');
+}
+
+/** Sentences of a chunk's text, as strings (see {@link chunkSentences}). */
 export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  let paragraph: string[] = [];
+  return chunkSentences(text).map((sentence) => sentence.text);
+}
+
+/**
+ * Sentences of a chunk's text: paragraphs split at sentence ends; list items (with
+ * their continuation lines), table rows and code lines on their own; headings,
+ * comments, link definitions, directives and fragments of fewer than three words
+ * dropped.
+ */
+export function chunkSentences(rawText: string): ChunkSentence[] {
+  const text = rawText.replace(/<!--[\s\S]*?(?:-->|$)/g, '').replace(/^[\s\S]*?-->/, '');
+  const out: ChunkSentence[] = [];
+  let block: string[] = [];
+  let item = false; // the block is a list item
   let inFence = false;
-  const flush = () => {
-    if (paragraph.length === 0) return;
-    const joined = paragraph.join(' ');
-    paragraph = [];
-    for (const sentence of joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/)) add(sentence);
-  };
+  let literalIndent = -1; // inside an indented RST literal block: the indent it must exceed
+  let literalNext = false; // the next indented block is literal (after `::` or a code directive)
   // A sentence ending in ':' or '?' introduces what follows ("Working without a
   // browser?" / "If a run is still going, ... decides:"): keep the two together.
   let leadIn = '';
-  const add = (raw: string, last = false) => {
-    let sentence = `${leadIn}${raw.replace(/\s+/g, ' ').trim()}`.trim();
+  let leadInPrev = -1; // the sentence before the lead-in
+  let lastProse = -1; // the last sentence of prose since the last heading or code line
+  let afterHeading = false; // a heading was seen and no prose sentence after it yet
+  const add = (raw: string, code: boolean, last = false) => {
+    raw = raw.replace(/\s+/g, ' ').trim();
+    let sentence = `${leadIn}${raw}`.trim();
+    const prose = code && leadIn ? leadIn.trim() : undefined;
+    const blockPrev = lastProse;
+    const prev = leadIn ? leadInPrev : blockPrev;
     leadIn = '';
-    if (!last && /[:?]$/.test(sentence) && sentence.length < MAX_SENTENCE_CHARS / 2) {
+    if (!code && !last && /[:?]$/.test(sentence) && sentence.length < MAX_SENTENCE_CHARS / 2) {
       leadIn = `${sentence} `;
+      leadInPrev = prev;
       return;
     }
+    // A question left without its answer ("What's the difference between ...?") answers nothing.
+    if (!code && /\?$/.test(sentence)) return;
     if (tokenize(sentence).length < MIN_SENTENCE_TOKENS) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
-    out.push(sentence);
+    // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
+    const lead = afterHeading && !code && !item;
+    if (lead) afterHeading = false;
+    out.push({ text: sentence, code, prev, lead, ...(prose ? { prose } : {}) });
+    lastProse = code ? -1 : out.length - 1;
+  };
+  const flush = () => {
+    if (block.length === 0) return;
+    const joined = cleanInline(block.join(' '));
+    block = [];
+    for (const sentence of joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/)) add(sentence, false);
+    item = false;
+  };
+  const addCode = (line: string) => {
+    if (line === '' || CODE_COMMENT.test(line)) return;
+    add(line, true);
   };
   for (const rawLine of text.split(/\r?\n/)) {
     const line = rawLine.trim();
+    const indent = rawLine.length - rawLine.trimStart().length;
     if (/^(```|~~~)/.test(line)) {
       flush();
       inFence = !inFence;
       continue;
     }
     if (inFence) {
-      add(line);
+      addCode(line);
       continue;
     }
-    if (line === '' || /^#{1,6}\s/.test(line) || /^[-=*_|:\s]{3,}$/.test(line)) {
+    if (literalIndent >= 0) {
+      if (line === '' || indent > literalIndent) {
+        addCode(line);
+        continue;
+      }
+      literalIndent = -1;
+    }
+    if (literalNext && line !== '' && indent > 0) {
+      literalNext = false;
+      literalIndent = 0;
+      addCode(line);
+      continue;
+    }
+    if (line === '') {
       flush();
       continue;
     }
-    const item = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
-    if (item || line.startsWith('|')) {
+    literalNext = false;
+    if (/^\[[^\]]+\]:\s*\S/.test(line)) {
       flush();
-      add((item ? item[1]! : line.replace(/\|/g, ' ')).trim());
       continue;
     }
-    paragraph.push(line.replace(/^>\s?/, ''));
+    if (/^\d+(?:\.\d+)*\.?$/.test(line)) {
+      flush(); // a section number alone on its line
+      continue;
+    }
+    if (/^#{1,6}\s/.test(line) || NUMBERED_HEADING.test(line)) {
+      flush();
+      afterHeading = true;
+      lastProse = -1;
+      continue;
+    }
+    if (ADORNMENT.test(line)) {
+      // An RST title sits on (or between) adornments: drop it rather than quote it.
+      if (block.length === 1 && !item) {
+        block = [];
+        afterHeading = true;
+        lastProse = -1;
+      }
+      flush();
+      continue;
+    }
+    if (/^[-=*_|:\s]{3,}$/.test(line)) {
+      flush();
+      continue;
+    }
+    const directive = DIRECTIVE.exec(line);
+    if (directive) {
+      flush();
+      const name = directive[1]!.toLowerCase();
+      if (CODE_DIRECTIVES.has(name)) literalNext = true;
+      else if (PROSE_DIRECTIVES.has(name) && directive[2]) block.push(directive[2]);
+      continue;
+    }
+    const listItem = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (listItem || line.startsWith('|')) {
+      flush();
+      if (listItem) {
+        block.push(listItem[1]!);
+        item = true;
+      } else add(line.replace(/\|/g, ' ').trim(), false);
+      continue;
+    }
+    // Anything else continues the paragraph or list item it follows.
+    block.push(line.replace(/^>\s?/, ''));
+    if (/::$/.test(line)) {
+      // "... as follows::" introduces a literal block; the colons read as one.
+      block[block.length - 1] = block[block.length - 1]!.replace(/::$/, ':');
+      flush();
+      literalNext = true;
+    }
   }
   flush();
-  if (leadIn) add('', true);
+  if (leadIn) add('', false, true);
   return out;
 }

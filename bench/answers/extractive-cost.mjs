@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// The extractive answerer's own cost: the questions of questions.json are
+// searched once on the index run.mjs builds, then extractiveAnswer runs on each
+// question's retrieved chunks, 20 rounds; p50 and p95 per answer in ms.
+//
+//   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--dist DIR] [--db FILE]
+//
+// --dist points at another build (e.g. of the commit before) to compare.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const option = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const dist = path.resolve(option('dist', path.join(root, 'dist')));
+const dbPath = path.resolve(option('db', path.join(root, 'bench/out/answers/realdocs.db')));
+if (!fs.existsSync(dbPath)) {
+  console.log(`${dbPath} not found; build it with: node bench/answers/run.mjs`);
+  process.exit(0);
+}
+const lib = (p) => import(path.join(dist, p));
+const { openDatabase } = await lib('store/db.js');
+const { resolveConfig } = await lib('config/index.js');
+const { createEmbedder } = await lib('providers/index.js');
+const { Retriever } = await lib('retrieve/search.js');
+const { extractiveAnswer } = await lib('chat/extractive.js');
+
+const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+const db = openDatabase(dbPath);
+const retriever = new Retriever(db, await createEmbedder(config));
+const set = JSON.parse(fs.readFileSync(path.join(here, 'questions.json'), 'utf8'));
+const cases = [];
+for (const q of set.questions) cases.push({ question: q.question, chunks: await retriever.search(q.question, { k: config.retrieval?.k ?? 5 }) });
+const times = [];
+for (let round = 0; round < 20; round++) {
+  for (const c of cases) {
+    const start = performance.now();
+    extractiveAnswer(c.question, c.chunks, c.question);
+    if (round > 0) times.push(performance.now() - start);
+  }
+}
+times.sort((a, b) => a - b);
+const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2);
+console.log(`extractive answer (${cases.length} questions x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+db.close();
