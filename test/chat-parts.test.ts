@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
-import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, splitSentences } from '../src/chat/extractive.js';
+import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
 
@@ -140,7 +140,7 @@ describe('extractive answers on ranked chunks', () => {
       ['File system > fs.rmdir(path[, options], callback)', 'The `recursive` option is deprecated, use `fs.rm` instead.'],
     );
     const answer = extractiveAnswer('What does the recursive option of fs.readdir do?', chunks, 'What does the recursive option of fs.readdir do?');
-    expect(answer.sentences[0]).toMatchObject({ n: 1, text: '`recursive` {boolean} If `true`, reads the contents of a directory recursively.' });
+    expect(answer.sentences[0]).toMatchObject({ n: 1, text: '`fs.readdir()`: `recursive` {boolean} If `true`, reads the contents of a directory recursively.' });
     expect(answer.text).not.toContain('[3]');
   });
   test('takes sentences of lower chunks only when they carry a question term the others lack', () => {
@@ -172,6 +172,18 @@ describe('extractive answers on ranked chunks', () => {
       ['Util > util.promisify(original)', '## `util.promisify(original)`\n\nTakes a function following the common error-first callback style and returns a version that returns promises.\n\nThe `util.promisify` function can be customised with `util.promisify.custom`.'],
     );
     const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
-    expect(answer.sentences[0]!.text).toMatch(/^Takes a function following/);
+    expect(answer.sentences[0]!.text).toMatch(/^`util\.promisify\(\)`: Takes a function following/);
+  });
+  test('a sentence from the section of a command that does not name it says which', () => {
+    const chunks = ranked(['add_test', 'add_test\n--------\n\nAdd a test to the project to be run by ctest.'], ['Testing', 'The `add_test` command adds a test.']);
+    expect(extractiveAnswer('What does add_test do?', chunks).sentences[0]!.text).toBe('`add_test`: Add a test to the project to be run by ctest.');
+  });
+  test('"how do I" is answered with the command or flag made of the question\'s words', () => {
+    const chunks = ranked(
+      ['Memcheck', 'Memcheck finds memory leaks in C programs and reports memory leaks at exit.\n\nUse --leak-check=full to see each leak in detail.'],
+    );
+    const how = extractiveAnswer('How do I find memory leaks?', chunks);
+    expect(how.sentences.map((s) => s.text)).toContain('Use --leak-check=full to see each leak in detail.');
+    expect(namedTerms('Use --leak-check=full or `http.createServer()`')).toEqual(new Set(['leak', 'check', 'full', 'http', 'creat', 'server']));
   });
 });

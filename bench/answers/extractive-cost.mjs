@@ -3,9 +3,10 @@
 // searched once on the index run.mjs builds, then extractiveAnswer runs on each
 // question's retrieved chunks, 20 rounds; p50 and p95 per answer in ms.
 //
-//   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--dist DIR] [--db FILE]
+//   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--compare DIR] [--db FILE]
 //
-// --dist points at another build (e.g. of the commit before) to compare.
+// --compare DIR also times another build's answerer (e.g. of the commit before),
+// interleaved with this one's so that both see the same load.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,8 @@ const option = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : fallback;
 };
-const dist = path.resolve(option('dist', path.join(root, 'dist')));
+const dist = path.join(root, 'dist');
+const other = option('compare', undefined);
 const dbPath = path.resolve(option('db', path.join(root, 'bench/out/answers/realdocs.db')));
 if (!fs.existsSync(dbPath)) {
   console.log(`${dbPath} not found; build it with: node bench/answers/run.mjs`);
@@ -36,15 +38,21 @@ const retriever = new Retriever(db, await createEmbedder(config));
 const set = JSON.parse(fs.readFileSync(path.join(here, 'questions.json'), 'utf8'));
 const cases = [];
 for (const q of set.questions) cases.push({ question: q.question, chunks: await retriever.search(q.question, { k: config.retrieval?.k ?? 5 }) });
-const times = [];
+const answerers = [['this build', extractiveAnswer]];
+if (other) answerers.push([other, (await import(path.join(path.resolve(other), 'chat/extractive.js'))).extractiveAnswer]);
+const times = answerers.map(() => []);
 for (let round = 0; round < 20; round++) {
   for (const c of cases) {
-    const start = performance.now();
-    extractiveAnswer(c.question, c.chunks, c.question);
-    if (round > 0) times.push(performance.now() - start);
+    answerers.forEach(([, answer], i) => {
+      const start = performance.now();
+      answer(c.question, c.chunks, c.question);
+      if (round > 0) times[i].push(performance.now() - start);
+    });
   }
 }
-times.sort((a, b) => a - b);
-const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2);
-console.log(`extractive answer (${cases.length} questions x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+answerers.forEach(([name], i) => {
+  const sorted = times[i].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2);
+  console.log(`${name}: extractive answer (${cases.length} questions x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+});
 db.close();

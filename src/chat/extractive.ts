@@ -41,7 +41,8 @@ export const MAX_SENTENCES = 3;
 /** Sentences quoted at most from the chunk of the best sentence. */
 const MAX_FROM_FIRST_CHUNK = 2;
 const MAX_SENTENCE_CHARS = 400;
-const MIN_SENTENCE_TOKENS = 3;
+/** At least three words (tokens as the tokenizer reads them): shorter fragments are not quoted. */
+const THREE_WORDS = /[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]/u;
 /** Weight of a query term the rewrite added, relative to one the user typed. */
 const ADDED_TERM_WEIGHT = 0.3;
 /** Credit for a query term only the sentence's heading or title carries. */
@@ -50,7 +51,7 @@ const HEADING_CREDIT = 0.5;
 const RANK_WEIGHT = 0.15;
 /** Score added to a sentence whose subject is a name the user typed, or that opens a section named by the question. */
 const SUBJECT_BONUS = 0.15;
-/** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier. */
+/** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier made of a word of the question. */
 const HOW_TO_BONUS = 0.1;
 
 export interface ExtractedSentence {
@@ -83,6 +84,23 @@ export function contentTerms(text: string): Set<string> {
   return terms;
 }
 
+/**
+ * Which of `terms` (stems) occur in `text`: {@link contentTerms} restricted to them,
+ * stemming only the tokens that start like one of them (a Porter stem keeps its word's
+ * beginning but for its last letters: "happy" -> "happi", "sensibility" -> "sensibl").
+ */
+function termsIn(text: string, terms: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const wanted = new Set(terms);
+  const prefixes = terms.map((term) => term.slice(0, Math.max(1, term.length - 2)));
+  for (const token of tokenize(text)) {
+    if (!prefixes.some((prefix) => token.startsWith(prefix))) continue;
+    const term = stem(token);
+    if (wanted.has(term) && !isStopword(token)) found.add(term);
+  }
+  return found;
+}
+
 /** The word after "how" that makes a question of it ("how many", "how long"): its form, not its content. */
 const HOW_FORM = /\bhow\s+(?:many|much|long|often|far|old|big|large|small|soon|quickly|fast|early|late|frequently)\b/gi;
 
@@ -97,7 +115,21 @@ export function isHowToQuestion(text: string): boolean {
 }
 
 /** A command, flag or identifier: a code span, `--flag`, `name(`, `snake_case`, `dotted.name`. */
-const NAMES_SOMETHING = /`[^`]+`|(?:^|\s)--?[a-z][\w-]*|\b\w+\(|\b[a-z]\w*_\w+\b|\b[a-z]\w*\.[a-z]\w*\b/i;
+const NAMES_SOMETHING = /`[^`]+`|(?:^|\s)--?[a-z][\w=-]*|\b\w+\(|\b[a-z]\w*_\w+\b|\b[a-z]\w*\.[a-z]\w*\b/i;
+const NAMES_SOMETHING_ALL = new RegExp(NAMES_SOMETHING.source, 'gi');
+
+/**
+ * Stems of the words inside the commands, flags and identifiers `text` names:
+ * `--leak-check=full` gives leak, check, full; `http.createServer()` http, creat, server.
+ */
+export function namedTerms(text: string): Set<string> {
+  const terms = new Set<string>();
+  for (const match of text.matchAll(NAMES_SOMETHING_ALL)) {
+    const words = match[0].replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+    for (const term of contentTerms(words)) terms.add(term);
+  }
+  return terms;
+}
 
 /**
  * `query` is the standalone query; `question`, when given, the user's own words:
@@ -111,6 +143,11 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const askedNames = new Set(tokenize(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
   const startsWithAsked = (text: string) => tokenize(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
+  // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
+  const namesAsked = (text: string) => {
+    for (const term of namedTerms(text)) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;
+    return false;
+  };
   const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
     text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
     covered: false,
@@ -121,18 +158,18 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; subject: boolean }
+  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean }
   const contextOf = new Map<number, Set<string>>();
   const pool: Pooled[] = [];
   let bestCoverage = 0;
   chunks.forEach((chunk, index) => {
     const context = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}`);
     contextOf.set(index + 1, context);
-    const chunkTerms = new Set([...context, ...contentTerms(chunk.text)]);
     // Coverage is judged on what the user typed when they typed content words: a
     // rewrite's added context must not make a relevant chunk look off-topic.
     const judged = typedCounts ? [...typed] : queryTerms;
-    const coverage = judged.filter((term) => chunkTerms.has(term)).length / judged.length;
+    const inChunk = termsIn(chunk.text, judged);
+    const coverage = judged.filter((term) => context.has(term) || inChunk.has(term)).length / judged.length;
     bestCoverage = Math.max(bestCoverage, coverage);
     if (coverage < MIN_CHUNK_COVERAGE) return;
     const headingParts = chunk.heading.split(' > ');
@@ -143,6 +180,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     const section = (headingParts[headingParts.length - 1] || (chunk.title ?? '')).replace(/^[\d.]+\s+/, '');
     const sectionTerms = contentTerms(section);
     const sectionNamesAll = judged.every((term) => sectionTerms.has(term)) && startsWithAsked(section);
+    const name = sectionName(section);
     const sentences = chunkSentences(chunk.text);
     sentences.forEach((sentence, position) => {
       let text = sentence.text;
@@ -157,7 +195,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       }
       const terms = contentTerms(text);
       if (sentence.lead && sectionNamesAll) for (const term of sectionTerms) terms.add(term);
-      pool.push({ text, n: index + 1, position, terms, context, subject: (sentence.lead && sectionNamesAll) || startsWithAsked(text) });
+      // Quoted from the section of a command, option or function, a sentence that does
+      // not name it says which ("`add_test`: Add a test to the project ...").
+      if (name !== undefined && !sentence.code && !text.toLowerCase().includes(name.core)) text = `\`${name.shown}\`: ${text}`;
+      pool.push({ text, n: index + 1, position, terms, context, opensSection: sentence.lead && sectionNamesAll });
     });
   });
   // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
@@ -185,8 +226,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     const score =
       share / totalWeight +
       RANK_WEIGHT / sentence.n +
-      (howTo && NAMES_SOMETHING.test(sentence.text) ? HOW_TO_BONUS : 0) +
-      (sentence.subject ? SUBJECT_BONUS : 0);
+      (howTo && namesAsked(sentence.text) ? HOW_TO_BONUS : 0) +
+      (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
@@ -210,9 +251,34 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     chosen.push(candidate);
     for (const term of asked) if (answers(candidate, term)) answered.add(term);
   }
+  // "How do I ...?" is answered by a command, flag or identifier: when no chosen
+  // sentence names one, the best that does takes the last place.
+  if (howTo && !chosen.some((c) => namesAsked(c.text))) {
+    const naming = candidates.find((c) => !chosen.includes(c) && c.score >= first.score * 0.4 && namesAsked(c.text) && !overlaps(c.text));
+    if (naming) {
+      if (chosen.length >= MAX_SENTENCES) chosen.pop();
+      chosen.push(naming);
+    }
+  }
   const sentences = chosen.map(({ text, n, score }) => ({ text, n, score }));
   const lines = sentences.map((sentence) => `- ${sentence.text} [${sentence.n}]`);
   return { text: `${EXTRACTIVE_LABEL}\n${lines.join('\n')}`, covered: true, sentences, queryTerms, bestCoverage };
+}
+
+/**
+ * The command, option or function a section title names ("add_test", "CXX_STANDARD",
+ * "fs.readdir(path[, options])", "--leak-check=<no|summary|yes|full>"), as shown before a
+ * sentence quoted from it (`core` lower-cased, to see whether the sentence names it).
+ */
+export function sectionName(title: string): { shown: string; core: string } | undefined {
+  const clean = title.replace(/[`*]/g, '').trim();
+  const core = /^[^\s(=<\[]+/.exec(clean)?.[0];
+  if (core === undefined || core.length < 3) return undefined;
+  const rest = clean.slice(core.length);
+  const called = rest.startsWith('(');
+  const flag = /^--?[a-z]/i.test(core);
+  if (!(called || flag || /[_.]/.test(core.replace(/\.$/, ''))) || (!called && !flag && /\s/.test(rest.trim()))) return undefined;
+  return { shown: called ? `${core}()` : core, core: core.toLowerCase() };
 }
 
 /** A heading or sentence compared as a heading: section numbers, markup and end punctuation gone. */
@@ -317,7 +383,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     // A question left without its answer ("What's the difference between ...?") answers nothing.
     if (!code && /\?$/.test(sentence)) return;
-    if (tokenize(sentence).length < MIN_SENTENCE_TOKENS) return;
+    if (!THREE_WORDS.test(sentence)) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
     const lead = afterHeading && !code && !item;
