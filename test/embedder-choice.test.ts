@@ -18,9 +18,9 @@ function resolved(env: Record<string, string>) {
 describe('chooseEmbedder', () => {
   it('auto keeps an offline index offline when only a base URL or a key is set', () => {
     for (const env of [{ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }, { OPENAI_API_KEY: 'sk-x' }]) {
-      const choice = chooseEmbedder(resolved(env), 'offline:hash-v1-384');
+      const choice = chooseEmbedder(resolved(env), 'offline:hash-v2-384');
       expect(choice.remote).toBe(false);
-      expect(choice.reason).toMatch(/auto: the index was built with offline:hash-v1-384/);
+      expect(choice.reason).toMatch(/auto: the index was built with offline:hash-v2-384/);
     }
   });
 
@@ -32,7 +32,7 @@ describe('chooseEmbedder', () => {
   });
 
   it('an explicit choice wins over the index', () => {
-    const choice = chooseEmbedder(resolved({ OPENAI_BASE_URL: 'http://h/v1', RAGLINE_EMBED_PROVIDER: 'openai' }), 'offline:hash-v1-384');
+    const choice = chooseEmbedder(resolved({ OPENAI_BASE_URL: 'http://h/v1', RAGLINE_EMBED_PROVIDER: 'openai' }), 'offline:hash-v2-384');
     expect(choice).toMatchObject({ remote: true, reason: 'embedProvider is openai (env:RAGLINE_EMBED_PROVIDER)' });
     expect(chooseEmbedder(resolved({ RAGLINE_EMBED_PROVIDER: 'offline' }), 'openai:m').remote).toBe(false);
   });
@@ -84,11 +84,11 @@ describe('an index built offline, then a server configured', () => {
 
   it('config show and doctor tell which embedder is used and why', async () => {
     const shown = await runCli(['config', 'show'], { env: serverEnv });
-    expect(shown.stdout).toMatch(/^embedder in use offline \(built-in\) {2}embedProvider auto: the index was built with offline:hash-v1-384$/m);
+    expect(shown.stdout).toMatch(/^embedder in use offline \(built-in\) {2}embedProvider auto: the index was built with offline:hash-v2-384$/m);
     const json = JSON.parse((await runCli(['config', 'show', '--json'], { env: serverEnv })).stdout);
     expect(json.embedder).toMatchObject({ remote: false });
     const doctor = await runCli(['doctor'], { env: serverEnv });
-    expect(doctor.stdout).toMatch(/ok +embedder +The embedder offline:hash-v1-384 matches the index \(embedProvider auto: the index was built with offline:hash-v1-384\)/);
+    expect(doctor.stdout).toMatch(/ok +embedder +The embedder offline:hash-v2-384 matches the index \(embedProvider auto: the index was built with offline:hash-v2-384\)/);
   });
 
   it('a real mismatch (the remote embedder chosen explicitly) is refused with RAGLINE_EMBED_PROVIDER in the fix', async () => {
@@ -96,7 +96,7 @@ describe('an index built offline, then a server configured', () => {
     for (const args of [['search', 'invoices'], ['ingest', docs]]) {
       const result = await runCli(args, { env });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/built with the embedder offline:hash-v1-384/);
+      expect(result.stderr).toMatch(/built with the embedder offline:hash-v2-384/);
       expect(result.stderr).toContain('RAGLINE_EMBED_PROVIDER=offline');
     }
   });

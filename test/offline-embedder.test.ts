@@ -5,9 +5,9 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * 
 
 describe('OfflineEmbedder', () => {
   it('has an id encoding the feature version and dimensions', () => {
-    expect(new OfflineEmbedder().id).toBe('offline:hash-v1-384');
-    expect(new OfflineEmbedder({ dimensions: 768 }).id).toBe('offline:hash-v1-768');
-    expect(new OfflineEmbedder({ features: { bigram: 0 } }).id).not.toBe('offline:hash-v1-384');
+    expect(new OfflineEmbedder().id).toBe('offline:hash-v2-384');
+    expect(new OfflineEmbedder({ dimensions: 768 }).id).toBe('offline:hash-v2-768');
+    expect(new OfflineEmbedder({ features: { bigram: 0 } }).id).not.toBe('offline:hash-v2-384');
     expect(new OfflineEmbedder().dimensions).toBe(384);
   });
 

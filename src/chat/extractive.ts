@@ -30,7 +30,7 @@
 // against product docs has none and gets NOT_COVERED instead of quotes.
 
 import type { RetrievedChunk } from '../retrieve/search.js';
-import { isStopword, stem, tokenize } from '../text/index.js';
+import { isStopword, spellOutSymbols, stem, tokenize } from '../text/index.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
 export const NOT_COVERED = "The documents don't seem to cover this.";
@@ -77,7 +77,7 @@ export interface ExtractiveAnswer {
 /** Distinct stems of the non-stopword tokens of `text`. */
 export function contentTerms(text: string): Set<string> {
   const terms = new Set<string>();
-  for (const token of tokenize(text)) {
+  for (const token of tokenize(spellOutSymbols(text))) {
     if (isStopword(token)) continue;
     terms.add(stem(token));
   }
@@ -93,7 +93,7 @@ function termsIn(text: string, terms: readonly string[]): Set<string> {
   const found = new Set<string>();
   const wanted = new Set(terms);
   const prefixes = terms.map((term) => term.slice(0, Math.max(1, term.length - 2)));
-  for (const token of tokenize(text)) {
+  for (const token of tokenize(spellOutSymbols(text))) {
     if (!prefixes.some((prefix) => token.startsWith(prefix))) continue;
     const term = stem(token);
     if (wanted.has(term) && !isStopword(token)) found.add(term);
@@ -141,8 +141,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const typedCounts = typed !== undefined && typed.size > 0;
   const howTo = isHowToQuestion(question ?? query);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
-  const askedNames = new Set(tokenize(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
-  const startsWithAsked = (text: string) => tokenize(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
+  const askedNames = new Set(tokenize(spellOutSymbols(question ?? query), { identifiers: true }).filter((token) => !isStopword(token)));
+  const startsWithAsked = (text: string) => tokenize(spellOutSymbols(text.slice(0, 80)), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
   const namesAsked = (text: string) => {
     for (const term of namedTerms(text)) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;

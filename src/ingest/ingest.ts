@@ -17,7 +17,8 @@ import {
   type SkippedFile,
   type StoredDocuments,
 } from '../store/documents.js';
-import { acquireIngestLock, assertNoIngestRunning, embedderMismatchHint, getFingerprint, setFingerprint, setMeta } from '../store/meta.js';
+import { acquireIngestLock, assertNoIngestRunning, earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, setFingerprint, setMeta } from '../store/meta.js';
+import { INDEX_TEXT_VERSION } from '../text/symbols.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
 import { UserError } from '../util/errors.js';
@@ -148,7 +149,9 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       await embedder.resolveDimensions?.(options.signal);
     }
     if (!fingerprint || options.reindex) lockForWriting();
-    prepareIndex(db, embedder, options.chunker, options.reindex ?? false);
+    if (prepareIndex(db, embedder, options.chunker, options.reindex ?? false) === 'rewrite-keywords') {
+      rewriteKeywordText(db, (await loadFileTools()).indexText);
+    }
     // data_version is read before the listing: a commit landing between the two then
     // shows as a changed version at the lock, never as one the listing is taken to include.
     const versionBefore = releaseLock ? undefined : dataVersion(db);
@@ -439,8 +442,11 @@ function dataVersion(db: Db): number {
   return db.pragma('data_version', { simple: true }) as number;
 }
 
-/** Checks that the index was built with this embedder and chunker, or starts a new one. */
-function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, reindex: boolean): void {
+/**
+ * Checks that the index was built with this embedder and chunker, or starts a new one;
+ * says whether its keyword index is in an older text version and must be rewritten.
+ */
+function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, reindex: boolean): 'ok' | 'rewrite-keywords' {
   const fingerprint = getFingerprint(db);
   if (fingerprint && reindex) clearIndex(db);
   else if (fingerprint) {
@@ -448,8 +454,10 @@ function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, rein
     const sameChunker = fingerprint.chunker.size === chunker.size && fingerprint.chunker.overlap === chunker.overlap;
     if (!sameEmbedder) {
       throw new UserError(
-        `This database was built with the embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions); ${embedder.id} (${embedder.dimensions}) is configured now.`,
-        { hint: embedderMismatchHint(fingerprint.embedder), exitCode: 2 },
+        isEarlierOfflineEmbedder(fingerprint.embedder, embedder.id)
+          ? earlierOfflineMessage(fingerprint.embedder, embedder.id)
+          : `This database was built with the embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions); ${embedder.id} (${embedder.dimensions}) is configured now.`,
+        { hint: embedderMismatchHint(fingerprint.embedder, embedder.id), exitCode: 2 },
       );
     }
     if (!sameChunker) {
@@ -458,11 +466,39 @@ function prepareIndex(db: Db, embedder: Embedder, chunker: ChunkerSettings, rein
         { hint: 'Rebuild the index with `ragline ingest <folder> --reindex`, or set chunk.size and chunk.overlap back.', exitCode: 2 },
       );
     }
-    return;
+    return keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION ? 'rewrite-keywords' : 'ok';
   }
   db.transaction(() => {
     if (!hasVectorTable(db)) createVectorTable(db, embedder.dimensions);
-    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker } });
+    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker }, text: INDEX_TEXT_VERSION });
+  }).immediate();
+  return 'ok';
+}
+
+/**
+ * Writes the keyword index again from the stored chunks, in the current text version
+ * (an index written before names such as C++ were spelled as words): the chunks and
+ * their vectors stay, so nothing is embedded again. One transaction.
+ */
+function rewriteKeywordText(db: Db, indexText: FileTools['indexText']): void {
+  db.transaction(() => {
+    const fingerprint = getFingerprint(db)!;
+    if (keywordTextVersion(fingerprint) >= INDEX_TEXT_VERSION) return; // another ingest did it
+    db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')");
+    const insert = db.prepare('INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)');
+    const page = db.prepare(
+      'SELECT c.id AS id, d.title AS title, c.heading AS heading, c.text AS text FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id > ? ORDER BY c.id LIMIT 2000',
+    );
+    for (let last = 0; ; ) {
+      const rows = page.all(last) as { id: number; title: string | null; heading: string; text: string }[];
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const { fts } = indexText(row.title ?? undefined, row.heading ? row.heading.split(' > ') : [], row.text);
+        insert.run(row.id, fts.title, fts.body);
+      }
+      last = rows[rows.length - 1]!.id;
+    }
+    setFingerprint(db, { ...fingerprint, text: INDEX_TEXT_VERSION });
   }).immediate();
 }
 

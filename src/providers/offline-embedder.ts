@@ -3,10 +3,12 @@
 // character n-grams of words), each weighted by sublinear term frequency and a fixed
 // down-weighting of stopwords, projected into `dimensions` with a hash sign, and
 // L2-normalised. It is a lexical model: it adds fuzzy word matching (stems, sub-words,
-// identifiers split into parts) to hybrid search, not semantics.
+// identifiers split into parts) to hybrid search, not semantics. Names such as C++,
+// C# and .NET are spelled as words first (symbols.ts), as the keyword index spells them.
 
 import type { Embedder } from './types.js';
 import { offlineIdentity, type OfflineEmbedderOptions, type OfflineFeatureConfig } from './offline-id.js';
+import { spellOutSymbols } from '../text/symbols.js';
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { STOPWORDS } from '../text/stopwords.js';
@@ -95,7 +97,7 @@ export class OfflineEmbedder implements Embedder {
    */
   embedOne(text: string): Float32Array {
     const f = this.features;
-    const tokens = tokenize(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
+    const tokens = tokenize(spellOutSymbols(text.length > this.maxChars ? text.slice(0, this.maxChars) : text));
     const generation = ++this.generation;
     const distinct: WordFeatures[] = [];
     let nTouched = 0;

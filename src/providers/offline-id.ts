@@ -44,7 +44,8 @@ export const DEFAULT_FEATURES: OfflineFeatureConfig = {
   sublinearTf: true,
 };
 
-const FEATURE_VERSION = 'hash-v1';
+/** hash-v2: names such as C++ and C# are spelled as words before tokenizing (hash-v1 read C++ as c). */
+const FEATURE_VERSION = 'hash-v2';
 
 function signature(f: OfflineFeatureConfig): string {
   return [

@@ -4,7 +4,7 @@
 
 /** Turns texts into vectors. Vectors are L2-normalised Float32Arrays of `dimensions` length. */
 export interface Embedder {
-  /** Stable identifier recorded in the database, e.g. `offline:hash-v1` or `openai:nomic-embed-text`. */
+  /** Stable identifier recorded in the database, e.g. `offline:hash-v2-384` or `openai:nomic-embed-text`. */
   readonly id: string;
   /** Length of every vector this embedder returns; 0 until known for a remote model (see `resolveDimensions`). */
   readonly dimensions: number;

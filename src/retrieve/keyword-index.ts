@@ -25,6 +25,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
 import { ftsStem } from '../text/stem.js';
+import { spellOutSymbols } from '../text/symbols.js';
 import { unicode61Tokens } from '../text/unicode61.js';
 import type { RankedHit } from './fuse.js';
 
@@ -704,13 +705,14 @@ function hasPosition(p: Postings, index: number, from: number, position: number)
 
 /**
  * Calls `hit` for each token FTS5 makes of the chunk's columns (title line, then
- * text), in order, with its column and offset; returns the number of tokens.
+ * text, as ingest writes them: names such as C++ spelled as words), in order, with
+ * its column and offset; returns the number of tokens.
  */
 function forEachToken(row: ChunkText, hit: (word: string, column: number, offset: number) => void): number {
   let tokens = 0;
   const columns = [titleLine(row.title, row.heading), row.text];
   for (let column = 0; column < COLUMNS; column++) {
-    const words = unicode61Tokens(columns[column]!);
+    const words = unicode61Tokens(spellOutSymbols(columns[column]!));
     for (let offset = 0; offset < words.length; offset++) hit(words[offset]!, column, offset);
     tokens += words.length;
   }

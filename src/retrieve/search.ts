@@ -4,8 +4,10 @@
 
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
-import { assertSameEmbedder } from '../store/meta.js';
+import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
+import { INDEX_TEXT_VERSION } from '../text/symbols.js';
 import type { Embedder } from '../providers/types.js';
+import { spellOutSymbols } from '../text/symbols.js';
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
@@ -86,6 +88,7 @@ export class Retriever {
     readonly embedder: Embedder,
   ) {
     assertSameEmbedder(db, embedder);
+    assertKeywordTextCurrent(db, INDEX_TEXT_VERSION);
     this.chunkStatement = db.prepare(`
       SELECT c.id AS chunkId, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
              c.start_line AS startLine, c.end_line AS endLine, c.locator AS locator, c.text_hash AS textHash
@@ -310,9 +313,9 @@ export function formatLocation(chunk: { documentPath: string; startLine: number;
 
 /** Content words of `query` that `core` lacks (compared by stem), in order, once each. */
 export function addedWords(query: string, core: string): string[] {
-  const present = new Set(tokenize(core, { identifiers: true }).map((word) => stem(word)));
+  const present = new Set(tokenize(spellOutSymbols(core), { identifiers: true }).map((word) => stem(word)));
   const added: string[] = [];
-  for (const word of tokenize(query, { identifiers: true })) {
+  for (const word of tokenize(spellOutSymbols(query), { identifiers: true })) {
     const key = stem(word);
     if (present.has(key) || isStopword(word)) continue;
     present.add(key);

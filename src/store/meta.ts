@@ -19,12 +19,31 @@ export function deleteMeta(db: Db, key: string): void {
 
 /** What the stored vectors and chunks mean. Mixing vectors of two embedders is refused. */
 export interface IndexFingerprint {
-  /** Embedder id, e.g. `offline:hash-v1-384`. */
+  /** Embedder id, e.g. `offline:hash-v2-384`. */
   embedder: string;
   dimensions: number;
   /** Chunker settings the chunks were made with. */
   chunker: { size: number; overlap: number };
+  /**
+   * Version of the text the keyword index holds for each chunk (INDEX_TEXT_VERSION in
+   * src/text/symbols.ts); absent in indexes written before it was recorded (version 1).
+   */
+  text?: number;
 }
+
+/** The keyword text version of an index (1 when it predates the record). */
+export function keywordTextVersion(fingerprint: IndexFingerprint): number {
+  return fingerprint.text ?? 1;
+}
+
+/** Whether `stored` is another version of the offline embedder `configured`, with the same dimensions. */
+export function isEarlierOfflineEmbedder(stored: string, configured: string): boolean {
+  const offline = /^offline:hash-(v\d+)-(\d+)$/;
+  const was = offline.exec(stored);
+  const now = offline.exec(configured);
+  return was !== null && now !== null && was[1] !== now[1] && was[2] === now[2];
+}
+
 
 export function getFingerprint(db: Db): IndexFingerprint | undefined {
   const raw = getMeta(db, 'index.fingerprint');
@@ -41,18 +60,41 @@ export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: n
   if (!stored) return;
   if (stored.embedder !== embedder.id || (embedder.dimensions > 0 && stored.dimensions !== embedder.dimensions)) {
     throw new UserError(
-      `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
-      { hint: embedderMismatchHint(stored.embedder), exitCode: 2 },
+      isEarlierOfflineEmbedder(stored.embedder, embedder.id)
+        ? earlierOfflineMessage(stored.embedder, embedder.id)
+        : `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
+      { hint: embedderMismatchHint(stored.embedder, embedder.id), exitCode: 2 },
     );
   }
 }
 
-/** What to do when the configured embedder is not the one `indexEmbedder` that built the index. */
-export function embedderMismatchHint(indexEmbedder: string): string {
+/** What to do when the configured embedder `configured` is not the one `indexEmbedder` that built the index. */
+export function embedderMismatchHint(indexEmbedder: string, configured?: string): string {
+  if (configured !== undefined && isEarlierOfflineEmbedder(indexEmbedder, configured)) {
+    return 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).';
+  }
   const own = indexEmbedder.startsWith('offline:')
     ? 'RAGLINE_EMBED_PROVIDER=offline (or auto)'
     : `RAGLINE_EMBED_PROVIDER=openai (or auto) with RAGLINE_EMBED_MODEL=${indexEmbedder.replace(/^openai:/, '')} on its server`;
   return `Use the embedder it was built with, ${own}, or rebuild it with \`ragline ingest <folder> --reindex\` (sessions are kept).`;
+}
+
+/** Says that an index was built by an earlier version of the offline embedder. */
+export function earlierOfflineMessage(indexEmbedder: string, configured: string): string {
+  return `This index was built by an earlier version of the offline embedder (${indexEmbedder}); this version embeds with ${configured}.`;
+}
+
+/**
+ * Refuses to search a keyword index written in an older text version (`current` is
+ * INDEX_TEXT_VERSION): its terms would not be the ones the queries are made of.
+ */
+export function assertKeywordTextCurrent(db: Db, current: number): void {
+  const stored = getFingerprint(db);
+  if (!stored || keywordTextVersion(stored) >= current) return;
+  throw new UserError('The keyword index of this database was written by an earlier version of ragline (C++, C# and .NET were indexed as plain letters).', {
+    hint: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
+    exitCode: 2,
+  });
 }
 
 export interface IngestLock {

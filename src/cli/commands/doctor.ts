@@ -11,7 +11,8 @@ import { displayURL } from '../../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../../providers/openai.js';
 import { openDatabase, type Db } from '../../store/db.js';
 import { indexCounts, type IndexCounts } from '../../store/documents.js';
-import { embedderMismatchHint, getFingerprint, type IndexFingerprint } from '../../store/meta.js';
+import { embedderMismatchHint, getFingerprint, keywordTextVersion, type IndexFingerprint } from '../../store/meta.js';
+import { INDEX_TEXT_VERSION } from '../../text/symbols.js';
 import { SCHEMA_VERSION } from '../../store/migrations.js';
 import { UserError } from '../../util/errors.js';
 import { settingsFor, wholeNumberFlag } from '../context.js';
@@ -232,6 +233,14 @@ function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, document
   } else {
     checks.push({ id: 'index', status: 'ok', message: `${summary}.` });
   }
+  if (keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION) {
+    checks.push({
+      id: 'keywords',
+      status: 'fail',
+      message: 'The keyword index was written by an earlier version of ragline (C++, C# and .NET indexed as plain letters); search will refuse.',
+      fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
+    });
+  }
   if (fingerprint.chunker.size !== config.chunk.size || fingerprint.chunker.overlap !== config.chunk.overlap) {
     checks.push({
       id: 'chunker',
@@ -266,7 +275,7 @@ function checkEmbedderMatchesIndex(
     id: 'embedder',
     status: 'fail',
     message: `The index was built with ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), but ${configured} is configured (${choice.reason}); search and ingest will refuse.`,
-    fix: embedderMismatchHint(fingerprint.embedder),
+    fix: embedderMismatchHint(fingerprint.embedder, embedder.id),
   });
 }
 
