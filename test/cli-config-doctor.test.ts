@@ -199,6 +199,21 @@ describe('ragline doctor, offline', () => {
     expect(index.fix).toContain('--reindex');
   });
 
+  it('fails on a keyword index of an earlier text version or an earlier offline embedder, with what fixes each', async () => {
+    expect((await run(['ingest', docs])).code).toBe(0);
+    const db = openDatabase(dbFile());
+    const fingerprint = JSON.parse(db.prepare("SELECT value FROM meta WHERE key = 'index.fingerprint'").pluck().get() as string);
+    const { text: _text, ...older } = fingerprint;
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'index.fingerprint'").run(JSON.stringify({ ...older, embedder: 'offline:hash-v1-384' }));
+    db.close();
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(check(report, 'keywords')).toMatchObject({ status: 'fail' });
+    expect(check(report, 'keywords').fix).toContain('Run `ragline ingest <folder>` once');
+    expect(check(report, 'embedder').fix).toBe('Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).');
+  });
+
   it('fails when the configured embedder is not the one that built the index', async () => {
     const server = await startOpenAIServer();
     try {
