@@ -174,6 +174,16 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
     expect(answer.sentences[0]!.text).toMatch(/^`util\.promisify\(\)`: Takes a function following/);
   });
+  test('a sentence with nearly the same words as one already quoted is left out', () => {
+    const chunks = ranked(['add_subdirectory', 'Add a subdirectory to the build.\n\nAdds a subdirectory to the build. The source_dir names the directory of its CMakeLists file.']);
+    const answer = extractiveAnswer('What does add_subdirectory do?', chunks);
+    expect(answer.sentences.map((s) => s.text)).toEqual(['`add_subdirectory`: Add a subdirectory to the build.']);
+  });
+  test('RST roles keep their text, or the label of a link, including names with <placeholders>', () => {
+    expect(splitSentences('Set by the :variable:`CMAKE_<LANG>_STANDARD` variable, see :ref:`scope <Target Usage>` too.')).toEqual([
+      'Set by the `CMAKE_<LANG>_STANDARD` variable, see `scope` too.',
+    ]);
+  });
   test('a sentence from the section of a command that does not name it says which', () => {
     const chunks = ranked(['add_test', 'add_test\n--------\n\nAdd a test to the project to be run by ctest.'], ['Testing', 'The `add_test` command adds a test.']);
     expect(extractiveAnswer('What does add_test do?', chunks).sentences[0]!.text).toBe('`add_test`: Add a test to the project to be run by ctest.');

@@ -43,6 +43,8 @@ const MAX_FROM_FIRST_CHUNK = 2;
 const MAX_SENTENCE_CHARS = 400;
 /** At least three words (tokens as the tokenizer reads them): shorter fragments are not quoted. */
 const THREE_WORDS = /[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]/u;
+/** Share of the same words (Jaccard, stems) above which two sentences count as one. */
+const NEAR_DUPLICATE = 0.7;
 /** Weight of a query term the rewrite added, relative to one the user typed. */
 const ADDED_TERM_WEIGHT = 0.3;
 /** Credit for a query term only the sentence's heading or title carries. */
@@ -241,10 +243,20 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   // A chosen sentence answers the terms it carries and those of its section's heading.
   const answers = (c: (typeof candidates)[number], term: string) => c.terms.has(term) || contextOf.get(c.n)!.has(term);
   const answered = new Set(asked.filter((term) => answers(first, term)));
-  const overlaps = (text: string) => chosen.some((c) => c.text.toLowerCase().includes(text.toLowerCase()) || text.toLowerCase().includes(c.text.toLowerCase()));
+  // Overlapping chunks repeat sentences, and reference pages repeat each other's
+  // ("Add a subdirectory to the build." / "Adds a subdirectory to the build."): a
+  // sentence within another, or with nearly the same words, is quoted once.
+  const overlaps = (text: string, terms?: Set<string>) =>
+    chosen.some((c) => {
+      if (c.text.toLowerCase().includes(text.toLowerCase()) || text.toLowerCase().includes(c.text.toLowerCase())) return true;
+      if (terms === undefined || terms.size === 0) return false;
+      let shared = 0;
+      for (const term of terms) if (c.terms.has(term)) shared++;
+      return shared / (terms.size + c.terms.size - shared) >= NEAR_DUPLICATE;
+    });
   for (const candidate of candidates.slice(1)) {
     if (chosen.length >= MAX_SENTENCES || candidate.score < first.score * 0.5) break;
-    if (overlaps(candidate.text)) continue; // overlapping chunks repeat sentences
+    if (overlaps(candidate.text, candidate.terms)) continue;
     if (candidate.n === first.n) {
       if (chosen.filter((c) => c.n === first.n).length >= MAX_FROM_FIRST_CHUNK || candidate.score < first.score * 0.75) continue;
     } else if (!asked.some((term) => !answered.has(term) && candidate.terms.has(term))) continue;
@@ -254,7 +266,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   // "How do I ...?" is answered by a command, flag or identifier: when no chosen
   // sentence names one, the best that does takes the last place.
   if (howTo && !chosen.some((c) => namesAsked(c.text))) {
-    const naming = candidates.find((c) => !chosen.includes(c) && c.score >= first.score * 0.4 && namesAsked(c.text) && !overlaps(c.text));
+    const naming = candidates.find((c) => !chosen.includes(c) && c.score >= first.score * 0.4 && namesAsked(c.text) && !overlaps(c.text, c.terms));
     if (naming) {
       if (chosen.length >= MAX_SENTENCES) chosen.pop();
       chosen.push(naming);
@@ -338,7 +350,7 @@ const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'parsed-lit
 function cleanInline(text: string): string {
   return text
     .replace(/<\/?(?:a|i|b|em|strong|span|br|sup|sub|code|kbd|div|p|img)\b[^>]*>/gi, '')
-    .replace(/:[\w-]+(?::[\w-]+)?:`([^`<]*?)\s*(?:<[^`>]*>)?`/g, (_, label: string) => `\`${label}\``)
+    .replace(/:[\w-]+(?::[\w-]+)?:`([^`]*)`/g, (_, inner: string) => `\`${/^(.*?)\s+<[^<>]*>$/.exec(inner)?.[1] ?? inner}\``)
     .replace(/``([^`]+)``/g, '`$1`')
     .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^()]*\))*\)/g, '$1')
     .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1');
