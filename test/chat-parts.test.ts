@@ -174,6 +174,20 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
     expect(answer.sentences[0]!.text).toMatch(/^`util\.promisify\(\)`: Takes a function following/);
   });
+  test('"how do I" takes the command a code line runs, and no command from another page', () => {
+    const chunks = [
+      chunk(1, '### Synopsis\n\n```bash\nnpm unpublish [<package-spec>]\n```\n\nThis removes a package version from the registry.\n\nIf you unpublish a package version, its version number can never be reused.', { documentPath: 'npm-unpublish.md' }),
+      chunk(2, 'The name of the package version file must match, with `-version` or `Version` appended.', { documentPath: 'cmake-packages.rst' }),
+    ];
+    const answer = extractiveAnswer('How do I unpublish a package version?', chunks);
+    expect(answer.sentences.map((s) => s.text)).toContain('npm unpublish [<package-spec>]');
+    expect(answer.text).not.toContain('[2]');
+  });
+  test('a manual page title is not taken for a function; a question without its answer is not quoted', () => {
+    const chunks = ranked(['ctest(1)', 'Run the tests of a build tree.']);
+    expect(extractiveAnswer('How do I run the tests?', chunks).sentences.map((s) => s.text)).toEqual(['Run the tests of a build tree.']);
+    expect(splitSentences('What is the difference between the two test modes? 5.3.\n\nTests run in parallel.')).toEqual(['Tests run in parallel.']);
+  });
   test('a sentence with nearly the same words as one already quoted is left out', () => {
     const chunks = ranked(['add_subdirectory', 'Add a subdirectory to the build.\n\nAdds a subdirectory to the build. The source_dir names the directory of its CMakeLists file.']);
     const answer = extractiveAnswer('What does add_subdirectory do?', chunks);

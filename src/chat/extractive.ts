@@ -146,10 +146,11 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const askedNames = new Set(tokenize(spellOutSymbols(question ?? query), { identifiers: true }).filter((token) => !isStopword(token)));
   const startsWithAsked = (text: string) => tokenize(spellOutSymbols(text.slice(0, 80)), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
-  const namesAsked = (text: string) => {
-    for (const term of namedTerms(text)) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;
+  const asksAny = (terms: Set<string>) => {
+    for (const term of terms) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;
     return false;
   };
+  const namesAsked = (text: string) => asksAny(namedTerms(text));
   const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
     text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
     covered: false,
@@ -160,7 +161,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean }
+  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; code: boolean }
   const contextOf = new Map<number, Set<string>>();
   const pool: Pooled[] = [];
   let bestCoverage = 0;
@@ -200,7 +201,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       // Quoted from the section of a command, option or function, a sentence that does
       // not name it says which ("`add_test`: Add a test to the project ...").
       if (name !== undefined && !sentence.code && !text.toLowerCase().includes(name.core)) text = `\`${name.shown}\`: ${text}`;
-      pool.push({ text, n: index + 1, position, terms, context, opensSection: sentence.lead && sectionNamesAll });
+      pool.push({ text, n: index + 1, position, terms, context, opensSection: sentence.lead && sectionNamesAll, code: sentence.code && howTo });
     });
   });
   // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
@@ -214,7 +215,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     weight.set(term, Math.sqrt(Math.log(1 + (pool.length + 1) / (df + 1))) * (added ? ADDED_TERM_WEIGHT : 1));
   }
   const totalWeight = queryTerms.reduce((sum, term) => sum + weight.get(term)!, 0);
-  const candidates: (ExtractedSentence & { position: number; terms: Set<string> })[] = [];
+  const candidates: (ExtractedSentence & { position: number; terms: Set<string>; names: boolean })[] = [];
   for (const sentence of pool) {
     let matched = 0;
     let share = 0;
@@ -225,12 +226,14 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       } else if (sentence.context.has(term)) share += HEADING_CREDIT * weight.get(term)!;
     }
     if (matched === 0) continue;
+    // A code line names what it runs; in prose, a code span, flag or identifier does.
+    const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
     const score =
       share / totalWeight +
       RANK_WEIGHT / sentence.n +
-      (howTo && namesAsked(sentence.text) ? HOW_TO_BONUS : 0) +
+      (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0);
-    candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms });
+    candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
 
@@ -265,8 +268,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   }
   // "How do I ...?" is answered by a command, flag or identifier: when no chosen
   // sentence names one, the best that does takes the last place.
-  if (howTo && !chosen.some((c) => namesAsked(c.text))) {
-    const naming = candidates.find((c) => !chosen.includes(c) && c.score >= first.score * 0.4 && namesAsked(c.text) && !overlaps(c.text, c.terms));
+  if (howTo && !chosen.some((c) => c.names)) {
+    // ... from a document already quoted: a command from another page answers another question.
+    const quoted = new Set(chosen.map((c) => chunks[c.n - 1]!.documentPath));
+    const naming = candidates.find((c) => !chosen.includes(c) && quoted.has(chunks[c.n - 1]!.documentPath) && c.score >= first.score * 0.4 && c.names && !overlaps(c.text, c.terms));
     if (naming) {
       if (chosen.length >= MAX_SENTENCES) chosen.pop();
       chosen.push(naming);
@@ -287,7 +292,7 @@ export function sectionName(title: string): { shown: string; core: string } | un
   const core = /^[^\s(=<\[]+/.exec(clean)?.[0];
   if (core === undefined || core.length < 3) return undefined;
   const rest = clean.slice(core.length);
-  const called = rest.startsWith('(');
+  const called = rest.startsWith('(') && !/^\(\d\w*\)/.test(rest); // not a manual page's section: ctest(1)
   const flag = /^--?[a-z]/i.test(core);
   if (!(called || flag || /[_.]/.test(core.replace(/\.$/, ''))) || (!called && !flag && /\s/.test(rest.trim()))) return undefined;
   return { shown: called ? `${core}()` : core, core: core.toLowerCase() };
@@ -394,7 +399,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       return;
     }
     // A question left without its answer ("What's the difference between ...?") answers nothing.
-    if (!code && /\?$/.test(sentence)) return;
+    if (!code && /\?(?:\s+\d+(?:\.\d+)*\.?)?$/.test(sentence)) return;
     if (!THREE_WORDS.test(sentence)) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
