@@ -18,18 +18,23 @@
 /** Version of what the keyword index holds for a chunk: 2 = names spelled by {@link spellOutSymbols}. */
 export const INDEX_TEXT_VERSION = 2;
 
-const MAY_HOLD = /\+\+|#|\.net/i;
-const PLUS_PLUS = /\b([a-z][a-z0-9]*)\+\+(?!\+)(?=([\p{L}\p{N}])?)/giu;
-const SHARP = /\b([a-z]{1,2})#(?![#\p{L}\p{N}])/giu;
-const DOT_NET_ALONE = /(?<![\p{L}\p{N}_.])\.net\b/giu;
-const DOT_NET_SUFFIX = /(?<=[\p{L}\p{N}])\.NET\b/gu;
+/** A cheap first look: most texts hold none of these. */
+const MAY_HOLD = /[a-z0-9]\+\+|\b[a-z]{1,2}#|\.net\b/i;
+/**
+ * One pass over the text: `name++` (not `+++`), a one- or two-letter `name#` (not
+ * `issue#12`, not `##`), `.net` standing alone, `.NET` (so written) after a name (ASP.NET).
+ */
+const SYMBOLS = /\b([a-z][a-z0-9]*)\+\+(?!\+)([\p{L}\p{N}])?|\b([a-z]{1,2})#(?![#\p{L}\p{N}])|(?<![\p{L}\p{N}_.])\.net\b|(?<=[\p{L}\p{N}])\.NET\b/giu;
 
 /** `text` with C++, C#, F#, .NET (and the like) spelled as words; unchanged when it holds none. */
 export function spellOutSymbols(text: string): string {
   if (!MAY_HOLD.test(text)) return text;
-  return text
-    .replace(PLUS_PLUS, (_, name: string, next: string | undefined) => `${name}plusplus${next ? ' ' : ''}`)
-    .replace(SHARP, '$1sharp')
-    .replace(DOT_NET_ALONE, 'dotnet')
-    .replace(DOT_NET_SUFFIX, ' dotnet');
+  return text.replace(SYMBOLS, (match: string, plus?: string, next?: string, sharp?: string, offset?: number) => {
+    if (plus !== undefined) return `${plus}plusplus${next ? ` ${next}` : ''}`;
+    if (sharp !== undefined) return `${sharp}sharp`;
+    // .net standing alone; after a name only as written .NET (ASP.NET, not example.net)
+    const afterName = offset !== undefined && offset > 0 && /[\p{L}\p{N}]/u.test(text[offset - 1]!);
+    if (!afterName) return 'dotnet';
+    return match === '.NET' ? ' dotnet' : match;
+  });
 }
