@@ -238,7 +238,7 @@ function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, document
       id: 'keywords',
       status: 'fail',
       message: 'The keyword index was written by an earlier version of ragline (C++, C# and .NET indexed as plain letters); search will refuse.',
-      fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
+      fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again (`--reindex` instead when the embedder check fails too).',
     });
   }
   if (fingerprint.chunker.size !== config.chunk.size || fingerprint.chunker.overlap !== config.chunk.overlap) {
