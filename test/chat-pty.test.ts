@@ -241,6 +241,37 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     }
   });
 
+  it('text pasted or typed in one read in the middle of a line is inserted at the cursor, in order', async () => {
+    const pty = start(['chat', '--new', 'pty-insert']);
+    await pty.expect(PROMPT);
+    pty.type('How rotate key?');
+    await pty.expect('key?');
+    // Cursor back before "rotate", then a paste there (bracketed, then not).
+    pty.type('\u001b[D'.repeat('rotate key?'.length));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pty.type('\u001b[200~do I \u001b[201~');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pty.type('often ');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pty.type(KEY.enter);
+    await pty.expect('↳');
+    await pty.expect(PROMPT);
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-insert saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const questions = db
+        .prepare(`SELECT t.question FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-insert'`)
+        .pluck()
+        .all();
+      expect(questions).toEqual(['How do I often rotate key?']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('answers wrap at the terminal width; Tab completes slash commands; /edit asks what the editor saved', async () => {
     const editor = path.join(home, 'fake-editor.sh');
     // An editor that writes a two-line question into the file it is given.

@@ -7,6 +7,10 @@ import readline from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, HOLD_MS, PasteFilter, fromEditLine, toEditLine } from './paste.js';
 
+/** One key's escape sequence, a run of plain text (no control characters), else one character. */
+const PIECES = /\u001b\[[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|\u001bO[\s\S]|\u001b[\s\S]?|[^\u0000-\u001f\u007f]{2,}|[\s\S]/gu;
+const PLAIN = /^[^\u0000-\u001f\u007f]+$/u;
+
 export interface ReadQuestionOptions {
   /** Earlier questions, most recent first (as stored: pasted breaks are newlines); the read question is added. */
   history: string[];
@@ -36,12 +40,12 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
       if (hold) clearTimeout(hold);
       hold = undefined;
       const passed = filter.push(typeof data === 'string' ? data : data.toString('utf8'));
-      if (passed) input.write(passed);
+      if (passed) forward(passed);
       if (filter.holding) {
         hold = setTimeout(() => {
           hold = undefined;
           const held = filter.flush();
-          if (held) input.write(held);
+          if (held) forward(held);
         }, HOLD_MS);
       }
     };
@@ -54,6 +58,16 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
       prompt,
       ...(options.completer ? { completer: options.completer } : {}),
     });
+    // Node's readline misplaces what one read holds when the cursor is not at the
+    // end of the line ("abc", Home, a paste of "XY" gives "aYbcX"), keys and text
+    // alike. So keys go to it one at a time, as typed, and a run of plain text is
+    // inserted at the cursor in one piece.
+    const forward = (text: string) => {
+      for (const piece of text.match(PIECES) ?? []) {
+        if (piece.length > 1 && PLAIN.test(piece)) rl.write(piece);
+        else input.write(piece);
+      }
+    };
     stdin.on('data', onData);
     stdin.resume();
     process.stdout.write(BRACKETED_PASTE_ON);
