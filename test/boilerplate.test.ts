@@ -91,6 +91,34 @@ describe('reStructuredText directives and roles', () => {
   });
 });
 
+describe('reStructuredText as CMake writes it', () => {
+  it('reads a role whose text goes on to the next line, and a titled role whose target holds angle brackets', () => {
+    const source = [
+      'This will store in ``<var>`` a :ref:`semicolon-separated list <CMake Language',
+      'Lists>` of deferred call ids.',
+      'the path is :ref:`normalized',
+      '<Normalization>` after the conversion.',
+      'Use the :variable:`CMAKE_POLICY_DEFAULT_CMP0077',
+      '<CMAKE_POLICY_DEFAULT_CMP\\<NNNN\\>>` variable to set the policy.',
+      'See :variable:`CMAKE_POLICY_WARNING_CMP0102 <CMAKE_POLICY_WARNING_CMP<NNNN>>` and :ref:`~a.b`.',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      'This will store in ``<var>`` a semicolon-separated list',
+      ' of deferred call ids.',
+      'the path is normalized',
+      ' after the conversion.',
+      'Use the CMAKE_POLICY_DEFAULT_CMP0077',
+      ' variable to set the policy.',
+      'See CMAKE_POLICY_WARNING_CMP0102 and a.b.',
+    ]);
+  });
+
+  it('reads a directive that follows a list bullet', () => {
+    const source = ['  * .. versionadded:: 3.6', '      The target is being cross-compiled.', '  - .. note::'].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual(['  * New in version 3.6.', '      The target is being cross-compiled.', '  - Note:']);
+  });
+});
+
 describe('ingest of the saved pages', () => {
   let home: string;
   const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');

@@ -27,18 +27,38 @@ const VERSIONS: Record<string, string> = {
   versionremoved: 'Removed in version',
 };
 
-const DIRECTIVE = /^(\s*)\.\.[ \t]+([A-Za-z][\w.:+-]*?)::(?:[ \t]+(.*?))?[ \t]*$/;
+const DIRECTIVE = /^(\s*(?:[-*+][ \t]+|(?:\d+|#)\.[ \t]+)?)\.\.[ \t]+([A-Za-z][\w.:+-]*?)::(?:[ \t]+(.*?))?[ \t]*$/;
 const TARGET = /^\s*\.\.[ \t]+_[^:]*:.*$|^\s*__[ \t]+\S.*$/;
 const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|[^|]+\|[ \t]+[\w-]+::(?:[ \t]+(.*?))?[ \t]*$/;
 const OPTION = /^\s+:[\w-]+:(?:\s.*)?$/;
 /** `:role:`text``, `:domain:role:`text`` (the role name has no spaces; the text no backquote). */
 const ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`\n]+)`(?!`)/g;
 
-/** What a role shows: the title of `title <target>`, without a leading `~` or `!`. */
+/** A role whose text goes on to the next line: `:ref:`title <target` at the end of a line. */
+const OPEN_ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]*)$/;
+
+/** What a role shows: the title of `title <target>` (the target may hold `<>` itself), without a leading `~` or `!`. */
 function roleText(inner: string): string {
-  const titled = /^(.*\S)\s+<[^<>]+>$/s.exec(inner);
+  const titled = /^(.*?\S)\s+<(?:(?!\s<).)*>$/s.exec(inner);
   const text = titled ? titled[1]! : inner;
   return text.replace(/^[~!]/, '');
+}
+
+/**
+ * A role opened at the end of `line` and closed by the first backquote of `next`:
+ * the title is shown where it was written, over the two lines, and the markup goes.
+ */
+function splitRole(line: string, next: string): [string, string] | undefined {
+  const open = OPEN_ROLE.exec(line);
+  const close = next.indexOf('`');
+  if (!open || close === -1 || next[close + 1] === '`') return undefined;
+  const head = open[2]!;
+  const tail = next.slice(0, close);
+  const indent = /^\s*/.exec(next)![0];
+  const title = roleText(`${head.trimEnd()} ${tail.trim()}`.trim());
+  const onFirst = title.length <= head.trimEnd().replace(/^[~!]/, '').length ? title : head.trimEnd().replace(/^[~!]/, '');
+  const onSecond = title.slice(onFirst.length).trim();
+  return [line.slice(0, open.index) + open[1]! + onFirst, indent + onSecond + next.slice(close + 1)];
 }
 
 function directiveLine(indent: string, name: string, argument: string | undefined): string {
@@ -78,6 +98,15 @@ export function rstToPlain(text: string): string {
     else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
     else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
     if (line.includes(':`')) line = line.replace(ROLE, (_match, before: string, inner: string) => before + roleText(inner));
+    if (line.includes(':`') && i + 1 < lines.length) {
+      const nextRaw = lines[i + 1]!;
+      const nextCr = nextRaw.endsWith('\r') ? '\r' : '';
+      const split = splitRole(line, nextCr ? nextRaw.slice(0, -1) : nextRaw);
+      if (split) {
+        line = split[0];
+        lines[i + 1] = split[1] + nextCr;
+      }
+    }
     lines[i] = line + cr;
   }
   return lines.join('\n');
