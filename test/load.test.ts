@@ -250,3 +250,39 @@ describe('PDF', () => {
     await expect(loadDocument('empty.pdf', new Uint8Array(0))).rejects.toThrow(/cannot parse PDF/);
   });
 });
+
+describe('HTML comments in Markdown', () => {
+  test('are not indexed, line for line; inside code fences and code spans they stay', async () => {
+    const source = [
+      '# fs.readFile(path)', // 1
+      '<!-- YAML',
+      'added: v0.1.29',
+      'changes:',
+      '  - version: v7.0.0',
+      '-->', // 6
+      'Reads the file. <!-- a note --> Asynchronously.',
+      'Write `<!-- like this -->` in HTML.',
+      '```html',
+      '<!-- kept -->',
+      '```',
+    ].join('\n');
+    const doc = await loadDocument('fs.md', utf8(source));
+    const text = doc.units[0]!.text;
+    expect(text.split('\n')).toEqual([
+      '# fs.readFile(path)',
+      '',
+      '',
+      '',
+      '',
+      '',
+      'Reads the file.  Asynchronously.',
+      'Write `<!-- like this -->` in HTML.',
+      '```html',
+      '<!-- kept -->',
+      '```',
+    ]);
+    const chunks = chunkDocument(doc);
+    expect(chunks.map((chunk) => chunk.text).join('\n')).not.toContain('YAML');
+    expect(chunks[0]!.startLine).toBe(1);
+  });
+});

@@ -101,6 +101,10 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
   }
   const title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
   const unit: TextUnit = { text, locator: 'line' };
+  if (kind === 'markdown' && text.includes('<!--')) {
+    const { markdownWithoutComments } = await import('./markdown-comments.js');
+    unit.text = markdownWithoutComments(text);
+  }
   const extension = extensionOf(path);
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
