@@ -220,7 +220,7 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
   const turns = loadTurns(db, session.id).length;
   output.out(
     color.dim(
-      `${state.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier turns)` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
+      `${state.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier ${turns === 1 ? 'turn' : 'turns'})` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
     ),
   );
   const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
