@@ -370,6 +370,20 @@ describe('error messages', () => {
     }
   });
 
+  it('a port that fetch refuses to use (9, 6000, 10080...) fails at once and says which port and why', async () => {
+    const baseURL = 'http://127.0.0.1:10080/v1'; // fetch refuses it before any connection is made
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    try {
+      const error = await failure(new OpenAIEmbedder(settings({ baseURL, maxRetries: 4 })).embed(['x']));
+      expect(fetchSpy).toHaveBeenCalledTimes(1);
+      expect(waits).toHaveLength(0);
+      expect(error.message).toBe(`Could not connect to ${baseURL}: port 10080 is one that fetch refuses to use (a "bad port").`);
+      expect(error.hint).toMatch(/another port/);
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
   it('an unknown host is not retried; a dropped connection still is, up to maxRetries', async () => {
     const unknownHost = new APIConnectionError({
       cause: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo ENOTFOUND llm.example'), { code: 'ENOTFOUND' }) }),

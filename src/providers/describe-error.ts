@@ -11,7 +11,7 @@ import {
 } from 'openai/error';
 import { UserError } from '../util/errors.js';
 import { redactSecrets, registerSecret } from '../util/secrets.js';
-import { causeCode, retryRecordOf, StreamInterruptedError } from './retry.js';
+import { causeCode, isBadPort, retryRecordOf, StreamInterruptedError } from './retry.js';
 
 export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
 
@@ -167,6 +167,12 @@ function describeConnectionFailure(error: APIConnectionError, url: string, after
       hint: 'Is the server running? For Ollama: `ollama serve`.',
     };
   }
+  if (isBadPort(error)) {
+    return {
+      message: `Could not connect to ${url}: port ${portOf(url)} is one that fetch refuses to use (a "bad port").`,
+      hint: 'Run the server on another port (Ollama uses 11434), and set RAGLINE_BASE_URL to it.',
+    };
+  }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return {
       message: `Could not connect to ${url}: unknown host "${hostOf(url)}".`,
@@ -224,6 +230,15 @@ function hostOf(url: string): string {
     return new URL(url).hostname;
   } catch {
     return url;
+  }
+}
+
+function portOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return '?';
   }
 }
 

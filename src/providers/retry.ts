@@ -85,12 +85,23 @@ export function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Retries at most, whatever maxRetries says: 1 for a refused connection, 0 for an unknown host, else no limit. */
+/**
+ * Whether fetch refused the URL's port before connecting: the Fetch standard's "bad
+ * ports" (9, 6000, 10080...), which undici reports as "fetch failed" caused by "bad port".
+ */
+export function isBadPort(error: unknown): boolean {
+  for (let current: any = error, depth = 0; current && depth < 6; current = current.cause, depth++) {
+    if (current instanceof Error && current.message === 'bad port') return true;
+  }
+  return false;
+}
+
+/** Retries at most, whatever maxRetries says: 1 for a refused connection, 0 for an unknown host or a bad port, else no limit. */
 export function retryLimitFor(error: unknown): number {
   if (!(error instanceof APIConnectionError) || error instanceof APIConnectionTimeoutError) return Infinity;
   const code = causeCode(error);
   if (code === 'ECONNREFUSED' || code === 'EAI_AGAIN') return 1;
-  if (code === 'ENOTFOUND') return 0;
+  if (code === 'ENOTFOUND' || isBadPort(error)) return 0;
   return Infinity;
 }
 
