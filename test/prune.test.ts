@@ -135,6 +135,20 @@ describe('pruneTurns at the cutoff', () => {
       db.close();
     }
   });
+
+  it('a session created after the cutoff whose turns are all older (a fork of an old conversation) goes with them', () => {
+    const db = openDatabase(dbFile());
+    try {
+      const fork = sessionAt(db, justAfter, 'fork-of-old');
+      turnAt(db, fork, justBefore, 'copied from the old session, with its time');
+      const report = pruneTurns(db, cutoff, true);
+      expect(report.sessions).toBe(1);
+      expect(pruneTurns(db, cutoff).sessions).toBe(1);
+      expect(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(fork)).toBeUndefined();
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('ragline prune', () => {

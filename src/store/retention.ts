@@ -19,13 +19,19 @@ export function pruneTurns(db: Db, cutoff: Date, dryRun = false): PruneReport {
     const retrievalRows = (
       db.prepare('SELECT count(*) AS n FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').get(iso) as { n: number }
     ).n;
-    const emptied = `SELECT s.id FROM sessions s WHERE s.created_at < @iso AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.created_at >= @iso)`;
-    const sessions = (db.prepare(`SELECT count(*) AS n FROM (${emptied})`).get({ iso }) as { n: number }).n;
+    // Left without turns: created before the cutoff, or holding only older turns
+    // (a fork made today of an old conversation keeps its turns' times).
+    const emptied = `SELECT s.id FROM sessions s
+      WHERE (s.created_at < @iso OR EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.created_at < @iso))
+        AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.created_at >= @iso)`;
+    const emptiedIds = db.prepare(emptied).pluck().all({ iso }) as string[];
+    const sessions = emptiedIds.length;
     if (!dryRun) {
       db.prepare('DELETE FROM turn_chunks WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').run(iso);
       db.prepare('DELETE FROM turn_relevant WHERE turn_id IN (SELECT id FROM turns WHERE created_at < ?)').run(iso);
       db.prepare('DELETE FROM turns WHERE created_at < ?').run(iso);
-      db.prepare(`DELETE FROM sessions WHERE id IN (${emptied})`).run({ iso });
+      const removeSession = db.prepare('DELETE FROM sessions WHERE id = ?');
+      for (const id of emptiedIds) removeSession.run(id);
     }
     return { cutoff: iso, turns, retrievalRows, sessions, dryRun };
   });
