@@ -50,6 +50,20 @@ describe('HTML page furniture', () => {
   });
 });
 
+describe('DocBook navigation (Valgrind, GNU and other DocBook XSL manuals)', () => {
+  it('drops the Prev / Up / Home / Next bars above and below each page, as a table of class nav or a navheader / navfooter div', () => {
+    const page = `<body><div><table class="nav" summary="Navigation header"><tr>
+<td><a href="cl-manual.html"><img src="prev.png" alt="Prev"></a></td><th>Valgrind User Manual</th>
+<td><a href="drd-manual.html"><img src="next.png" alt="Next"></a></td></tr></table></div>
+<div class="chapter"><h1>7. Helgrind: a thread error detector</h1><p>To use this tool, specify --tool=helgrind.</p></div>
+<div><table class="nav" summary="Navigation footer"><tr><td><a href="cl-manual.html">&lt;&lt; 6. Callgrind</a></td>
+<td><a href="manual.html">Up</a></td><td><a href="drd-manual.html">8. DRD &gt;&gt;</a></td></tr>
+<tr><td><a href="index.html">Home</a></td></tr></table></div>
+<div class="navheader">Prev Next</div><div class="navfooter">Home</div></body>`;
+    expect(htmlToUnit(page).unit.text).toBe('7. Helgrind: a thread error detector\n\nTo use this tool, specify --tool=helgrind.');
+  });
+});
+
 describe('reStructuredText directives and roles', () => {
   const plain = rstToPlain(cmakePage);
 

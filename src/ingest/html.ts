@@ -12,7 +12,8 @@
 // Page furniture is dropped too, so that chunks hold the page's content and not
 // its navigation (BOILERPLATE): nav, aside, buttons ("copy"), elements marked
 // role="navigation" (or banner, contentinfo, search), hidden or aria-hidden,
-// tables of contents and sidebars (an id or class such as toc or sidebar),
+// tables of contents, sidebars and navigation bars (an id or class such as toc,
+// sidebar or DocBook's nav, navheader and navfooter),
 // heading permalinks ("#", "¶": an a of class mark, headerlink, anchor...), and
 // the page's own header and footer (those outside article, main and section).
 
@@ -37,10 +38,11 @@ const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 
 const FURNITURE = new Set(['nav', 'aside', 'button']);
 /** ARIA roles of page furniture. */
 const FURNITURE_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search']);
-/** Ids and class names of tables of contents, sidebars and breadcrumbs (Node.js, Sphinx, MkDocs, Docusaurus...). */
+/** Ids and class names of tables of contents, sidebars, breadcrumbs and navigation bars (Node.js, Sphinx, MkDocs, Docusaurus, DocBook...). */
 const FURNITURE_NAMES = new Set([
   'toc', 'gtoc', 'table-of-contents', 'toctree-wrapper', 'sidebar', 'sphinxsidebar', 'md-sidebar', 'breadcrumb', 'breadcrumbs',
   'skip-to-content', 'skip-link', 'skip-nav',
+  'nav', 'navbar', 'navheader', 'navfooter', // DocBook XSL's Prev / Up / Home / Next bars (Valgrind, GNU manuals), Bootstrap's
 ]);
 /** Classes of heading permalinks ("#", "¶"). */
 const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink']);
