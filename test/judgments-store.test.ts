@@ -192,6 +192,13 @@ describe('naming a document', () => {
     expect(resolveDocumentName(db, 'guides/cli', '/tmp')).toEqual({ documentPath: 'guides/cli', indexed: false });
   });
 
+  test('by file name with its extension, and by a stored path written with ./', () => {
+    expect(resolveDocumentName(db, 'authentication.md', '/tmp')).toEqual({ documentPath: 'guides/authentication.md', indexed: true });
+    expect(resolveDocumentName(db, './guides/authentication.md', '/tmp')).toEqual({ documentPath: 'guides/authentication.md', indexed: true });
+    expect(resolveDocumentName(db, './reference/cli', '/tmp')).toEqual({ documentPath: 'reference/cli.md', indexed: true });
+    expect(resolveDocumentName(db, 'cli.txt', '/tmp')).toEqual({ documentPath: 'cli.txt', indexed: false });
+  });
+
   test('a document not in the index is kept as named (relative to the ingested folder when it lies inside one)', () => {
     expect(resolveDocumentName(db, 'notes/missing.md', '/tmp')).toEqual({ documentPath: 'notes/missing.md', indexed: false });
     expect(resolveDocumentName(db, '/srv/docs/guides/new.md', '/tmp')).toEqual({ documentPath: 'guides/new.md', indexed: false });

@@ -58,7 +58,7 @@ export function judgeLastTurn(command: JudgeCommand, arg: string, sessionId: str
     notes.push('name what should have been found with /expect <document>');
   } else {
     if (arg === '') {
-      output.err('Usage: /expect <document> (a path as ingested, a file path, or a file name without extension)');
+      output.err('Usage: /expect <document> (a path as ingested, a file path, or a file name, with or without its extension)');
       return;
     }
     const resolved = resolveDocumentName(db, arg, cwd);

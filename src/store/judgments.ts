@@ -132,14 +132,16 @@ export interface ResolvedName {
 /**
  * Resolves a document a person names: a stored path (relative to the ingested
  * folder), a file path (absolute, or relative to `cwd`) inside an ingested
- * folder, or a file name or stored path without its extension (as eval's tasks
- * name them: `authentication`, `reference/cli`).
+ * folder, a file name (`authentication.md`), or a file name or stored path
+ * without its extension (as eval's tasks name them: `authentication`, `reference/cli`).
  */
 export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
-  const wanted = name.trim().replace(/\\/g, '/');
+  const asWritten = name.trim().replace(/\\/g, '/');
+  // `./guides/auth.md` names the stored path guides/auth.md.
+  const wanted = asWritten.startsWith('./') ? path.posix.normalize(asWritten) : asWritten;
   const byPath = db.prepare('SELECT path FROM documents WHERE path = ? LIMIT 1').pluck();
   if (byPath.get(wanted) !== undefined) return { documentPath: wanted, indexed: true };
-  const absolute = path.resolve(cwd, wanted);
+  const absolute = path.resolve(cwd, asWritten);
   const roots = db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
   let inside: string | undefined;
   for (const root of roots) {
@@ -157,7 +159,9 @@ export function resolveDocumentName(db: Db, name: string, cwd: string): Resolved
     .prepare(`SELECT path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`)
     .pluck()
     .all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as string[];
-  const found = candidates.find((p) => withoutExtension(p) === wanted) ?? (bare ? candidates.find((p) => stemOf(p) === wanted) : undefined);
+  const found =
+    candidates.find((p) => withoutExtension(p) === wanted) ??
+    (bare ? candidates.find((p) => stemOf(p) === wanted || path.posix.basename(p) === wanted) : undefined);
   if (found) return { documentPath: found, indexed: true };
   return { documentPath: inside ?? wanted, indexed: false };
 }

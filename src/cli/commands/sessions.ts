@@ -218,7 +218,7 @@ Examples:
     .description("record which documents answer a turn's question, for `eval --from-sessions` and `replay --rerun`")
     .argument('<session>', 'id, name, or `last`')
     .argument('<turn>', 'turn number (see `ragline sessions show <session>`)')
-    .option('--relevant <documents...>', 'documents that answer the question: paths as ingested (guides/auth.md), file paths, or file names without extension')
+    .option('--relevant <documents...>', 'documents that answer the question: paths as ingested (guides/auth.md), file paths, or file names (with or without extension)')
     .option('--none', 'nothing the turn retrieved was useful (name what should have been found with --relevant)')
     .option('--clear', "remove the turn's judgment")
     .option('--json', 'print the judgment as JSON')
