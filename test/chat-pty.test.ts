@@ -272,6 +272,32 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     }
   });
 
+  it('a tab inside pasted text is kept as a space, not taken as the completion key', async () => {
+    const pty = start(['chat', '--new', 'pty-tab']);
+    await pty.expect(PROMPT);
+    pty.type('\u001b[200~col1\tcol2\r/s\tx\u001b[201~'); // bracketed
+    await pty.expect('/s x');
+    pty.type('why\tnot'); // not bracketed: the tab came in one read with text
+    await pty.expect('why not');
+    pty.type(KEY.enter);
+    await pty.expect('↳');
+    await pty.expect(PROMPT);
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-tab saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const questions = db
+        .prepare(`SELECT t.question FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-tab'`)
+        .pluck()
+        .all();
+      expect(questions).toEqual(['col1 col2\n/s xwhy not']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('answers wrap at the terminal width; Tab completes slash commands; /edit asks what the editor saved', async () => {
     const editor = path.join(home, 'fake-editor.sh');
     // An editor that writes a two-line question into the file it is given.

@@ -62,8 +62,12 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
     // end of the line ("abc", Home, a paste of "XY" gives "aYbcX"), keys and text
     // alike. So keys go to it one at a time, as typed, and a run of plain text is
     // inserted at the cursor in one piece.
+    // A Tab that has more text after it in the same read was pasted, and is kept as a
+    // space (readline would take it for the completion key); one that ends a read
+    // (typed, even after other keys) completes.
     const forward = (text: string) => {
-      for (const piece of text.match(PIECES) ?? []) {
+      const keys = text.replace(/\t+(?=[^\t])/g, (tabs) => ' '.repeat(tabs.length));
+      for (const piece of keys.match(PIECES) ?? []) {
         if (piece.length > 1 && PLAIN.test(piece)) rl.write(piece);
         else input.write(piece);
       }
