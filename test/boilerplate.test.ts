@@ -167,3 +167,21 @@ describe('ingest of the saved pages', () => {
     }
   });
 });
+
+describe('HTML code blocks', () => {
+  it('puts each <code> of a <pre> on lines of its own (the Node.js docs give a CommonJS and an ES module version side by side)', () => {
+    const html =
+      '<p>Example:</p><pre><code class="language-js cjs">const { spawn } = require(\'node:child_process\');\n' +
+      'spawn(\'ls\');</code><code class="language-js mjs">import { spawn } from \'node:child_process\';\n' +
+      'spawn(\'ls\');</code></pre><p>After.</p>';
+    const lines = htmlToUnit(html).unit.text.split('\n');
+    expect(lines).toContain("spawn('ls');");
+    expect(lines).toContain("import { spawn } from 'node:child_process';");
+    expect(lines.filter((line) => line === "spawn('ls');")).toHaveLength(2);
+  });
+
+  it('keeps inline <code> inside a <pre> on its line', () => {
+    const { unit } = htmlToUnit('<pre>run <code>make</code> then <code>make install</code></pre>');
+    expect(unit.text).toBe('run make then make install');
+  });
+});

@@ -91,6 +91,12 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   let title: string | undefined;
   let preDepth = 0;
   let preFresh = false;
+  // A <pre> can hold several <code> blocks side by side (the Node.js docs put the
+  // CommonJS and the ES module version of each example in one <pre> and show one):
+  // each starts on a line of its own, or "});" and "import" would run together.
+  // Set when a <code> closes in a <pre>, cleared by text after it: only a <code>
+  // that follows another directly starts a new block.
+  let preCodeClosed = false;
   let heading: { level: number; line: number; words: string[] } | undefined;
   let firstH1: string | undefined;
 
@@ -174,6 +180,9 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
         if (name === 'pre') {
           preDepth++;
           preFresh = true;
+          preCodeClosed = false;
+        } else if (name === 'code' && preDepth > 0 && preCodeClosed) {
+          requestBreak(2);
         }
       },
       onclosetag(name) {
@@ -196,6 +205,7 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           titleWords = undefined;
         }
         if (name === 'pre' && preDepth > 0) preDepth--;
+        if (name === 'code' && preDepth > 0) preCodeClosed = true;
         if (HEADING_LEVEL[name] !== undefined) finishHeading();
         if (PARAGRAPH_BLOCKS.has(name)) requestBreak(2);
         else if (LINE_BLOCKS.has(name) && name !== 'br') requestBreak(1);
@@ -204,6 +214,7 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
         if (droppedDepth > 0 || furnitureDepth > 0 || (inHead && titleDepth === 0)) return;
         const base = parser.startIndex;
         if (preDepth > 0) {
+          if (data.trim() !== '') preCodeClosed = false;
           preText(data, base);
           return;
         }
