@@ -56,6 +56,16 @@ function counts() {
   }
 }
 
+/** FTS5's record of the index's totals (row count, then tokens per column), as stored. */
+function ftsTotals(): Buffer {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck().get() as Buffer;
+  } finally {
+    db.close();
+  }
+}
+
 function skippedFiles(): { path: string; reason: string }[] {
   const db = new Database(dbFile(), { readonly: true });
   try {
@@ -255,6 +265,7 @@ describe('incremental ingest', () => {
   test('--reindex drops the index and rebuilds it from scratch', async () => {
     const first = await ingest();
     const before = counts();
+    const totalsBefore = ftsTotals();
     const rebuilt = await ingest('--reindex');
     expect(rebuilt.files).toMatchObject({ added: first.files.added, changed: 0, unchanged: 0 });
     expect(rebuilt.chunks.written).toBe(first.chunks.written);
@@ -262,6 +273,9 @@ describe('incremental ingest', () => {
     const after = counts();
     expect(after).toEqual(before);
     expectConsistent(after);
+    // The keyword index's totals (rows, tokens per column: what bm25 weighs by) are a
+    // fresh index's, not the old rows counted again.
+    expect(ftsTotals()).toEqual(totalsBefore);
   });
 
   test('a different chunk size stops with exit 2 and the --reindex hint, and changes nothing', async () => {
