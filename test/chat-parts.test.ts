@@ -153,6 +153,17 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('Which signal stops the worker after the timeout?', chunks, 'Which signal stops the worker after the timeout?');
     expect(answer.sentences.map((s) => s.n)).toEqual([1, 4]);
   });
+  test('a later piece of the top chunk\'s section ranks right behind it, ahead of another page\'s mention', () => {
+    const section = { documentPath: 'api/process.md', heading: 'Process > process.nextTick(callback)' };
+    const chunks = [
+      chunk(1, 'See the event loop guide for the phases of the loop.', section),
+      chunk(2, 'Timers are scheduled by the timers phase of the loop.', { heading: 'Timers' }),
+      chunk(3, '`process.nextTick()` callbacks can run before an event is listened to.', { heading: 'Events > events.once()' }),
+      chunk(4, '`process.nextTick()` adds the callback to the next tick queue.', section),
+    ];
+    const answer = extractiveAnswer('What does process.nextTick do?', chunks, 'What does process.nextTick do?');
+    expect(answer.sentences[0]).toMatchObject({ n: 4, text: '`process.nextTick()` adds the callback to the next tick queue.' });
+  });
   test('quotes a dangling "It"/"This" sentence with the one before it, or not at all', () => {
     const chunks = ranked(['Queue', 'It adds the callback to the tick queue.\n\nThe nextTick queue runs first. It is drained before promises settle.']);
     const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);

@@ -161,8 +161,17 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  interface Pooled { text: string; n: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; code: boolean }
+  interface Pooled { text: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; code: boolean }
   const contextOf = new Map<number, Set<string>>();
+  // A section longer than a chunk is cut in pieces that rank apart: a sentence of a
+  // later piece counts as ranked right after the section's best piece (same document,
+  // same heading), so the piece that holds a section's definition is not outranked by
+  // another section's passing mention.
+  const sectionRank = new Map<string, number>();
+  const sectionKey = (chunk: RetrievedChunk) => `${chunk.documentPath}\u0000${chunk.heading}`;
+  chunks.forEach((chunk, index) => {
+    if (!sectionRank.has(sectionKey(chunk))) sectionRank.set(sectionKey(chunk), index + 1);
+  });
   const pool: Pooled[] = [];
   let bestCoverage = 0;
   chunks.forEach((chunk, index) => {
@@ -201,7 +210,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       // Quoted from the section of a command, option or function, a sentence that does
       // not name it says which ("`add_test`: Add a test to the project ...").
       if (name !== undefined && !sentence.code && !text.toLowerCase().includes(name.core)) text = `\`${name.shown}\`: ${text}`;
-      pool.push({ text, n: index + 1, position, terms, context, opensSection: sentence.lead && sectionNamesAll, code: sentence.code && howTo });
+      pool.push({ text, n: index + 1, rank: Math.min(index + 1, sectionRank.get(sectionKey(chunk))! + 1), position, terms, context, opensSection: sentence.lead && sectionNamesAll, code: sentence.code && howTo });
     });
   });
   // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
@@ -230,7 +239,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
     const score =
       share / totalWeight +
-      RANK_WEIGHT / sentence.n +
+      RANK_WEIGHT / sentence.rank +
       (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names });
