@@ -164,6 +164,14 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('What does process.nextTick do?', chunks, 'What does process.nextTick do?');
     expect(answer.sentences[0]).toMatchObject({ n: 4, text: '`process.nextTick()` adds the callback to the next tick queue.' });
   });
+  test('a version or stability note is not what a section named by the question is about', () => {
+    const cmake = [chunk(1, 'CMAKE_BUILD_TYPE\n----------------\n\nNew in version 3.22.\n\nSpecifies the build type on single-configuration generators.', { heading: 'CMAKE_BUILD_TYPE' })];
+    const answer = extractiveAnswer('What does CMAKE_BUILD_TYPE do?', cmake, 'What does CMAKE_BUILD_TYPE do?');
+    expect(answer.text).not.toContain('New in version');
+    expect(answer.sentences[0]!.text).toMatch(/Specifies the build type/);
+    const node = chunkSentences('### `util.inspect(object)`\n\nStability: 3 - Legacy: Use `util.format()` instead.\n\nReturns a string of the object.');
+    expect(node.filter((s) => s.lead).map((s) => s.text)).toEqual(['Returns a string of the object.']);
+  });
   test('quotes a dangling "It"/"This" sentence with the one before it, or not at all', () => {
     const chunks = ranked(['Queue', 'It adds the callback to the tick queue.\n\nThe nextTick queue runs first. It is drained before promises settle.']);
     const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);

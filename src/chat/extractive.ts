@@ -353,6 +353,8 @@ const CODE_COMMENT = /^(?:\/\/|\/\*|\*\/|\*\s|#\s|#!|#$|<!--)/;
 const ADORNMENT = /^([-=~^"'`#*+_])\1{2,}\s*$/;
 /** A numbered section title on its own line ("4.2.8. Memory leak detection"), as HTML manuals and their contents lists have. */
 const NUMBERED_HEADING = /^\d+\.\d+(?:\.\d+)*\.?\s+[^.!?]{1,100}$/;
+/** A version or stability note ("New in version 3.22.", "Stability: 3 - Legacy"): metadata of a section, not what it is about. */
+const VERSION_NOTE = /^(?:(?:new|changed) in version|deprecated since version|added in:?|stability:)\s*v?\d/i;
 /** RST directive: `.. name:: argument`. */
 const DIRECTIVE = /^\.\.\s+([\w-]+)::\s*(.*)$/;
 /** Directives whose argument and body are prose. */
@@ -412,7 +414,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (!THREE_WORDS.test(sentence)) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
-    const lead = afterHeading && !code && !item;
+    const lead = afterHeading && !code && !item && !VERSION_NOTE.test(sentence);
     if (lead) afterHeading = false;
     out.push({ text: sentence, code, prev, lead, ...(prose ? { prose } : {}) });
     lastProse = code ? -1 : out.length - 1;
