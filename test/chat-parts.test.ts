@@ -172,6 +172,11 @@ describe('extractive answers on ranked chunks', () => {
     const node = chunkSentences('### `util.inspect(object)`\n\nStability: 3 - Legacy: Use `util.format()` instead.\n\nReturns a string of the object.');
     expect(node.filter((s) => s.lead).map((s) => s.text)).toEqual(['Returns a string of the object.']);
   });
+  test('a page titled with a hyphenated name ("npm-ci") is the section a question typing its words apart names', () => {
+    const page = chunk(1, '### Description\n\nThis command is similar to `npm install`, except it is meant to be used in automated environments.\n\n* `npm ci` can only install entire projects at a time.', { title: 'npm-ci' });
+    const answer = extractiveAnswer('What is npm ci for?', [page], 'What is npm ci for?');
+    expect(answer.sentences[0]!.text).toMatch(/^This command is similar to `npm install`, except it is meant to be used in automated environments/);
+  });
   test('quotes a dangling "It"/"This" sentence with the one before it, or not at all', () => {
     const chunks = ranked(['Queue', 'It adds the callback to the tick queue.\n\nThe nextTick queue runs first. It is drained before promises settle.']);
     const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);

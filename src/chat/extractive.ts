@@ -144,7 +144,9 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const howTo = isHowToQuestion(question ?? query);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const askedNames = new Set(tokenize(spellOutSymbols(question ?? query), { identifiers: true }).filter((token) => !isStopword(token)));
-  const startsWithAsked = (text: string) => tokenize(spellOutSymbols(text.slice(0, 80)), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some((token) => askedNames.has(token));
+  // A hyphenated name made of words typed apart ("npm-ci" for "npm ci") names them too.
+  const isAsked = (token: string) => askedNames.has(token) || (token.includes('-') && token.split('-').every((part) => part === '' || askedNames.has(part)));
+  const startsWithAsked = (text: string) => tokenize(spellOutSymbols(text.slice(0, 80)), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some(isAsked);
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
   const asksAny = (terms: Set<string>) => {
     for (const term of terms) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;
