@@ -177,6 +177,11 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('What is npm ci for?', [page], 'What is npm ci for?');
     expect(answer.sentences[0]!.text).toMatch(/^This command is similar to `npm install`, except it is meant to be used in automated environments/);
   });
+  test('the best sentence is quoted with the dangling sentence that continues it when that scores as well', () => {
+    const chunks = [chunk(1, 'Unlike `child_process` or `cluster`, `worker_threads` can share memory. They do so by transferring `ArrayBuffer` instances or sharing `SharedArrayBuffer` instances.', { heading: 'Worker threads' })];
+    const answer = extractiveAnswer('How do I share memory between worker threads?', chunks, 'How do I share memory between worker threads?');
+    expect(answer.sentences.map((s) => s.text)).toEqual(['Unlike `child_process` or `cluster`, `worker_threads` can share memory. They do so by transferring `ArrayBuffer` instances or sharing `SharedArrayBuffer` instances.']);
+  });
   test('quotes a dangling "It"/"This" sentence with the one before it, or not at all', () => {
     const chunks = ranked(['Queue', 'It adds the callback to the tick queue.\n\nThe nextTick queue runs first. It is drained before promises settle.']);
     const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);

@@ -270,6 +270,13 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     });
   for (const candidate of candidates.slice(1)) {
     if (chosen.length >= MAX_SENTENCES || candidate.score < first.score * 0.5) break;
+    // A chosen sentence with the sentence that continues it ("... can share memory. They
+    // do so by ..."), scoring as well, is quoted whole in its place: the rest says how.
+    const extended = chosen.findIndex((c) => c.n === candidate.n && candidate.score >= c.score && candidate.text.length > c.text.length && candidate.text.startsWith(c.text));
+    if (extended >= 0) {
+      chosen[extended] = candidate;
+      continue;
+    }
     if (overlaps(candidate.text, candidate.terms)) continue;
     if (candidate.n === first.n) {
       if (chosen.filter((c) => c.n === first.n).length >= MAX_FROM_FIRST_CHUNK || candidate.score < first.score * 0.75) continue;
