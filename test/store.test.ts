@@ -294,6 +294,26 @@ describe('messages that say what to do', () => {
     expect([...fs.readFileSync(file).subarray(18, 20)]).toEqual([1, 1]);
   });
 
+  test('a write-protected database made before the mark (no application id) is read as it is, in WAL and rollback-journal mode', async () => {
+    const file = path.join(home, 'old', 'o.db');
+    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    for (const mode of ['WAL', 'DELETE']) {
+      fs.chmodSync(file, 0o600);
+      const db = new Database(file);
+      db.pragma('application_id = 0');
+      db.pragma(`journal_mode = ${mode}`);
+      db.close();
+      fs.chmodSync(file, 0o444);
+      const before = sha(file);
+      const stats = await runCliUnprivileged(['--db', file, 'stats', '--json']);
+      expect(stats.code, `${mode}: ${stats.stderr}`).toBe(0);
+      expect(JSON.parse(stats.stdout).documents).toBe(16);
+      const search = await runCliUnprivileged(['--db', file, 'search', 'webhooks']);
+      expect(search.code, `${mode}: ${search.stderr}`).toBe(0);
+      expect(sha(file)).toBe(before);
+    }
+  });
+
   test('doctor on a corrupted WAL-mode database reports it and leaves it untouched, with no -wal or -shm beside it', async () => {
     const file = path.join(home, 'c.db');
     expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);

@@ -85,7 +85,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     if (!inMemory && !options.readonly) quickCheckIfSmall(db, file);
     // A file this user cannot write is read as it is (a command that only reads
     // works; one that writes is told so at its first write).
-    if (!options.readonly && (inMemory || writable(file))) {
+    const canWrite = !options.readonly && (inMemory || writable(file));
+    if (canWrite) {
       enableWal(db);
       db.pragma('synchronous = NORMAL');
     }
@@ -93,8 +94,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('mmap_size = 4294967296');
     db.pragma('cache_size = -65536');
     migrate(db, { readonly: options.readonly ?? false });
-    // ragline's mark in the header, on a file it created or recognised as its own.
-    if (!options.readonly && !owned.stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
+    // ragline's mark in the header, on a file it created or recognised as its own
+    // (a file made before the mark that this user cannot write is read unmarked).
+    if (canWrite && !owned.stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
   } catch (err) {
     db.close();
     if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
