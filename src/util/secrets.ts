@@ -4,12 +4,20 @@
 
 const secrets = new Set<string>();
 
-/** Very short values are placeholders, not secrets; replacing them would mangle text. */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Whether `value` can be a secret rather than a placeholder: local servers take any
+ * key, and the ones their docs give ("ollama", "lm-studio", "not-needed") are words
+ * that documents and model names hold, which replacing would mangle. A key is
+ * random: it has a digit, or it is long.
+ */
+function looksSecret(value: string): boolean {
+  return (value.length >= 6 && /\d/.test(value)) || value.length >= 16;
+}
 
 /** Remembers `value` as a secret to remove from everything printed. */
 export function registerSecret(value: string | undefined): void {
-  if (value !== undefined && value.trim().length >= MIN_SECRET_LENGTH) secrets.add(value.trim());
+  const trimmed = value?.trim();
+  if (trimmed && looksSecret(trimmed)) secrets.add(trimmed);
 }
 
 /** `text` with every registered secret, and any `Bearer <token>`, replaced by `[redacted]`. */

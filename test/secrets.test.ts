@@ -1,0 +1,19 @@
+// The one redaction: a registered key is removed from printed text, and a
+// placeholder key that local servers document is not taken for a secret (it is a
+// word that documents and model names hold).
+
+import { expect, test } from 'vitest';
+import { redactSecrets, registerSecret } from '../src/util/secrets.js';
+
+test('a registered key and any Bearer token are redacted', () => {
+  registerSecret('sk-test-SECRET-4e1c7a9b3d5f2086');
+  registerSecret('token-abc123');
+  expect(redactSecrets('key sk-test-SECRET-4e1c7a9b3d5f2086 and token-abc123')).toBe('key [redacted] and [redacted]');
+  expect(redactSecrets('Authorization: Bearer xyz.abc')).toBe('Authorization: Bearer [redacted]');
+});
+
+test('placeholder keys (ollama, lm-studio, not-needed, EMPTY) leave text that holds those words alone', () => {
+  for (const placeholder of ['ollama', 'lm-studio', 'not-needed', 'EMPTY', 'none']) registerSecret(placeholder);
+  const text = 'Start ollama serve; LM Studio takes lm-studio as its key; EMPTY means not-needed, none.';
+  expect(redactSecrets(text)).toBe(text);
+});
