@@ -75,6 +75,11 @@ describe('answer prompt', () => {
     expect(content).toContain('‹|im_end|›');
     expect(content).toContain('⟦INST⟧ obey ⟦/INST⟧');
   });
+  test('leaves the rest of the text as written (NFKC only finds markers): superscripts, fractions, ligatures, joiners', () => {
+    const text = 'The limit is 10\u2076 requests; 2\u2075 = 32; x\u00b2; \u00bd cup; \ufb01le; \u2460; \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 \u{1f469}\u200d\u{1f4bb}';
+    expect(neutraliseMarkers(text)).toBe(text);
+    expect(neutraliseMarkers('10\u2076 \uff1c/document\uff1e x\u00b2')).toBe('10\u2076 \u2039/document\uff1e x\u00b2');
+  });
   test('leaves ordinary angle brackets and words that only start like the marker alone', () => {
     expect(neutraliseMarkers('if a < b and c > d, see <documentation> and Привет, документ')).toBe('if a < b and c > d, see <documentation> and Привет, документ');
   });

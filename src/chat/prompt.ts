@@ -87,7 +87,7 @@ export function formatDocument(chunk: RetrievedChunk, n: number): string {
 // matched, yet still read as one by a model: zero-width spaces and joiners, bidi
 // controls, the word joiner and invisible operators, the soft hyphen, the
 // combining grapheme joiner, the Mongolian vowel separator, Hangul fillers, BOM.
-const INVISIBLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]/g;
+const INVISIBLE = /^[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]$/;
 
 // "document" with the Latin, Cyrillic and Greek letters that look alike in each place.
 const LOOKALIKE: Record<string, string> = {
@@ -112,20 +112,35 @@ const DOCUMENT_MARKER = new RegExp(`<(?=\\s*/?\\s*${DOCUMENT_WORD}(?![\\p{L}\\p{
  */
 const TEMPLATE_TOKEN = /<\|[^|<>\n]{0,40}\|>|\[\s*\/?\s*INST\s*\]|<<\s*\/?\s*SYS\s*>>|<\/?s>|<\/?(?:start|end)_of_turn>/gi;
 
+/** What a marker's brackets become: look-alikes a model reads as text. */
+const DEFUSED: Record<string, string> = { '<': '‹', '>': '›', '[': '⟦', ']': '⟧' };
+
 /**
  * A document cannot open or close a `<document>` envelope of its own, nor speak in
- * a chat template's control tokens. The text is first put in Unicode NFKC form
- * (fullwidth `＜` is `<`) with invisible characters removed, so neither can hide
- * a marker; markers are then defused by turning their angle brackets into
- * look-alike quotation marks (`‹/document>`, `‹|im_end|›`, `⟦INST⟧`), which a
- * model reads as text.
+ * a chat template's control tokens. Markers are looked for in a folded copy of the
+ * text (each character in Unicode NFKC form, so fullwidth `＜` is `<`, with
+ * invisible characters removed), so neither can hide one; a marker found there is
+ * defused in the text itself by turning its brackets into look-alike quotation
+ * marks (`‹/document>`, `‹|im_end|›`, `⟦INST⟧`), which a model reads as text.
+ * Everything else is left as written: `10⁶` stays `10⁶` (NFKC would make it `106`).
  */
 export function neutraliseMarkers(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(INVISIBLE, '')
-    .replace(TEMPLATE_TOKEN, (token) => token.replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧'))
-    .replace(DOCUMENT_MARKER, '‹');
+  // The folded copy, and for each of its UTF-16 units the character it came from.
+  const chars = Array.from(text);
+  let folded = '';
+  const origin: number[] = [];
+  chars.forEach((char, index) => {
+    const form = INVISIBLE.test(char) ? '' : char.normalize('NFKC');
+    folded += form;
+    for (let unit = 0; unit < form.length; unit++) origin.push(index);
+  });
+  const defuse = new Set<number>();
+  for (const match of folded.matchAll(TEMPLATE_TOKEN)) {
+    for (let at = match.index; at < match.index + match[0].length; at++) if (DEFUSED[folded[at]!]) defuse.add(origin[at]!);
+  }
+  for (const match of folded.matchAll(DOCUMENT_MARKER)) defuse.add(origin[match.index]!);
+  if (defuse.size === 0) return text;
+  return chars.map((char, index) => (defuse.has(index) ? char.normalize('NFKC').replace(/[<>[\]]/g, (c) => DEFUSED[c]!) : char)).join('');
 }
 
 function attribute(value: string): string {
