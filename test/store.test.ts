@@ -149,6 +149,29 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     expect(sideFiles(file)).toEqual([]);
   });
 
+  test("another program's WAL-mode file with frames still in its -wal is refused without a checkpoint: the file and its -wal are unchanged", async () => {
+    const source = path.join(home, 'src', 'live.sqlite');
+    fs.mkdirSync(path.dirname(source));
+    const live = new Database(source);
+    live.pragma('journal_mode = WAL');
+    live.pragma('wal_autocheckpoint = 0');
+    live.exec('CREATE TABLE notes (body TEXT)');
+    live.pragma('wal_checkpoint(TRUNCATE)');
+    live.exec("INSERT INTO notes VALUES ('only in the WAL')");
+    // A copy taken while the program has it open: the last write is only in the -wal.
+    const file = path.join(home, 'other.sqlite');
+    fs.copyFileSync(source, file);
+    fs.copyFileSync(source + '-wal', file + '-wal');
+    live.close();
+    const before = [sha(file), sha(file + '-wal')];
+    for (const args of COMMANDS) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain('(table notes), not a ragline database. It was left untouched.');
+      expect([sha(file), sha(file + '-wal')], args[0]).toEqual(before);
+    }
+  });
+
   test('a foreign file with its own meta table (and an application id) is refused, not half-migrated or switched to WAL', async () => {
     const file = path.join(home, 'app.db');
     const other = new Database(file);

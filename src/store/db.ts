@@ -98,7 +98,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     // (a file made before the mark that this user cannot write is read unmarked).
     if (canWrite && !owned.stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
   } catch (err) {
-    db.close();
+    closeWithoutCheckpoint(db, file, inMemory);
     if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
     if (err instanceof UserError) throw err;
     throw sqliteOpenError(err, file);
@@ -179,6 +179,28 @@ function quickCheckIfSmall(db: Db, file: string): void {
   if (result !== 'ok') {
     throw sqliteOpenError(Object.assign(new Error(`quick_check: ${String(result)}`), { code: 'SQLITE_CORRUPT' }), file);
   }
+}
+
+/**
+ * Closes a connection to a file that is refused without writing to it. The last
+ * connection to a WAL database to close copies the WAL into the file and deletes
+ * the WAL (a checkpoint): another program's database with pending WAL frames was
+ * rewritten that way. A read-only connection held meanwhile makes this one not
+ * the last, and it does not checkpoint when it closes in its turn.
+ */
+function closeWithoutCheckpoint(db: Db, file: string, inMemory: boolean): void {
+  let reader: Db | undefined;
+  try {
+    if (!inMemory && !db.readonly) {
+      reader = new Database(file, { readonly: true, fileMustExist: true, nativeBinding: nativeBinding() });
+      reader.pragma('schema_version', { simple: true }); // a read: the reader now holds its lock
+    }
+  } catch {
+    reader?.close();
+    reader = undefined;
+  }
+  db.close();
+  reader?.close();
 }
 
 function sideFiles(file: string): { wal: boolean; shm: boolean } {
