@@ -24,6 +24,8 @@ export class TurnView {
   private streamed = false;
   /** Wraps the answer at the terminal's width (a TTY only). */
   private wrapper?: StreamWrapper;
+  /** Off a terminal, the word in progress: written whole, so that a key the server echoes across two deltas is redacted. */
+  private held = '';
 
   constructor(
     private readonly output: Output,
@@ -37,6 +39,7 @@ export class TurnView {
     switch (event.type) {
       case 'start':
         this.streamed = false;
+        this.held = '';
         this.wrapper = this.options.wrapWidth && this.options.wrapWidth > 20 ? new StreamWrapper(this.options.wrapWidth, (text) => output.write(text)) : undefined;
         return;
       case 'rewrite':
@@ -54,11 +57,16 @@ export class TurnView {
       case 'token':
         // Model output is untrusted too (it may echo document text).
         if (this.wrapper) this.wrapper.push(sanitizeForTerminal(event.text));
-        else output.write(sanitizeForTerminal(event.text));
+        else {
+          const text = this.held + sanitizeForTerminal(event.text);
+          const wordStart = text.search(/\S*$/);
+          output.write(text.slice(0, wordStart));
+          this.held = text.slice(wordStart);
+        }
         this.streamed = true;
         return;
       case 'error':
-        this.wrapper?.flush();
+        this.flush();
         if (this.streamed) output.out();
         this.streamed = false;
         // Messages quote the server's own words: one safe line each.
@@ -66,7 +74,7 @@ export class TurnView {
         if (event.hint) output.err(output.errColor.dim(oneLine(event.hint)));
         return;
       case 'done': {
-        this.wrapper?.flush();
+        this.flush();
         if (this.streamed) output.out();
         if (event.status === 'interrupted') output.out(color.yellow('(answer interrupted; the turn is kept)'));
         if (event.citations.length > 0) {
@@ -85,5 +93,12 @@ export class TurnView {
         return;
       }
     }
+  }
+
+  /** Writes what is held back of the answer (before anything else is printed). */
+  private flush(): void {
+    this.wrapper?.flush();
+    if (this.held) this.output.write(this.held);
+    this.held = '';
   }
 }
