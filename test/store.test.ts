@@ -4,7 +4,7 @@
 // as real child processes on real files in temp dirs. Permission cases run the
 // CLI as user nobody when the suite runs as root, since root may write anything.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -370,6 +370,17 @@ describe('messages that say what to do', () => {
     expect(result).toBe(0);
     expect(fs.statSync(out).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(out, 'utf8')).toContain('how do webhooks work?');
+  });
+
+  test.skipIf(!IS_ROOT)('sessions export -o to a device (a /dev/null made with mknod) writes to it and leaves its mode alone', async () => {
+    const db = path.join(home, 'e.db');
+    expect((await runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await runCli(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
+    const device = path.join(home, 'null');
+    execFileSync('mknod', ['-m', '666', device, 'c', '1', '3']);
+    const result = await runCli(['--db', db, 'sessions', 'export', 'last', '-o', device], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.statSync(device).mode & 0o777).toBe(0o666);
   });
 });
 

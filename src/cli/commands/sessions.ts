@@ -183,8 +183,14 @@ Examples:
         if (flags.output) {
           try {
             // It holds the conversation: readable by its owner only, whatever the umask.
-            fs.writeFileSync(flags.output, text, { mode: 0o600 });
-            fs.chmodSync(flags.output, 0o600); // an existing file keeps its mode otherwise
+            const fd = fs.openSync(flags.output, 'w', 0o600);
+            try {
+              // An existing file keeps its mode otherwise; a device (-o /dev/null) is not a file to change.
+              if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
+              fs.writeFileSync(fd, text);
+            } finally {
+              fs.closeSync(fd);
+            }
           } catch (err) {
             throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
           }
