@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redacted, resolveConfig, usesRemoteChat, usesRemoteEmbeddings, DEFAULTS } from '../src/config/index.js';
-import { EXAMPLE_CONFIG } from '../src/cli/commands/config.js';
+import { describeSettings, EXAMPLE_CONFIG } from '../src/cli/commands/config.js';
+import { openAISettings } from '../src/providers/index.js';
 import { UserError } from '../src/util/errors.js';
 
 let home: string;
@@ -168,6 +169,53 @@ describe('precedence', () => {
     const { config } = resolveConfig({ env: env() });
     expect(config.models.embedding).toBe('nomic-embed-text');
     expect(config.chunk).toEqual({ size: 1000, overlap: 100 });
+  });
+});
+
+describe('search paths and retry tuning', () => {
+  it('default to auto, two vector threads and a 500 ms first backoff', () => {
+    const { config, sources } = resolveConfig({ env: env() });
+    expect(config.search).toEqual({ vector: 'auto', keyword: 'auto', vectorThreads: 2 });
+    expect(config.request.retryBaseMs).toBe(500);
+    expect(sources['search.keyword']).toBe('default');
+  });
+
+  it('keep their environment names, above the config file', () => {
+    writeConfig({ search: { vector: 'memory', keyword: 'memory', vectorThreads: 2 }, request: { retryBaseMs: 100 } });
+    const { config, sources } = resolveConfig({
+      env: env({ RAGLINE_VECTOR_SEARCH: 'vec0', RAGLINE_KEYWORD_SEARCH: 'FTS5', RAGLINE_VECTOR_THREADS: '1', RAGLINE_RETRY_BASE_MS: '1' }),
+    });
+    expect(config.search).toEqual({ vector: 'vec0', keyword: 'fts5', vectorThreads: 1 });
+    expect(config.request.retryBaseMs).toBe(1);
+    expect(sources['search.vector']).toBe('env:RAGLINE_VECTOR_SEARCH');
+    expect(sources['search.keyword']).toBe('env:RAGLINE_KEYWORD_SEARCH');
+    expect(sources['search.vectorThreads']).toBe('env:RAGLINE_VECTOR_THREADS');
+    expect(sources['request.retryBaseMs']).toBe('env:RAGLINE_RETRY_BASE_MS');
+  });
+
+  it('are read from the config file, and listed by `config show`', () => {
+    writeConfig({ search: { keyword: 'memory' }, request: { retryBaseMs: 250 } });
+    const resolved = resolveConfig({ env: env() });
+    expect(resolved.config.search.keyword).toBe('memory');
+    expect(resolved.config.request.retryBaseMs).toBe(250);
+    const shown = describeSettings(resolved);
+    expect(shown['search.keyword']).toEqual({ value: 'memory', source: `file:${configFile}` });
+    expect(shown['request.retryBaseMs']).toEqual({ value: 250, source: `file:${configFile}` });
+    expect(shown['search.vector']).toEqual({ value: 'auto', source: 'default' });
+    expect(shown['search.vectorThreads']).toEqual({ value: 2, source: 'default' });
+  });
+
+  it('refuse a value that is not one of the paths, naming the variable', () => {
+    const error = resolveError(() => resolveConfig({ env: env({ RAGLINE_VECTOR_SEARCH: 'faiss' }) }));
+    expect(error.message).toContain('RAGLINE_VECTOR_SEARCH');
+    expect(error.message).toMatch(/auto, vec0, memory/);
+    expect(resolveError(() => resolveConfig({ env: env({ RAGLINE_VECTOR_THREADS: '3' }) })).message).toContain('RAGLINE_VECTOR_THREADS');
+    expect(resolveError(() => resolveConfig({ env: env({ RAGLINE_RETRY_BASE_MS: '-1' }) })).message).toContain('RAGLINE_RETRY_BASE_MS');
+  });
+
+  it('reach the providers: the retry tuning is what the OpenAI-compatible models back off by', () => {
+    const { config } = resolveConfig({ env: env({ RAGLINE_BASE_URL: 'http://127.0.0.1:9/v1', RAGLINE_RETRY_BASE_MS: '7' }) });
+    expect(openAISettings(config, config.models.chat).retry?.baseDelayMs).toBe(7);
   });
 });
 

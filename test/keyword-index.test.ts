@@ -8,10 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ingest } from '../src/ingest/ingest.js';
+import { DEFAULT_SEARCH_PATHS } from '../src/config/index.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js';
 import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/keyword-index.js';
 import { loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
+import { loadedVectorIndex } from '../src/retrieve/knn.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { FIXTURE_DOCS } from './helpers/cli.js';
@@ -68,7 +70,6 @@ beforeEach(async () => {
   await ingestDocs();
 });
 afterEach(() => {
-  delete process.env.RAGLINE_KEYWORD_SEARCH;
   db.close();
   fs.rmSync(home, { recursive: true, force: true });
 });
@@ -200,11 +201,9 @@ describe('the copy built on a worker thread (compiled modules)', () => {
 
 describe('search with the in-memory keyword index', () => {
   it('answers from FTS5 until the copy is loaded, then from the copy, with the same results', async () => {
-    const retriever = new Retriever(db, embedder);
+    const retriever = new Retriever(db, embedder, { ...DEFAULT_SEARCH_PATHS, keyword: 'fts5' });
     const settings = { k: 8 };
-    process.env.RAGLINE_KEYWORD_SEARCH = 'fts5';
     const fromFts = await Promise.all(QUESTIONS.map((q) => retriever.search(q, settings)));
-    delete process.env.RAGLINE_KEYWORD_SEARCH;
 
     const other = openDatabase(path.join(home, 'ragline.db'));
     try {
@@ -217,6 +216,23 @@ describe('search with the in-memory keyword index', () => {
       for (const q of QUESTIONS) fromCopy.push(await fresh.search(q, settings));
       const ids = (results: typeof fromCopy) => results.map((r) => r.map((c) => [c.chunkId, c.keywordRank, c.bm25 === undefined ? undefined : Number(c.bm25.toFixed(9))]));
       expect(ids(fromCopy)).toEqual(ids(fromFts));
+    } finally {
+      other.close();
+    }
+  });
+
+  it('keeps to the paths the retriever is given: fts5 never builds a copy, memory answers from copies at once', async () => {
+    const settings = { k: 5 };
+    const onFts = new Retriever(db, embedder, { ...DEFAULT_SEARCH_PATHS, keyword: 'fts5' });
+    for (let i = 0; i < 25; i++) await onFts.search(QUESTIONS[i % QUESTIONS.length]!, settings); // past the synchronous load
+    expect(loadedKeywordIndex(db)).toBeUndefined();
+
+    const other = openDatabase(path.join(home, 'ragline.db'));
+    try {
+      const inMemory = new Retriever(other, embedder, { vector: 'memory', keyword: 'memory', vectorThreads: 1 });
+      await inMemory.search(QUESTIONS[0]!, settings);
+      expect(loadedKeywordIndex(other)?.ready).toBe(true);
+      expect(loadedVectorIndex(other)?.ready).toBe(true);
     } finally {
       other.close();
     }

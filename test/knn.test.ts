@@ -65,8 +65,6 @@ let dbs: Db[];
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-knn-'));
   dbs = [];
-  delete process.env.RAGLINE_VECTOR_SEARCH;
-  delete process.env.RAGLINE_VECTOR_THREADS;
 });
 afterEach(() => {
   for (const db of dbs) {
@@ -116,12 +114,12 @@ describe('vectorCandidates', () => {
     }
   });
 
-  it('RAGLINE_VECTOR_SEARCH=vec0 never copies the vectors', () => {
-    process.env.RAGLINE_VECTOR_SEARCH = 'vec0';
+  it('search.vector = vec0 (RAGLINE_VECTOR_SEARCH=vec0) never copies the vectors', () => {
+    const paths = { vector: 'vec0', vectorThreads: 2 } as const;
     const db = open();
     const vectors = fill(db, 500, 8, 23);
     const query = randomVector(prng(24), 8);
-    for (let q = 0; q < 4; q++) expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
+    for (let q = 0; q < 4; q++) expectSameNeighbours(vectorCandidates(db, query, 10, paths), bruteForce(vectors, query, 10));
     expect(loadedVectorIndex(db)).toBeUndefined();
   });
 
@@ -250,6 +248,20 @@ describe('vectorCandidates', () => {
     } finally {
       index.close();
     }
+  });
+});
+
+describe('search paths', () => {
+  it('search.vector = memory with search.vectorThreads = 1 scans on one thread from the first search', () => {
+    const db = open();
+    const vectors = fill(db, 20_000, 16, 31); // above the split threshold
+    const next = prng(32);
+    for (let q = 0; q < 3; q++) {
+      const query = randomVector(next, 16);
+      expectSameNeighbours(vectorCandidates(db, query, 10, { vector: 'memory', vectorThreads: 1 }), bruteForce(vectors, query, 10));
+      expect(loadedVectorIndex(db)?.ready).toBe(true);
+    }
+    expect((loadedVectorIndex(db) as unknown as { helper?: unknown }).helper).toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { retrievalSettingsFor } from '../src/chat/turn.js';
-import { resolveConfig, type Config } from '../src/config/index.js';
+import { DEFAULT_SEARCH_PATHS, resolveConfig, type Config } from '../src/config/index.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { addedWords, Retriever } from '../src/retrieve/search.js';
@@ -123,7 +123,6 @@ describe('weighted query and term shares on the fixture index', () => {
     const core = 'Does the API key expire?'; // has word pairs: its terms list goes as deep as the weighted core's
     const query = `${core} (webhook signature)`;
     const statements = new Map<string, number>();
-    process.env.RAGLINE_KEYWORD_SEARCH = 'fts5'; // the statements counted are FTS5's
     const prepare = db.prepare.bind(db);
     const spy = vi.spyOn(db, 'prepare').mockImplementation((sql: string) => {
       const statement = prepare(sql);
@@ -138,12 +137,11 @@ describe('weighted query and term shares on the fixture index', () => {
     });
     try {
       // A fresh retriever prepares its statements through the spy.
-      const fresh = new Retriever(db, retriever.embedder);
+      const fresh = new Retriever(db, retriever.embedder, { ...DEFAULT_SEARCH_PATHS, keyword: 'fts5' }); // the statements counted are FTS5's
       const results = await fresh.search(query, { k: 5, expansion: { core, weight: 0.85 }, secondary: { query: core, weight: 0.3 } });
       expect(results.length).toBe(5);
     } finally {
       spy.mockRestore();
-      delete process.env.RAGLINE_KEYWORD_SEARCH;
     }
     // core terms (shared by both lists), added words, the question's phrases: each once
     expect([...statements.values()]).toEqual([1, 1, 1]);

@@ -89,8 +89,7 @@ if (strategy === 'vec0' || strategy === 'vec0-nommap') {
   if (strategy === 'vec0-nommap') db.pragma('mmap_size = 0');
   search = (q) => exactStmt.all(bytes(q), N);
 } else if (strategy === 'memory' || strategy === 'memory2') {
-  process.env.RAGLINE_VECTOR_THREADS = strategy === 'memory' ? '1' : '';
-  const index = new VectorIndex(db, dim);
+  const index = new VectorIndex(db, dim, { threads: strategy === 'memory' ? 1 : 2 });
   index.refresh();
   search = (q) => index.search(q, N);
 } else if (strategy === 'js') {

@@ -37,3 +37,13 @@ export function mtragQuestions() {
     .split('\n')
     .map((line) => JSON.parse(line).question);
 }
+
+/**
+ * The search-path settings of this process's environment (RAGLINE_VECTOR_SEARCH,
+ * RAGLINE_KEYWORD_SEARCH, RAGLINE_VECTOR_THREADS), to pass to resolveConfig beside a
+ * bench's own env so `RAGLINE_KEYWORD_SEARCH=fts5 node bench/...` still chooses the path.
+ */
+export function searchEnv(env = process.env) {
+  const names = ['RAGLINE_VECTOR_SEARCH', 'RAGLINE_KEYWORD_SEARCH', 'RAGLINE_VECTOR_THREADS'];
+  return Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+}

@@ -12,7 +12,7 @@
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { arg, existingTurnDb, mtragQuestions, root } from './common.mjs';
+import { arg, existingTurnDb, mtragQuestions, root, searchEnv } from './common.mjs';
 
 const chunks = arg('chunks', 100_000);
 const queries = arg('queries', 150);
@@ -33,11 +33,11 @@ const pct = (values, p) => {
 };
 const row = (name, values) => `| ${name} | ${values.length} | ${pct(values, 0.5).toFixed(1)} | ${pct(values, 0.95).toFixed(1)} |`;
 
-const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'), RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
-const retriever = new Retriever(db, await createEmbedder(config));
-warmVectorIndex(db);
-warmKeywordIndex(db); // RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5
+const retriever = new Retriever(db, await createEmbedder(config), config.search);
+warmVectorIndex(db, config.search);
+warmKeywordIndex(db, config.search.keyword); // RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5
 const settings = { k: config.retrieval.k };
 for (let i = 0; i < 10; i++) await retriever.search(questions[i], settings); // warm-up
 const warm = [];
@@ -68,6 +68,6 @@ for (let i = 0; i < oneshot; i++) {
 console.log(`\n${chunks} chunks, offline embedder, k = ${settings.k}\n`);
 console.log('| search | n | p50 ms | p95 ms |');
 console.log('|---|---|---|---|');
-console.log(row(`in a running process (vector copy${process.env.RAGLINE_KEYWORD_SEARCH === 'fts5' ? ', FTS5' : ' and keyword copy'} loaded)`, warm));
+console.log(row(`in a running process (vector copy${config.search.keyword === 'fts5' ? ', FTS5' : ' and keyword copy'} loaded)`, warm));
 console.log(row('one-shot `ragline search`, its own ms (process start excluded)', inside));
 console.log(row('one-shot `ragline search`, whole command', wall));

@@ -11,7 +11,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { arg, mtragQuestions } from './common.mjs';
+import { arg, mtragQuestions, searchEnv } from './common.mjs';
 
 const option = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,11 +41,11 @@ async function setUp(root) {
   const { createSession } = await lib('store/sessions.js');
   const { warmVectorIndex } = await lib('retrieve/knn.js');
   const { warmKeywordIndex } = await lib('retrieve/keyword.js');
-  const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+  const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
   const db = openDatabase(dbPath);
-  warmVectorIndex(db);
-  warmKeywordIndex(db);
-  const context = { db, config, retriever: new Retriever(db, await createEmbedder(config)), rewriter: createRewriter(undefined), sessionId: createSession(db).id };
+  warmVectorIndex(db, config.search);
+  warmKeywordIndex(db, config.search?.keyword);
+  const context = { db, config, retriever: new Retriever(db, await createEmbedder(config), config.search), rewriter: createRewriter(undefined), sessionId: createSession(db).id };
   return { db, context, runTurn, createSession, outside: [], answer: [] };
 }
 

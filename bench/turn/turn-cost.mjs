@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { arg, mtragQuestions, root, shared, turnDbPath } from './common.mjs';
+import { arg, mtragQuestions, root, searchEnv, shared, turnDbPath } from './common.mjs';
 
 const targetChunks = arg('chunks', 100_000);
 const turns = arg('turns', 200);
@@ -67,24 +67,24 @@ const { createSession } = await import(path.join(root, 'dist/store/sessions.js')
 const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
 const { loadedKeywordIndex, warmKeywordIndex } = await import(path.join(root, 'dist/retrieve/keyword.js'));
 
-const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
+const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
 const chunkCount = db.prepare('SELECT count(*) AS n FROM chunks').get().n;
 const questions = mtragQuestions();
 // A chat loads both in-memory copies in the background when it starts; here they are
 // loaded before the timed turns (RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5).
 let started = performance.now();
-warmVectorIndex(db);
+warmVectorIndex(db, config.search);
 const vectorLoadMs = performance.now() - started;
 started = performance.now();
-warmKeywordIndex(db);
+warmKeywordIndex(db, config.search.keyword);
 const keywordLoadMs = performance.now() - started;
 const keywordIndex = loadedKeywordIndex(db);
 
 const context = {
   db,
   config,
-  retriever: new Retriever(db, await createEmbedder(config)),
+  retriever: new Retriever(db, await createEmbedder(config), config.search),
   rewriter: createRewriter(undefined),
   sessionId: createSession(db).id,
 };

@@ -19,7 +19,7 @@ export async function createTurnContext(settings: ResolvedConfig, db: Db, sessio
     db,
     config,
     sessionId,
-    retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config)),
+    retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), config.search),
     rewriter: createRewriter(rewriteModel),
     answerModel: await createChatModel(config),
     topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,

@@ -23,7 +23,12 @@ export interface Config {
   apiKey?: string;
   models: { chat: string; rewrite: string; embedding: string };
   embedding: { dimensions?: number; batchSize: number; concurrency: number };
-  request: { timeoutMs: number; maxRetries: number };
+  request: {
+    timeoutMs: number;
+    maxRetries: number;
+    /** Ceiling of the first wait before a retry, in ms; it doubles on each retry. */
+    retryBaseMs: number;
+  };
   chunk: { size: number; overlap: number };
   ingest: { maxFileBytes: number };
   retrieval: {
@@ -49,7 +54,24 @@ export interface Config {
   assistant: { scope?: string };
   /** `auto`: a configured model extracts each exchange's topics; `local`: always the local extractor. */
   topics: { extractor: 'auto' | 'local' };
+  search: SearchPaths;
 }
+
+/**
+ * Which path each side of a search takes. `auto` answers from SQLite (vec0, FTS5)
+ * until the in-memory copy is loaded and when it would not fit in memory; `vec0`
+ * and `fts5` keep a side on SQLite; `memory` always uses the copy (benchmarks,
+ * diagnosis).
+ */
+export interface SearchPaths {
+  vector: 'auto' | 'vec0' | 'memory';
+  keyword: 'auto' | 'fts5' | 'memory';
+  /** Threads that scan the in-memory vector copy: 2 (on 2+ cores) or 1. */
+  vectorThreads: number;
+}
+
+/** What a retriever built without settings uses (the defaults below). */
+export const DEFAULT_SEARCH_PATHS: SearchPaths = { vector: 'auto', keyword: 'auto', vectorThreads: 2 };
 
 export type Source = 'flag' | 'default' | `env:${string}` | `file:${string}`;
 
@@ -181,6 +203,7 @@ const SETTINGS: Setting[] = [
   { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: wholeNumber(1, 64) },
   { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: wholeNumber(0, 100) },
+  { key: 'request.retryBaseMs', env: ['RAGLINE_RETRY_BASE_MS'], parse: wholeNumber(0, MAX_TIMER_MS) },
   { key: 'chunk.size', env: ['RAGLINE_CHUNK_SIZE'], parse: wholeNumber(1, 1_000_000) },
   { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: wholeNumber(0, 1_000_000) },
   { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: wholeNumber(1, 2 ** 31 - 1) },
@@ -194,6 +217,9 @@ const SETTINGS: Setting[] = [
   { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: duration },
   { key: 'assistant.scope', env: ['RAGLINE_SCOPE'], parse: text },
   { key: 'topics.extractor', env: ['RAGLINE_TOPICS'], parse: oneOf('auto', 'local') },
+  { key: 'search.vector', env: ['RAGLINE_VECTOR_SEARCH'], parse: oneOf('auto', 'vec0', 'memory') },
+  { key: 'search.keyword', env: ['RAGLINE_KEYWORD_SEARCH'], parse: oneOf('auto', 'fts5', 'memory') },
+  { key: 'search.vectorThreads', env: ['RAGLINE_VECTOR_THREADS'], parse: wholeNumber(1, 2) },
 ];
 
 /** Defaults; the chunk and retrieval values were chosen by measuring on bench/mtrag (see BENCHMARKS.md). */
@@ -206,6 +232,7 @@ export const DEFAULTS: Record<string, unknown> = {
   'embedding.concurrency': 2,
   'request.timeoutMs': 60_000,
   'request.maxRetries': 4,
+  'request.retryBaseMs': 500, // DEFAULT_BASE_DELAY_MS in src/providers/retry.ts
   'chunk.size': 3000,
   'chunk.overlap': 150,
   'ingest.maxFileBytes': 20 * 1024 * 1024,
@@ -216,6 +243,9 @@ export const DEFAULTS: Record<string, unknown> = {
   'history.rewriteTurns': 3,
   'history.answerTurns': 3,
   'topics.extractor': 'auto',
+  'search.vector': DEFAULT_SEARCH_PATHS.vector,
+  'search.keyword': DEFAULT_SEARCH_PATHS.keyword,
+  'search.vectorThreads': DEFAULT_SEARCH_PATHS.vectorThreads,
 };
 
 export const SETTING_KEYS = SETTINGS.map((s) => s.key);

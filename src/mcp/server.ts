@@ -113,7 +113,8 @@ export class RaglineMcpServer {
     if (this.db?.open) return this.db;
     const db = this.deps.openDb();
     this.db = db;
-    void Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).then(
+    const { search } = this.deps.config;
+    void Promise.all([warmVectorIndexInBackground(db, search), warmKeywordIndexInBackground(db, search.keyword)]).then(
       () => db.open && this.deps.log('in-memory vector and keyword copies loaded'),
       () => {},
     );

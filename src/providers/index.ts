@@ -11,26 +11,16 @@ import { ThreadedOfflineEmbedder } from './offline-threaded.js';
 import type { OpenAISettings } from './openai.js';
 import type { ChatModel, Embedder } from './types.js';
 
-function settings(config: Config, model: string, timeoutMs = config.request.timeoutMs): OpenAISettings {
+/** What the OpenAI-compatible provider is built with for `model`: connection, timeouts and retry tuning from `config`. */
+export function openAISettings(config: Config, model: string, timeoutMs = config.request.timeoutMs): OpenAISettings {
   return {
     baseURL: config.baseURL,
     apiKey: config.apiKey,
     model,
     timeoutMs,
     maxRetries: config.request.maxRetries,
-    retry: retryTuning(),
+    retry: { baseDelayMs: config.request.retryBaseMs },
   };
-}
-
-/**
- * RAGLINE_RETRY_BASE_MS: the first backoff ceiling (default 500 ms, doubling per retry).
- * A test seam so CLI tests of retries run in milliseconds; deliberately not a documented
- * setting. Invalid values are ignored.
- */
-function retryTuning(env: NodeJS.ProcessEnv = process.env): OpenAISettings['retry'] {
-  const raw = env.RAGLINE_RETRY_BASE_MS?.trim();
-  const baseDelayMs = raw ? Number(raw) : NaN;
-  return Number.isInteger(baseDelayMs) && baseDelayMs >= 0 ? { baseDelayMs } : undefined;
 }
 
 /** `bulk`: many texts are coming (ingest); the offline embedder then runs on a worker thread. */
@@ -41,7 +31,7 @@ export async function createEmbedder(config: Config, options: { bulk?: boolean }
   }
   const { OpenAIEmbedder } = await import('./openai.js');
   return new OpenAIEmbedder({
-    ...settings(config, config.models.embedding),
+    ...openAISettings(config, config.models.embedding),
     dimensions: config.embedding.dimensions,
     maxBatch: config.embedding.batchSize,
     concurrency: config.embedding.concurrency,
@@ -52,12 +42,12 @@ export async function createEmbedder(config: Config, options: { bulk?: boolean }
 export async function createChatModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
   const { OpenAIChatModel } = await import('./openai.js');
-  return new OpenAIChatModel({ ...settings(config, config.models.chat), operation: 'chat' });
+  return new OpenAIChatModel({ ...openAISettings(config, config.models.chat), operation: 'chat' });
 }
 
 /** The rewrite model, or undefined offline (the offline rewriter is used then). */
 export async function createRewriteModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
   const { OpenAIChatModel } = await import('./openai.js');
-  return new OpenAIChatModel({ ...settings(config, config.models.rewrite, config.rewrite.timeoutMs), operation: 'rewrite' });
+  return new OpenAIChatModel({ ...openAISettings(config, config.models.rewrite, config.rewrite.timeoutMs), operation: 'rewrite' });
 }

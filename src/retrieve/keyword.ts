@@ -14,9 +14,11 @@
 // search), so only a long run of searches that never lets the event loop idle (eval)
 // loads it synchronously, after 20 searches.
 // `warmKeywordIndexInBackground` starts the load earlier.
-// RAGLINE_KEYWORD_SEARCH=fts5 | memory forces one path (benchmarks, diagnosis).
+// The `search.keyword` setting (RAGLINE_KEYWORD_SEARCH) = fts5 | memory forces one
+// path (benchmarks, diagnosis); callers pass it as `mode` (default auto).
 
 import os from 'node:os';
+import type { SearchPaths } from '../config/index.js';
 import type { Db } from '../store/db.js';
 import { KeywordIndex } from './keyword-index.js';
 import { snapshotInWorker } from './keyword-worker.js';
@@ -33,6 +35,8 @@ interface State {
 
 const states = new WeakMap<Db, State>();
 
+type Mode = SearchPaths['keyword'];
+
 /** Searches answered by FTS5 before the copy is loaded synchronously. */
 const SYNC_LOAD_AFTER = 20;
 /** Delay before a background load starts after the first search. */
@@ -46,8 +50,8 @@ function stateFor(db: Db): State {
   return state;
 }
 
-function indexOf(state: State, db: Db): KeywordIndex | undefined {
-  if (state.disabled || process.env.RAGLINE_KEYWORD_SEARCH === 'fts5') return undefined;
+function indexOf(state: State, db: Db, mode: Mode): KeywordIndex | undefined {
+  if (state.disabled || mode === 'fts5') return undefined;
   try {
     state.index ??= new KeywordIndex(db);
   } catch {
@@ -68,50 +72,50 @@ function disable(state: State): undefined {
  * (a background load is scheduled if the copy is not loaded yet). Call once per
  * search, inside the search's read transaction.
  */
-export function keywordIndexFor(db: Db): KeywordIndex | undefined {
+export function keywordIndexFor(db: Db, mode: Mode = 'auto'): KeywordIndex | undefined {
   const state = stateFor(db);
-  const index = indexOf(state, db);
+  const index = indexOf(state, db, mode);
   if (!index) return undefined;
-  const load = index.ready || process.env.RAGLINE_KEYWORD_SEARCH === 'memory' || state.ftsSearches >= SYNC_LOAD_AFTER;
+  const load = index.ready || mode === 'memory' || state.ftsSearches >= SYNC_LOAD_AFTER;
   if (!load) {
     state.ftsSearches++;
-    scheduleWarm(db, state);
+    scheduleWarm(db, state, mode);
     return undefined;
   }
-  return refreshed(state, index);
+  return refreshed(state, index, mode);
 }
 
-function refreshed(state: State, index: KeywordIndex): KeywordIndex | undefined {
+function refreshed(state: State, index: KeywordIndex, mode: Mode): KeywordIndex | undefined {
   try {
     index.refresh();
   } catch {
     return disable(state);
   }
-  return overBudget(index) ? disable(state) : index;
+  return overBudget(index, mode) ? disable(state) : index;
 }
 
-function overBudget(index: KeywordIndex): boolean {
-  return process.env.RAGLINE_KEYWORD_SEARCH !== 'memory' && index.memoryBytes > memoryBudget();
+function overBudget(index: KeywordIndex, mode: Mode): boolean {
+  return mode !== 'memory' && index.memoryBytes > memoryBudget();
 }
 
 const memoryBudget = () => os.totalmem() * MAX_MEMORY_SHARE;
 
-function scheduleWarm(db: Db, state: State): void {
-  state.warming ??= new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref()).then(() => warmState(db, state));
+function scheduleWarm(db: Db, state: State, mode: Mode): void {
+  state.warming ??= new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref()).then(() => warmState(db, state, mode));
 }
 
-async function warmState(db: Db, state: State): Promise<void> {
-  const index = indexOf(state, db);
+async function warmState(db: Db, state: State, mode: Mode): Promise<void> {
+  const index = indexOf(state, db, mode);
   if (!index || !db.open) return;
-  const cancelled = () => state.disabled || state.index !== index || !db.open || overBudget(index);
+  const cancelled = () => state.disabled || state.index !== index || !db.open || overBudget(index, mode);
   try {
-    if (await adoptedFromWorker(db, state, index)) return;
+    if (await adoptedFromWorker(db, state, index, mode)) return;
   } catch {
     // the worker could not build it (e.g. the file could not be opened read-only): build it here
   }
   try {
     await index.warm(cancelled);
-    if (overBudget(index)) disable(state);
+    if (overBudget(index, mode)) disable(state);
   } catch {
     // e.g. the database was closed meanwhile: searches keep using FTS5
   }
@@ -121,8 +125,8 @@ async function warmState(db: Db, state: State): Promise<void> {
  * Builds the copy on a worker thread and takes it, unless it was loaded here
  * meanwhile. False when no worker can build it (the caller loads it here).
  */
-async function adoptedFromWorker(db: Db, state: State, index: KeywordIndex): Promise<boolean> {
-  const budget = process.env.RAGLINE_KEYWORD_SEARCH === 'memory' ? Infinity : memoryBudget();
+async function adoptedFromWorker(db: Db, state: State, index: KeywordIndex, mode: Mode): Promise<boolean> {
+  const budget = mode === 'memory' ? Infinity : memoryBudget();
   const built = snapshotInWorker(db, budget);
   if (!built) return false;
   const result = await built;
@@ -133,16 +137,16 @@ async function adoptedFromWorker(db: Db, state: State, index: KeywordIndex): Pro
 }
 
 /** Loads (or refreshes) the copy now. */
-export function warmKeywordIndex(db: Db): void {
+export function warmKeywordIndex(db: Db, mode: Mode = 'auto'): void {
   const state = stateFor(db);
-  const index = indexOf(state, db);
-  if (index) refreshed(state, index);
+  const index = indexOf(state, db, mode);
+  if (index) refreshed(state, index, mode);
 }
 
 /** Loads the copy in the background, in slices (e.g. when a chat REPL starts). */
-export function warmKeywordIndexInBackground(db: Db): Promise<void> {
+export function warmKeywordIndexInBackground(db: Db, mode: Mode = 'auto'): Promise<void> {
   const state = stateFor(db);
-  state.warming ??= warmState(db, state);
+  state.warming ??= warmState(db, state, mode);
   return state.warming;
 }
 

@@ -15,10 +15,12 @@
 //   `warmVectorIndexInBackground` starts the load earlier (e.g. when the REPL
 //   starts); `warmVectorIndex` loads synchronously.
 // Vectors that would take more than a quarter of the machine's memory stay in vec0.
-// RAGLINE_VECTOR_SEARCH=vec0 | memory forces one path (benchmarks, diagnosis).
+// The `search.vector` setting (RAGLINE_VECTOR_SEARCH) = vec0 | memory forces one
+// path (benchmarks, diagnosis); `search.vectorThreads` = 1 keeps scans on one thread.
 
 import os from 'node:os';
 import type { Statement } from 'better-sqlite3';
+import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
 import type { Db } from '../store/db.js';
 import { vectorBytes } from '../store/vectors.js';
 import { VectorIndex } from './vector-index.js';
@@ -80,8 +82,11 @@ function stateFor(db: Db): State | undefined {
 /** Don't copy vectors that would take more than this share of the machine's memory. */
 const MAX_MEMORY_SHARE = 0.25;
 
-function memoryAllowed(db: Db, state: State): boolean {
-  const forced = process.env.RAGLINE_VECTOR_SEARCH;
+/** The parts of the search settings the vector side reads. */
+export type VectorPaths = Pick<SearchPaths, 'vector' | 'vectorThreads'>;
+
+function memoryAllowed(db: Db, state: State, paths: VectorPaths): boolean {
+  const forced = paths.vector;
   if (forced === 'vec0' || !Number.isInteger(state.dimensions)) return false;
   if (forced === 'memory') return true;
   if (state.memoryFits === undefined) {
@@ -98,8 +103,8 @@ function memoryAllowed(db: Db, state: State): boolean {
 }
 
 /** The `n` nearest chunks to `vector`, nearest first (exact). */
-export function vectorCandidates(db: Db, vector: Float32Array, n: number): VectorCandidate[] {
-  return beginVectorCandidates(db, vector, n)();
+export function vectorCandidates(db: Db, vector: Float32Array, n: number, paths: VectorPaths = DEFAULT_SEARCH_PATHS): VectorCandidate[] {
+  return beginVectorCandidates(db, vector, n, paths)();
 }
 
 /**
@@ -108,24 +113,24 @@ export function vectorCandidates(db: Db, vector: Float32Array, n: number): Vecto
  * caller can run its keyword search in between. vec0 searches run in the returned
  * function. Call it before the next search on the same database.
  */
-export function beginVectorCandidates(db: Db, vector: Float32Array, n: number): () => VectorCandidate[] {
+export function beginVectorCandidates(db: Db, vector: Float32Array, n: number, paths: VectorPaths = DEFAULT_SEARCH_PATHS): () => VectorCandidate[] {
   const state = stateFor(db);
   if (!state || n <= 0) return () => [];
-  if (memoryAllowed(db, state)) {
-    if (process.env.RAGLINE_VECTOR_SEARCH === 'memory') {
-      state.index ??= new VectorIndex(db, state.dimensions);
+  if (memoryAllowed(db, state, paths)) {
+    if (paths.vector === 'memory') {
+      state.index ??= newIndex(db, state, paths);
       return state.index.begin(vector, n); // loads synchronously if needed
     }
     if (state.index?.ready) return state.index.begin(vector, n);
     if (state.vec0Searches >= SYNC_LOAD_AFTER) {
       // The event loop never went idle long enough for the background load (a tight
       // loop of searches): load now, once, synchronously.
-      state.index ??= new VectorIndex(db, state.dimensions);
+      state.index ??= newIndex(db, state, paths);
       return state.index.begin(vector, n);
     }
     // Not loaded yet: answer from vec0 now, load the copy in the background for the
     // searches that follow (a one-shot command exits before the load starts).
-    scheduleWarm(db, state);
+    scheduleWarm(db, state, paths);
   }
   state.vec0Searches++;
   return () => state.knn.all(vectorBytes(vector), n) as VectorCandidate[];
@@ -137,9 +142,13 @@ const SYNC_LOAD_AFTER = 2;
 /** Delay before a background load starts after the first search. */
 const WARM_DELAY_MS = 50;
 
-function scheduleWarm(db: Db, state: State): void {
+function newIndex(db: Db, state: State, paths: VectorPaths): VectorIndex {
+  return new VectorIndex(db, state.dimensions, { threads: paths.vectorThreads });
+}
+
+function scheduleWarm(db: Db, state: State, paths: VectorPaths): void {
   if (state.warming) return;
-  state.index ??= new VectorIndex(db, state.dimensions);
+  state.index ??= newIndex(db, state, paths);
   const index = state.index;
   state.warming = new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref())
     .then(() => (states.get(db) === state && db.open ? index.warm() : undefined))
@@ -149,10 +158,10 @@ function scheduleWarm(db: Db, state: State): void {
 }
 
 /** Loads (or refreshes) the in-memory copy now, so the next search does not pay for it. */
-export function warmVectorIndex(db: Db): void {
+export function warmVectorIndex(db: Db, paths: VectorPaths = DEFAULT_SEARCH_PATHS): void {
   const state = stateFor(db);
-  if (!state || !memoryAllowed(db, state)) return;
-  state.index ??= new VectorIndex(db, state.dimensions);
+  if (!state || !memoryAllowed(db, state, paths)) return;
+  state.index ??= newIndex(db, state, paths);
   state.index.refresh();
 }
 
@@ -160,10 +169,10 @@ export function warmVectorIndex(db: Db): void {
  * Loads the in-memory copy in the background, in slices, without blocking the event
  * loop (e.g. when a chat REPL starts). Searches use vec0 until it is ready.
  */
-export function warmVectorIndexInBackground(db: Db): Promise<void> {
+export function warmVectorIndexInBackground(db: Db, paths: VectorPaths = DEFAULT_SEARCH_PATHS): Promise<void> {
   const state = stateFor(db);
-  if (!state || !memoryAllowed(db, state)) return Promise.resolve();
-  state.index ??= new VectorIndex(db, state.dimensions);
+  if (!state || !memoryAllowed(db, state, paths)) return Promise.resolve();
+  state.index ??= newIndex(db, state, paths);
   const index = state.index;
   state.warming ??= index.warm().catch(() => {});
   return state.warming;

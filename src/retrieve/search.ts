@@ -3,6 +3,7 @@
 // keeps its score parts so the chat, `search` and replay can show why it was found.
 
 import type { Statement } from 'better-sqlite3';
+import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
 import type { Db } from '../store/db.js';
 import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
 import { INDEX_TEXT_VERSION } from '../text/symbols.js';
@@ -83,9 +84,11 @@ export class Retriever {
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
 
+  /** `paths`: which path each side searches by (the `search.*` settings); default auto. */
   constructor(
     private readonly db: Db,
     readonly embedder: Embedder,
+    readonly paths: SearchPaths = DEFAULT_SEARCH_PATHS,
   ) {
     assertSameEmbedder(db, embedder);
     assertKeywordTextCurrent(db, INDEX_TEXT_VERSION);
@@ -135,9 +138,9 @@ export class Retriever {
     const vectors = secondary ? [vector, secondaryVector!] : [vector];
     const keywordResults = new Map<string, RankedHit<number>[]>();
     const vectorLists: VectorCandidate[][] = [];
-    const keywords = keywordIndexFor(this.db);
+    const keywords = keywordIndexFor(this.db, this.paths.keyword);
     plans.forEach((plan, i) => {
-      const finishVectors = beginVectorCandidates(this.db, vectors[i]!, candidates);
+      const finishVectors = beginVectorCandidates(this.db, vectors[i]!, candidates, this.paths);
       try {
         this.runKeywordJobs(plan.jobs, keywordResults, keywords);
       } finally {

@@ -72,9 +72,11 @@ export class VectorIndex {
   /** Time spent in the last refresh, ms (for benchmarks). */
   lastRefreshMs = 0;
 
+  /** `threads`: 1 keeps every scan on this thread; 2 (the default) splits large scans with a helper thread on 2+ cores. */
   constructor(
     private readonly db: Db,
     dimensions: number,
+    private readonly options: { threads?: number } = {},
   ) {
     this.dimensions = dimensions;
     this.stride = Math.ceil((dimensions * 4) / QUERY_BYTES_ALIGN) * QUERY_BYTES_ALIGN;
@@ -194,12 +196,12 @@ export class VectorIndex {
     };
   }
 
-  /** The helper thread, started on first need (2+ cores, not disabled by RAGLINE_VECTOR_THREADS=1). */
+  /** The helper thread, started on first need (2+ cores, not disabled by `threads: 1`). */
   private scanHelper(kernel: Kernel): ScanHelper | undefined {
     if (this.helper) return this.helper;
     if (this.helperDisabled) return undefined;
     this.helperDisabled = true; // one attempt per index
-    if (process.env.RAGLINE_VECTOR_THREADS === '1' || os.availableParallelism() < 2) return undefined;
+    if (this.options.threads === 1 || os.availableParallelism() < 2) return undefined;
     try {
       this.helper = new ScanHelper(kernel.memory);
       helpers.register(this, this.helper, this);

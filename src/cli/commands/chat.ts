@@ -97,7 +97,7 @@ ${HELP}`,
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
-        if (interactive) void Promise.all([warmVectorIndexInBackground(db), warmKeywordIndexInBackground(db)]).catch(() => {});
+        if (interactive) void Promise.all([warmVectorIndexInBackground(db, settings.config.search), warmKeywordIndexInBackground(db, settings.config.search.keyword)]).catch(() => {});
         const chosen = await chooseSession(db, flags, interactive);
         if (!chosen) {
           // The picker was cancelled (Ctrl-C or Escape): leave quietly.

@@ -83,7 +83,7 @@ Examples:
           fromSessions = sessionTasks(db, inputs);
           tasks = fromSessions.tasks;
         }
-        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config));
+        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), settings.config.search);
         const maxPerDocument = wholeNumberFlag(flags.maxPerDocument, '--max-per-document', 0, MAX_K);
         const variants: EvalVariant[] = [];
         if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });

@@ -91,7 +91,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
         }
         const { config } = settings;
         const report = await rerunSession(
-          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config)) },
+          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), config.search) },
           replay,
         );
         const saved = flags.save ? saveRerun(db, replay, report, { name: flags.name }) : undefined;

@@ -23,7 +23,7 @@ export function registerSearch(program: Command): void {
       const settings = settingsFor(command, { 'retrieval.k': flags.k });
       const db = openDb(settings);
       try {
-        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config));
+        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), settings.config.search);
         const started = performance.now();
         const results = await retriever.search(query, { k: settings.config.retrieval.k });
         const ms = performance.now() - started;
