@@ -16,6 +16,7 @@ import { loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retriev
 import { loadedVectorIndex } from '../src/retrieve/knn.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
+import { keywordTotalRows } from '../src/store/documents.js';
 import { FIXTURE_DOCS } from './helpers/cli.js';
 
 const QUESTIONS = [
@@ -100,6 +101,24 @@ describe('KeywordIndex', () => {
     index.refresh();
     expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
     expectSameAsFts(db, index);
+  });
+
+  it('follows an ingest that rewrote the keyword index (its totals counted too many deleted rows)', async () => {
+    const index = new KeywordIndex(db);
+    index.refresh();
+    const chunks = () => db.prepare('SELECT count(*) FROM chunks').pluck().get() as number;
+    // Every file edited, twice: every chunk replaced, so the index counted twice its rows
+    // and the ingest wrote it again with true totals (chunk ids unchanged).
+    for (let round = 0; round < 2; round++) {
+      for (const file of fs.readdirSync(docs, { recursive: true }).map(String)) {
+        if (fs.statSync(path.join(docs, file)).isFile()) fs.appendFileSync(path.join(docs, file), `\n\nWebhooks, round ${round}.\n`);
+      }
+      await ingestDocs();
+      index.refresh();
+      expect(keywordTotalRows(db)).toBe(chunks());
+      expect(index.size).toBe(chunks());
+      expectSameAsFts(db, index);
+    }
   });
 
   it('compacts its postings once most chunks are gone, and still scores as FTS5', async () => {

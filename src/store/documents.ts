@@ -203,6 +203,22 @@ export function clearIndex(db: Db): void {
   }).immediate();
 }
 
+/**
+ * The rows the keyword index's totals count (FTS5's averages record: the row count that
+ * bm25's idf and average length divide by). On this contentless table a deleted row is
+ * not taken out of it, so it runs ahead of the live rows until the index is rewritten.
+ */
+export function keywordTotalRows(db: Db): number {
+  const block = db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck().get() as Buffer | undefined;
+  // The first varint: big-endian groups of 7 bits, high bit set on all but the last.
+  let rows = 0;
+  for (let at = 0; block && at < block.length && at < 9; at++) {
+    rows = rows * 128 + (block[at]! & 0x7f);
+    if (block[at]! < 0x80) break;
+  }
+  return rows;
+}
+
 /** A file that was read and skipped for its content, as it was then. */
 export interface SkippedFile {
   size: number;
