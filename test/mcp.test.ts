@@ -185,6 +185,9 @@ describe('ragline mcp over stdio', () => {
     expect(badK.isError).toBe(true);
     const replay = (await client.callTool({ name: 'replay', arguments: { session: 'nope' } })) as TextResult;
     expect(replay.isError).toBe(true);
+    const noSession = (await client.callTool({ name: 'replay', arguments: { session: ' ' } })) as TextResult;
+    expect(noSession.isError).toBe(true);
+    expect(textOf(noSession)).toBe('The session is empty.\nGive a session id or name from the sessions tool, or "last".');
     const after = (await client.callTool({ name: 'search', arguments: { query: 'webhook signature', k: 1 } })) as TextResult;
     expect(after.isError).toBeFalsy();
     expect((after.structuredContent as { chunks: unknown[] }).chunks).toHaveLength(1);

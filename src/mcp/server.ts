@@ -297,7 +297,7 @@ export class RaglineMcpServer {
       async ({ session: ref, turn }) =>
         this.guard(async () => {
           const db = this.openDb();
-          const session = findSession(db, requireText(ref, 'session'));
+          const session = findSession(db, requireText(ref, 'session', 'Give a session id or name from the sessions tool, or "last".'));
           if (!session) {
             throw new UserError(`No session with the id or name "${ref.trim()}".`, { hint: 'Call the sessions tool to list them.' });
           }
@@ -383,9 +383,9 @@ function failure(text: string, hint?: string): CallToolResult {
   return { content: [{ type: 'text', text: sanitizeText(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
 }
 
-function requireText(value: string, name: string): string {
+function requireText(value: string, name: string, hint = `Give the ${name} in words, e.g. "how do I rotate an API key?".`): string {
   const text = value.trim();
-  if (!text) throw new UserError(`The ${name} is empty.`, { hint: `Give the ${name} in words, e.g. "how do I rotate an API key?".` });
+  if (!text) throw new UserError(`The ${name} is empty.`, { hint });
   return text;
 }
 
