@@ -11,6 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { resolveConfig } from '../src/config/index.js';
 import { RaglineMcpServer } from '../src/mcp/server.js';
 import { registerSecret } from '../src/util/secrets.js';
+import { createTurnContext } from '../src/cli/chat-session.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
@@ -320,6 +321,49 @@ test('an unexpected error reaches the client as a tool error without a known sec
     expect(textOf(result)).not.toMatch(/\u001b|\u0007/);
     const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
     expect(sessions.isError).toBeFalsy();
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test('a call cancelled while it waits behind another is not run nor stored as a turn', async () => {
+  const settings = resolveConfig({ env: { HOME: home } });
+  let release!: () => void;
+  const providersReady = new Promise<void>((resolve) => (release = resolve));
+  const server = new RaglineMcpServer({
+    config: settings.config,
+    openDb: () => openDatabase(dbPath),
+    createContext: async (db) => {
+      await providersReady;
+      return createTurnContext(settings, db, '');
+    },
+    sessionName: 'cancelled-while-queued',
+    version: '0',
+    log: () => {},
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'in-process', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const first = client.callTool({ name: 'search', arguments: { query: 'api keys', k: 1 } });
+    const cancel = new AbortController();
+    const second = client.callTool({ name: 'ask', arguments: { question: 'webhooks?', k: 1 } }, undefined, { signal: cancel.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    cancel.abort();
+    await expect(second).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    expect(((await first) as TextResult).isError).toBeFalsy();
+    const third = (await client.callTool({ name: 'search', arguments: { query: 'rate limits', k: 1 } })) as TextResult;
+    expect(third.isError).toBeFalsy();
+    const replay = (await client.callTool({ name: 'replay', arguments: { session: 'cancelled-while-queued' } })) as TextResult;
+    const turns = (replay.structuredContent as { turns: { question: string; status: string }[] }).turns;
+    expect(turns.map((t) => [t.question, t.status])).toEqual([
+      ['api keys', 'answered'],
+      ['rate limits', 'answered'],
+    ]);
   } finally {
     await client.close();
     await server.close();

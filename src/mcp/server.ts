@@ -214,6 +214,7 @@ export class RaglineMcpServer {
       async ({ query, k, session }, extra) =>
         this.guard(() =>
           this.serial(async () => {
+            if (extra.signal.aborted) return abandoned();
             const question = requireText(query, 'query');
             const { run, session: stored, conversational } = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
@@ -242,6 +243,7 @@ export class RaglineMcpServer {
       async ({ question: asked, k, session }, extra) =>
         this.guard(() =>
           this.serial(async () => {
+            if (extra.signal.aborted) return abandoned();
             const question = requireText(asked, 'question');
             const { run, session: stored, conversational } = await this.turn(question, session, { k, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
@@ -381,6 +383,11 @@ function ok(text: string, structured: object): CallToolResult {
 
 function failure(text: string, hint?: string): CallToolResult {
   return { content: [{ type: 'text', text: sanitizeText(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
+}
+
+/** A call cancelled (or whose client left) while it waited behind another: not run, nothing stored. */
+function abandoned(): CallToolResult {
+  return failure('Cancelled before it started; nothing was stored.');
 }
 
 function requireText(value: string, name: string, hint = `Give the ${name} in words, e.g. "how do I rotate an API key?".`): string {
