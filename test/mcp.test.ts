@@ -23,7 +23,7 @@ import { BIN, FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.j
 
 // ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
 const HOSTILE = [
-  '# Zebraquartz notes',
+  '# Zebraquartz \u001b[1mnotes\u001b[0m \u202eton\u202c',
   '',
   'The zebraquartz gauge reads \u001b[31mred\u001b[0m and sets \u001b]0;pwned\u0007 the title.',
   'A C1 \u009b31m control and a bidi \u202etxt.exe\u202c trick and an isolate \u2066hidden\u2069 here.',
@@ -49,6 +49,7 @@ beforeAll(async () => {
   docs = path.join(home, 'docs');
   fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
   fs.writeFileSync(path.join(docs, 'hostile.md'), HOSTILE);
+  fs.writeFileSync(path.join(docs, 'named\u202eevil\u001b[2J.txt'), 'Its name has a bidi override and an escape.\n');
   dbPath = path.join(home, 'index.db');
   const db = openDatabase(dbPath, { create: true });
   try {
@@ -163,6 +164,16 @@ describe('ragline mcp over stdio', () => {
     const body = (opened.contents[0] as { text: string }).text;
     expect(body).toContain('zebraquartz gauge reads red and sets');
     expect(body).not.toMatch(/[\u001b\u0007\u009b\u202e\u2066]/);
+
+    const { resources } = await client.listResources();
+    const listed = resources.filter((r) => /hostile|named/.test(r.uri));
+    expect(listed.map((r) => [r.name, r.title])).toEqual([
+      ['hostile.md', 'Zebraquartz notes ton'],
+      ['namedevil.txt', 'Indexed document'],
+    ]);
+    expect(JSON.stringify(resources)).not.toMatch(/[\u001b\u009b\u202e\u202c]|\\u001b/);
+    expect(listed[1]!.uri).toBe('ragline://doc/named%E2%80%AEevil%1B%5B2J.txt');
+    expect((await client.readResource({ uri: listed[1]!.uri })).contents[0]).toMatchObject({ text: 'Its name has a bidi override and an escape.' });
   });
 
   test('a cited range opens as a resource; only indexed documents are served', async () => {

@@ -319,8 +319,8 @@ export class RaglineMcpServer {
             return {
               resources: documents.map((doc) => ({
                 uri: documentUri(doc.path),
-                name: doc.path,
-                ...(doc.title ? { title: doc.title } : {}),
+                name: sanitizeText(doc.path),
+                ...(doc.title ? { title: sanitizeText(doc.title) } : {}),
                 mimeType: mimeType(doc.kind),
               })),
             };
