@@ -380,3 +380,41 @@ test('a call cancelled while it waits behind another is not run nor stored as a 
     await server.close();
   }
 });
+
+test('a session that cannot be created for a reason other than its name being taken is a tool error at once, not retried under other numbers', async () => {
+  const settings = resolveConfig({ env: { HOME: home } });
+  const server = new RaglineMcpServer({
+    config: settings.config,
+    openDb: () => {
+      const db = openDatabase(dbPath);
+      db.pragma('busy_timeout = 1');
+      return db;
+    },
+    createContext: (db) => createTurnContext(settings, db, ''),
+    version: '0',
+    log: () => {},
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'locked-out', version: '1' });
+  await client.connect(clientSide);
+  // Another program holds the write lock.
+  const other = openDatabase(dbPath);
+  other.prepare('BEGIN IMMEDIATE').run();
+  try {
+    const started = Date.now();
+    const locked = (await client.callTool({ name: 'search', arguments: { query: 'api keys', k: 1 } })) as TextResult;
+    expect(locked.isError).toBe(true);
+    expect(textOf(locked)).toMatch(/locked|busy/i);
+    expect(Date.now() - started).toBeLessThan(2000);
+    other.prepare('ROLLBACK').run();
+    const after = (await client.callTool({ name: 'search', arguments: { query: 'api keys', k: 1 } })) as TextResult;
+    expect(after.isError).toBeFalsy();
+    expect((after.structuredContent as { session: { name: string } }).session.name).toBe('locked-out-1');
+  } finally {
+    if (other.inTransaction) other.prepare('ROLLBACK').run();
+    other.close();
+    await client.close();
+    await server.close();
+  }
+}, 10_000);

@@ -424,8 +424,9 @@ function createNumbered(db: Db, base: string): SessionInfo {
     try {
       return createSession(db, { name });
     } catch (error) {
-      if (n > 10_000) throw error;
-      // taken meanwhile by another process: try the next number
+      // Taken meanwhile by another process: try the next number. Anything else (a
+      // database locked by another writer, a read-only file) fails the call now.
+      if (!findSession(db, name)) throw error;
     }
   }
 }
