@@ -12,7 +12,7 @@ import { DEFAULT_SEARCH_PATHS } from '../src/config/index.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js';
 import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/keyword-index.js';
-import { loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
+import { keywordIndexFor, loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
 import { loadedVectorIndex } from '../src/retrieve/knn.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
@@ -235,6 +235,21 @@ describe('search with the in-memory keyword index', () => {
       for (const q of QUESTIONS) fromCopy.push(await fresh.search(q, settings));
       const ids = (results: typeof fromCopy) => results.map((r) => r.map((c) => [c.chunkId, c.keywordRank, c.bm25 === undefined ? undefined : Number(c.bm25.toFixed(9))]));
       expect(ids(fromCopy)).toEqual(ids(fromFts));
+    } finally {
+      other.close();
+    }
+  });
+
+  it('never loads the copy synchronously while a background load is under way (a server keeps answering from FTS5)', async () => {
+    const other = openDatabase(path.join(home, 'ragline.db'));
+    try {
+      const warming = warmKeywordIndexInBackground(other);
+      // Synchronous calls: the background load cannot finish between them.
+      const answered = Array.from({ length: 25 }, () => keywordIndexFor(other));
+      expect(answered.every((index) => index === undefined)).toBe(true); // FTS5 each time, past the 20 of a run of searches
+      expect(loadedKeywordIndex(other)?.ready ?? false).toBe(false);
+      await warming;
+      expect(keywordIndexFor(other)?.ready).toBe(true);
     } finally {
       other.close();
     }

@@ -12,8 +12,10 @@
 // modules), else here in slices between events (unref'd timers). Loading costs far
 // more than a search saves (at 100k chunks: about 4 s, against 10-12 ms saved per
 // search), so only a long run of searches that never lets the event loop idle (eval)
-// loads it synchronously, after 20 searches.
-// `warmKeywordIndexInBackground` starts the load earlier.
+// loads it synchronously, after 20 searches, and only when no caller asked for a
+// background load: a chat or `ragline mcp` starts one with `warmKeywordIndexInBackground`
+// and is answered by FTS5 until it is done (a synchronous load there stopped the
+// server for the whole load, 0.6 s at 5k chunks, seconds at 100k).
 // The `search.keyword` setting (RAGLINE_KEYWORD_SEARCH) = fts5 | memory forces one
 // path (benchmarks, diagnosis); callers pass it as `mode` (default auto).
 
@@ -31,6 +33,8 @@ interface State {
   ftsSearches: number;
   /** The copy failed to load or grew past the memory budget: FTS5 from now on. */
   disabled: boolean;
+  /** A caller started a background load (a chat, a server): never load synchronously. */
+  background?: boolean;
 }
 
 const states = new WeakMap<Db, State>();
@@ -76,7 +80,7 @@ export function keywordIndexFor(db: Db, mode: Mode = 'auto'): KeywordIndex | und
   const state = stateFor(db);
   const index = indexOf(state, db, mode);
   if (!index) return undefined;
-  const load = index.ready || mode === 'memory' || state.ftsSearches >= SYNC_LOAD_AFTER;
+  const load = index.ready || mode === 'memory' || (!state.background && state.ftsSearches >= SYNC_LOAD_AFTER);
   if (!load) {
     state.ftsSearches++;
     scheduleWarm(db, state, mode);
@@ -146,6 +150,7 @@ export function warmKeywordIndex(db: Db, mode: Mode = 'auto'): void {
 /** Loads the copy in the background, in slices (e.g. when a chat REPL starts). */
 export function warmKeywordIndexInBackground(db: Db, mode: Mode = 'auto'): Promise<void> {
   const state = stateFor(db);
+  state.background = true;
   state.warming ??= warmState(db, state, mode);
   return state.warming;
 }
