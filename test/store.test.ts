@@ -172,6 +172,31 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     }
   });
 
+  test("another program's rollback-journal file with an unfinished transaction (a hot journal) is refused before SQLite rolls it back: both files unchanged", async () => {
+    const source = path.join(home, 'src', 'busy.sqlite');
+    fs.mkdirSync(path.dirname(source));
+    const busy = new Database(source);
+    busy.pragma('journal_mode = DELETE');
+    busy.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('committed')");
+    busy.pragma('cache_size = 1'); // the transaction spills its pages into the file
+    busy.exec('BEGIN');
+    const insert = busy.prepare('INSERT INTO notes VALUES (?)');
+    for (let i = 0; i < 2000; i++) insert.run('x'.repeat(200));
+    // A copy taken mid-transaction, as a crash leaves it: the file changed, the journal holds the old pages.
+    const file = path.join(home, 'other.sqlite');
+    fs.copyFileSync(source, file);
+    fs.copyFileSync(source + '-journal', file + '-journal');
+    busy.exec('ROLLBACK');
+    busy.close();
+    const before = [sha(file), sha(file + '-journal')];
+    for (const args of COMMANDS) {
+      const result = await runCli(['--db', file, ...args], { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain('has an unfinished transaction of another program beside it (other.sqlite-journal). It was left untouched.');
+      expect([sha(file), sha(file + '-journal')], args[0]).toEqual(before);
+    }
+  });
+
   test('a foreign file with its own meta table (and an application id) is refused, not half-migrated or switched to WAL', async () => {
     const file = path.join(home, 'app.db');
     const other = new Database(file);

@@ -238,21 +238,40 @@ function checkIsSqlite(file: string): void {
     });
   }
   if (stat.size === 0) return; // an empty file is a fresh database to SQLite
-  const header = Buffer.alloc(16);
+  const header = Buffer.alloc(100);
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, 'r');
-    fs.readSync(fd, header, 0, 16, 0);
+    fs.readSync(fd, header, 0, 100, 0);
   } catch (err) {
     throw fsError(err, file, 'read');
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
-  if (!header.equals(SQLITE_HEADER)) {
+  if (!header.subarray(0, 16).equals(SQLITE_HEADER)) {
     throw new UserError(`${file} is not a ragline database (not an SQLite file). It was left untouched.`, {
       hint: 'Choose another path with --db or RAGLINE_DB, or move that file away.',
       exitCode: 2,
     });
+  }
+  // A rollback journal beside a file without ragline's mark: SQLite would roll that
+  // transaction back (rewriting the file, deleting the journal) at the first read,
+  // before the file could be recognised or refused. ragline keeps its own files in
+  // WAL mode, so the journal is another program's unfinished work.
+  if (header.readUInt32BE(68) !== APPLICATION_ID && hasHotJournalCandidate(file)) {
+    throw new UserError(`${file} has an unfinished transaction of another program beside it (${path.basename(file)}-journal). It was left untouched.`, {
+      hint: 'Let the program that wrote it finish, or open it once with that program (or `sqlite3`) to roll the transaction back; then choose a ragline database with --db.',
+      exitCode: 2,
+    });
+  }
+}
+
+/** A non-empty -journal beside the file: what SQLite may treat as a hot journal. */
+function hasHotJournalCandidate(file: string): boolean {
+  try {
+    return fs.statSync(`${file}-journal`).size > 0;
+  } catch {
+    return false;
   }
 }
 
