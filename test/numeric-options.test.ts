@@ -35,6 +35,15 @@ describe('settings', () => {
     expect(failure(() => resolveConfig({ env: { ...env, RAGLINE_MAX_RETRIES: ' ' + '-1' } })).message).toContain('RAGLINE_MAX_RETRIES');
   });
 
+  test('numbers are read as written in decimal: hexadecimal, exponents and Infinity are refused', () => {
+    const env = { HOME: home };
+    for (const raw of ['0x10', '1e2', '0b11', 'Infinity', '5 5']) {
+      expect(failure(() => resolveConfig({ env: { ...env, RAGLINE_K: raw } })).message).toBe(`RAGLINE_K must be a whole number from 1 to 1,000, got "${raw}".`);
+    }
+    expect(failure(() => resolveConfig({ env: { ...env, RAGLINE_RAW_WEIGHT: '1e-1' } })).message).toContain('RAGLINE_RAW_WEIGHT must be a number');
+    expect(resolveConfig({ env: { ...env, RAGLINE_K: ' 7 ', RAGLINE_RAW_WEIGHT: '.5' } }).config.retrieval).toMatchObject({ k: 7, rawWeight: 0.5 });
+  });
+
   test('a flag is named as typed when its spelling is given', () => {
     const err = failure(() => resolveConfig({ env: { HOME: home }, flags: { 'retrieval.k': '0' }, flagNames: { 'retrieval.k': '-k' } }));
     expect(err.message).toBe('-k must be a whole number from 1 to 1,000, got "0".');

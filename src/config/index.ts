@@ -94,10 +94,18 @@ interface Setting {
 
 const text: Parser = (raw) => raw.trim();
 /** A whole number within [min, max]; the message names the flag, variable or file setting it came from. */
+/**
+ * A number as a person writes one in decimal ("5", "0.3", "-2"), else NaN: `Number()`
+ * alone also reads "0x10", "1e2", "0b11" and "Infinity", which no option means.
+ */
+export function decimalNumber(raw: string): number {
+  return /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN;
+}
+
 const wholeNumber =
   (min: number, max: number): Parser =>
   (raw, where) => {
-    const value = raw.trim() === '' ? NaN : Number(raw);
+    const value = decimalNumber(raw);
     if (!Number.isInteger(value) || value < min || value > max) {
       throw new UserError(`${where} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}".`, { exitCode: 2 });
     }
@@ -106,7 +114,7 @@ const wholeNumber =
 const numberIn =
   (min: number, max: number): Parser =>
   (raw, where) => {
-    const value = raw.trim() === '' ? NaN : Number(raw);
+    const value = decimalNumber(raw);
     if (!Number.isFinite(value) || value < min || value > max) throw new UserError(`${where} must be a number from ${min} to ${max}, got "${raw}".`, { exitCode: 2 });
     return value;
   };
