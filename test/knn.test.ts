@@ -114,6 +114,20 @@ describe('vectorCandidates', () => {
     }
   });
 
+  it('never loads the copy synchronously while a background load is under way (a server keeps answering from vec0)', async () => {
+    const db = open();
+    const vectors = fill(db, 2000, 24, 31);
+    const next = prng(32);
+    const warming = warmVectorIndexInBackground(db);
+    for (let q = 0; q < 5; q++) {
+      const query = randomVector(next, 24);
+      expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
+      expect(loadedVectorIndex(db)?.ready).toBe(false); // past the third search: still vec0
+    }
+    await warming;
+    expect(loadedVectorIndex(db)?.ready).toBe(true);
+  });
+
   it('search.vector = vec0 (RAGLINE_VECTOR_SEARCH=vec0) never copies the vectors', () => {
     const paths = { vector: 'vec0', vectorThreads: 2 } as const;
     const db = open();

@@ -11,7 +11,8 @@
 //   never keeps a process alive), so a one-shot `ragline search` exits without
 //   paying for a copy it would use once, and a chat session switches to the copy
 //   as soon as it is loaded. If searches come in a tight loop that never lets the
-//   event loop idle, the third one loads the copy synchronously.
+//   event loop idle, the third one loads the copy synchronously, unless a caller
+//   started a background load (a chat or `ragline mcp` answers from vec0 until it is done).
 //   `warmVectorIndexInBackground` starts the load earlier (e.g. when the REPL
 //   starts); `warmVectorIndex` loads synchronously.
 // Vectors that would take more than a quarter of the machine's memory stay in vec0.
@@ -44,6 +45,8 @@ interface State {
   warming?: Promise<void>;
   /** Searches answered by vec0 so far. */
   vec0Searches: number;
+  /** A caller started a background load (a chat, a server): never load synchronously. */
+  background?: boolean;
 }
 
 const states = new WeakMap<Db, State>();
@@ -122,7 +125,7 @@ export function beginVectorCandidates(db: Db, vector: Float32Array, n: number, p
       return state.index.begin(vector, n); // loads synchronously if needed
     }
     if (state.index?.ready) return state.index.begin(vector, n);
-    if (state.vec0Searches >= SYNC_LOAD_AFTER) {
+    if (state.vec0Searches >= SYNC_LOAD_AFTER && !state.background) {
       // The event loop never went idle long enough for the background load (a tight
       // loop of searches): load now, once, synchronously.
       state.index ??= newIndex(db, state, paths);
@@ -172,6 +175,7 @@ export function warmVectorIndex(db: Db, paths: VectorPaths = DEFAULT_SEARCH_PATH
 export function warmVectorIndexInBackground(db: Db, paths: VectorPaths = DEFAULT_SEARCH_PATHS): Promise<void> {
   const state = stateFor(db);
   if (!state || !memoryAllowed(db, state, paths)) return Promise.resolve();
+  state.background = true;
   state.index ??= newIndex(db, state, paths);
   const index = state.index;
   state.warming ??= index.warm().catch(() => {});
