@@ -132,6 +132,20 @@ describe('ask and piped chat for scripts and transcripts', () => {
     }
   });
 
+  it('ask -q with --json is refused as a usage error, not settled silently', async () => {
+    const result = await runCli(['ask', '-q', '--json', 'How do I rotate an API key?'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('-q/--quiet and --json cannot be used together.');
+  });
+
+  it('/k takes the same range as -k (1 to 1,000)', async () => {
+    const result = await runCli(['chat'], { env, input: '/k 500\n/k 1001\n/k 0x10\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain('retrieving 500 chunks per question');
+    expect(result.stderr.match(/Usage: \/k N \(1-1,000, as -k\)/g)).toHaveLength(2);
+  });
+
   it('piped chat echoes each question before its turn, so the transcript reads in order', async () => {
     const result = await runCli(['chat'], { env, input: 'How do I rotate an API key?\nWhat header does a webhook carry?\n' });
     expect(result.code, result.stderr).toBe(0);

@@ -23,6 +23,9 @@ export function registerAsk(program: Command): void {
       '\nExamples:\n  ragline ask "How do I create an API key?"\n  ragline ask --session last "does it expire?"\n  echo "How do I create an API key?" | ragline ask -q',
     )
     .action(async (words: string[], flags: { session?: string; k?: string; rewrite?: string; scope?: string; quiet?: boolean; json?: boolean }, command: Command) => {
+      if (flags.quiet && flags.json) {
+        throw new UserError('-q/--quiet and --json cannot be used together.', { hint: 'Use --json for every event of the turn (the answer is in the `done` event), or -q for the answer alone.', exitCode: 2 });
+      }
       const question = words.length > 0 ? words.join(' ').trim() : await questionFromStdin();
       if (!question) {
         throw new UserError('The question is empty.', { hint: 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.', exitCode: 2 });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import type { RewritePolicy, ResolvedConfig } from '../../config/index.js';
+import { decimalNumber, MAX_K, type RewritePolicy, type ResolvedConfig } from '../../config/index.js';
 import type { Db } from '../../store/db.js';
 import { findSession, forkSession, isStored, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
@@ -360,8 +360,8 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       return false;
     }
     case 'k': {
-      const k = Number(arg);
-      if (!Number.isInteger(k) || k < 1 || k > 100) output.err('Usage: /k N (1-100)');
+      const k = decimalNumber(arg);
+      if (!Number.isInteger(k) || k < 1 || k > MAX_K) output.err(`Usage: /k N (1-${MAX_K.toLocaleString('en-US')}, as -k)`);
       else {
         state.k = k;
         output.out(color.dim(`retrieving ${k} chunks per question`));
