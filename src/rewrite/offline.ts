@@ -142,10 +142,7 @@ const ASKED_ACTION = [
 
 /** The action an earlier question asked how to do, e.g. "rotate an API key"; undefined when it asked something else. */
 export function askedAction(question: string): string | undefined {
-  const text = question
-    .replace(/\s*\([^()]*\)\s*$/, '') // the context an offline rewrite appended
-    .replace(/[\s?.!]+$/, '')
-    .trim();
+  const text = mainClause(question);
   for (const pattern of ASKED_ACTION) {
     const action = pattern.exec(text)?.[1]?.trim();
     // The action must say something: "how do I do that" gives none.
