@@ -119,7 +119,7 @@ export class OfflineRewriter implements QueryRewriter {
 /** Every content word of the question is in more than `share` of the indexed chunks (or it has none). */
 export function isVague(question: string, termShare: (word: string) => number, share: number): boolean {
   return contentWords(question)
-    .filter((word) => word.length > 1 && !/^\d+$/.test(word))
+    .filter(isContextWord)
     .every((word) => termShare(word) > share);
 }
 
