@@ -8,8 +8,6 @@
 import { isStopword } from '../text/stopwords.js';
 import { extractTerms, isAdverb, isFiller } from './topics.js';
 
-export { isAdverb };
-
 export type ReferenceKind =
   /** it, they, them, this, that, those, these (standing alone), he, she... */
   | 'pronoun'

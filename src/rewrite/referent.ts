@@ -86,7 +86,7 @@ function modifierWord(token: Token): boolean {
 }
 
 /** The plural of an English noun (good enough for the heads of documentation phrases). */
-export function pluralise(word: string): string {
+function pluralise(word: string): string {
   if (/(s|x|z|ch|sh)$/i.test(word)) return `${word}es`;
   if (/[^aeiou]y$/i.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;

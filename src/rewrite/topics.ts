@@ -287,7 +287,7 @@ export function wordsOf(text: string): string[] {
   return text.split(/[\s/]+/).map(trimWord).filter(Boolean);
 }
 
-export function trimWord(word: string): string {
+function trimWord(word: string): string {
   return word.replace(/^[^\p{L}\p{N}_$@]+|[^\p{L}\p{N}_+#%]+$/gu, '').replace(/['’]s$/u, '');
 }
 
