@@ -107,12 +107,12 @@ function termsIn(text: string, terms: readonly string[]): Set<string> {
 const HOW_FORM = /\bhow\s+(?:many|much|long|often|far|old|big|large|small|soon|quickly|fast|early|late|frequently)\b/gi;
 
 /** Content terms of a question: {@link contentTerms} without the "how many" / "how long" form words. */
-export function questionTerms(text: string): Set<string> {
+function questionTerms(text: string): Set<string> {
   return contentTerms(text.replace(HOW_FORM, 'how'));
 }
 
 /** "How do I ...", "how can we ...", "how to ...": questions answered by a command or setting. */
-export function isHowToQuestion(text: string): boolean {
+function isHowToQuestion(text: string): boolean {
   return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(text);
 }
 
@@ -305,7 +305,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
  * "fs.readdir(path[, options])", "--leak-check=<no|summary|yes|full>"), as shown before a
  * sentence quoted from it (`core` lower-cased, to see whether the sentence names it).
  */
-export function sectionName(title: string): { shown: string; core: string } | undefined {
+function sectionName(title: string): { shown: string; core: string } | undefined {
   const clean = title.replace(/[`*]/g, '').trim();
   const core = /^[^\s(=<\[]+/.exec(clean)?.[0];
   if (core === undefined || core.length < 3) return undefined;
@@ -332,7 +332,7 @@ function headingKey(text: string): string {
  * and means nothing quoted alone. "This command" / "This variable" in a reference
  * page name the page's subject and stand alone.
  */
-export function isDangling(sentence: string): boolean {
+function isDangling(sentence: string): boolean {
   if (/^(?:in\s+(?:this|that|such\s+a)\s+case|in\s+this\s+way|for\s+this\s+reason)\b/i.test(sentence)) return true;
   const match = /^[\s*`"'(]*(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
   if (!match) return false;
