@@ -281,9 +281,9 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     persisted = true; // set first: a failing write is not attempted twice
     const persistStart = performance.now();
     timings.totalMs = persistStart - started;
-    const exchanged = answerKind === 'search' ? status === 'answered' : (status === 'answered' || status === 'interrupted') && !!answer;
+    // What counts as conversation when history is read back (isExchange) updates the topics now.
     const nextTopics =
-      exchanged && answerKind !== 'small_talk' && standaloneQuery !== undefined
+      isExchange({ status, answer, answerKind }) && standaloneQuery !== undefined
         ? updateTopics(
             topics,
             // An extractive answer is quoted document text, not a reply: its terms
