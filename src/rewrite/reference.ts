@@ -6,6 +6,7 @@
 // it safe to rotate?" left alone) cannot happen when there is one.
 
 import { isStopword } from '../text/stopwords.js';
+import { isPluralWord } from './referent.js';
 import { extractTerms, isAdverb, isFiller } from './topics.js';
 
 export type ReferenceKind =
@@ -118,8 +119,7 @@ function withoutVerbAndSubject(text: string): string {
 
 /** A phrase whose head is plural ("worker threads"), roughly. */
 function isPluralPhrase(phrase: string): boolean {
-  const head = phrase.split(/\s+/).at(-1)!.toLowerCase();
-  return /[^su]s$/.test(head) && !/(ss|us|is)$/.test(head);
+  return isPluralWord(phrase.split(/\s+/).at(-1)!.toLowerCase());
 }
 
 /** "what signal does", "how many workspaces does": what the question asks for is not what "it" is. */

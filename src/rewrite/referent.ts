@@ -96,7 +96,12 @@ function numberOf(words: Token[]): 'singular' | 'plural' {
   const head = words.at(-1)!.lower.replace(/'s$/, '');
   if (/[._]/.test(head)) return 'singular';
   if (/^[\p{Lu}\d_.+#-]+$/u.test(words.at(-1)!.text) && !/[a-z]s$/.test(words.at(-1)!.text)) return 'singular';
-  return /[^su]s$/.test(head) && !/(ss|us|is)$/.test(head) ? 'plural' : 'singular';
+  return isPluralWord(head) ? 'plural' : 'singular';
+}
+
+/** A lower-case noun in the plural ("threads", not "class", "status" or "analysis"), roughly. */
+export function isPluralWord(word: string): boolean {
+  return /[^su]s$/.test(word) && !/(ss|us|is)$/.test(word);
 }
 
 /**
