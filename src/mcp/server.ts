@@ -218,14 +218,7 @@ export class RaglineMcpServer {
             const question = requireText(query, 'query');
             const { run, session: stored, conversational } = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
-            const result: TurnResult = {
-              session: { id: stored.id, name: stored.name },
-              turn: run.done.ordinal,
-              question: run.rewrite?.question ?? question,
-              standaloneQuery: run.rewrite?.standaloneQuery ?? question,
-              rewrite: rewriteResult(run.rewrite, conversational),
-              chunks: (run.retrieval?.chunks ?? []).map(chunkResult),
-            };
+            const result = turnResult(run, stored, question, conversational);
             return ok(searchText(sanitizedTurn(result), stored, conversational), sanitizedTurn(result));
           }),
         ),
@@ -248,19 +241,16 @@ export class RaglineMcpServer {
             const { run, session: stored, conversational } = await this.turn(question, session, { k, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
             const chunks = run.retrieval?.chunks ?? [];
+            const { chunks: chunkResults, ...turn } = turnResult(run, stored, question, conversational);
             const result: AskResult = {
-              session: { id: stored.id, name: stored.name },
-              turn: run.done.ordinal,
-              question: run.rewrite?.question ?? question,
-              standaloneQuery: run.rewrite?.standaloneQuery ?? question,
-              rewrite: rewriteResult(run.rewrite, conversational),
+              ...turn,
               answer: run.done.answer,
               answerKind: run.done.answerKind,
               citations: run.done.citations.map((citation) => {
                 const chunk = chunks.find((c) => c.chunkId === citation.chunkId);
                 return { ...citation, uri: chunk ? documentUri(chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }) : '' };
               }),
-              chunks: chunks.map(chunkResult),
+              chunks: chunkResults,
             };
             const clean = sanitizedAsk(result);
             return ok(askText(clean, stored, conversational), clean);
@@ -319,8 +309,8 @@ export class RaglineMcpServer {
             return {
               resources: documents.map((doc) => ({
                 uri: documentUri(doc.path),
-                name: sanitizeText(doc.path),
-                ...(doc.title ? { title: sanitizeText(doc.title) } : {}),
+                name: sanitizeForTerminal(doc.path),
+                ...(doc.title ? { title: sanitizeForTerminal(doc.title) } : {}),
                 mimeType: mimeType(doc.kind),
               })),
             };
@@ -346,7 +336,7 @@ export class RaglineMcpServer {
         }
         if (!doc) throw new McpError(RESOURCE_NOT_FOUND, `No document ${JSON.stringify(parsed.path)} in the index. Resources serve indexed documents only.`);
         return {
-          contents: [{ uri: uri.toString(), mimeType: mimeType(doc.kind), text: sanitizeText(doc.text) }],
+          contents: [{ uri: uri.toString(), mimeType: mimeType(doc.kind), text: sanitizeForTerminal(doc.text) }],
         };
       },
     );
@@ -364,17 +354,24 @@ export class RaglineMcpServer {
   }
 }
 
-
-function sanitizeText(text: string): string {
-  return sanitizeForTerminal(text);
+/** What search and ask both return of a turn. */
+function turnResult(run: TurnRun, session: SessionInfo, question: string, conversational: boolean): TurnResult {
+  return {
+    session: { id: session.id, name: session.name },
+    turn: run.done.ordinal,
+    question: run.rewrite?.question ?? question,
+    standaloneQuery: run.rewrite?.standaloneQuery ?? question,
+    rewrite: rewriteResult(run.rewrite, conversational),
+    chunks: (run.retrieval?.chunks ?? []).map(chunkResult),
+  };
 }
 
 function sanitizedTurn<T extends TurnResult>(result: T): T {
-  return { ...result, question: sanitizeText(result.question), standaloneQuery: sanitizeText(result.standaloneQuery), session: { ...result.session, name: result.session.name === null ? null : sanitizeText(result.session.name) } };
+  return { ...result, question: sanitizeForTerminal(result.question), standaloneQuery: sanitizeForTerminal(result.standaloneQuery), session: { ...result.session, name: result.session.name === null ? null : sanitizeForTerminal(result.session.name) } };
 }
 
 function sanitizedAsk(result: AskResult): AskResult {
-  return { ...sanitizedTurn(result), answer: sanitizeText(result.answer), citations: result.citations.map((c) => ({ ...c, location: sanitizeText(c.location) })) };
+  return { ...sanitizedTurn(result), answer: sanitizeForTerminal(result.answer), citations: result.citations.map((c) => ({ ...c, location: sanitizeForTerminal(c.location) })) };
 }
 
 function ok(text: string, structured: object): CallToolResult {
@@ -382,7 +379,7 @@ function ok(text: string, structured: object): CallToolResult {
 }
 
 function failure(text: string, hint?: string): CallToolResult {
-  return { content: [{ type: 'text', text: sanitizeText(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
+  return { content: [{ type: 'text', text: sanitizeForTerminal(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
 }
 
 /** A call cancelled (or whose client left) while it waited behind another: not run, nothing stored. */
