@@ -44,7 +44,6 @@ export function isEarlierOfflineEmbedder(stored: string, configured: string): bo
   return was !== null && now !== null && was[1] !== now[1] && was[2] === now[2];
 }
 
-
 export function getFingerprint(db: Db): IndexFingerprint | undefined {
   const raw = getMeta(db, 'index.fingerprint');
   return raw ? (JSON.parse(raw) as IndexFingerprint) : undefined;

@@ -178,7 +178,6 @@ export const MIGRATIONS: Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
 /** Refuses a database written by a newer ragline (a read: called before anything is written). */
 export function assertKnownSchema(userVersion: number): void {
   if (userVersion > SCHEMA_VERSION) {
@@ -189,6 +188,7 @@ export function assertKnownSchema(userVersion: number): void {
   }
 }
 
+/** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
 export function migrate(db: Database.Database, options: { readonly: boolean }): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   assertKnownSchema(current);
