@@ -81,7 +81,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('busy_timeout = 10000');
     // Every check that can refuse the file runs before the first write (the switch
     // to WAL rewrites the header of a rollback-journal file).
-    const owned = inMemory ? { ours: true, stamped: false } : checkOwnership(db, file);
+    const stamped = inMemory ? false : checkOwnership(db, file);
     if (!inMemory && !options.readonly) quickCheckIfSmall(db, file);
     // A file this user cannot write is read as it is (a command that only reads
     // works; one that writes is told so at its first write).
@@ -96,7 +96,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     migrate(db, { readonly: options.readonly ?? false });
     // ragline's mark in the header, on a file it created or recognised as its own
     // (a file made before the mark that this user cannot write is read unmarked).
-    if (canWrite && !owned.stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
+    if (canWrite && !stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
   } catch (err) {
     closeWithoutCheckpoint(db, file, inMemory);
     if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
@@ -131,8 +131,9 @@ const RAGLINE_TABLES = ['meta', 'documents', 'chunks', 'chunks_fts', 'sessions',
  * ragline, or one whose schema cannot be read. Ours: it carries the mark, or it
  * has ragline's tables (made before the mark), or it is empty (a file just
  * created, here or by another ragline process starting at the same moment).
+ * Returns whether it already carries the mark.
  */
-function checkOwnership(db: Db, file: string): { ours: true; stamped: boolean } {
+function checkOwnership(db: Db, file: string): boolean {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   const userVersion = db.pragma('user_version', { simple: true }) as number;
   // Reading the schema parses every entry: a damaged first page or schema fails here.
@@ -154,7 +155,7 @@ function checkOwnership(db: Db, file: string): { ours: true; stamped: boolean } 
     });
   }
   assertKnownSchema(userVersion);
-  return { ours: true, stamped };
+  return stamped;
 }
 
 /**
