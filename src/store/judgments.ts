@@ -133,7 +133,8 @@ export interface ResolvedName {
  * Resolves a document a person names: a stored path (relative to the ingested
  * folder), a file path (absolute, or relative to `cwd`) inside an ingested
  * folder, a file name (`authentication.md`), or a file name or stored path
- * without its extension (as eval's tasks name them: `authentication`, `reference/cli`).
+ * without its extension (`reference/cli`; eval's tasks name documents by the
+ * file name without its extension, `authentication`, which resolves here too).
  */
 export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
   const asWritten = name.trim().replace(/\\/g, '/');
