@@ -3,10 +3,9 @@
 // providers.
 
 import type { Command } from 'commander';
-import { chooseEmbedder, decimalNumber, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
+import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import { openDatabase, type Db, type OpenOptions } from '../store/db.js';
 import { getFingerprint } from '../store/meta.js';
-import { UserError } from '../util/errors.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -66,21 +65,5 @@ export function embedderConfig(settings: ResolvedConfig, db: Db, options: { rein
   return { config: withEmbedder(settings.config, choice), choice };
 }
 
-/** A command's own numeric flag, range-checked where it is parsed, named as the user typed it. */
-export function wholeNumberFlag(raw: string, flag: string, min: number, max: number, what = 'a whole number'): number {
-  const value = decimalNumber(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max.toLocaleString('en-US')}`;
-    throw new UserError(`${flag} must be ${what} ${range}, got "${raw}".`, { exitCode: 2 });
-  }
-  return value;
-}
-
-/** A command's own numeric flag that may have a fraction, range-checked. */
-export function numberFlag(raw: string, flag: string, min: number, max: number): number {
-  const value = decimalNumber(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new UserError(`${flag} must be a number from ${min} to ${max}, got "${raw}".`, { exitCode: 2 });
-  }
-  return value;
-}
+/** A command's own numeric flags are checked as the settings are, named as the user typed them. */
+export { numberIn as numberFlag, wholeNumberIn as wholeNumberFlag } from '../config/index.js';

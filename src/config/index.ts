@@ -93,7 +93,6 @@ interface Setting {
 }
 
 const text: Parser = (raw) => raw.trim();
-/** A whole number within [min, max]; the message names the flag, variable or file setting it came from. */
 /**
  * A number as a person writes one in decimal ("5", "0.3", "-2"), else NaN: `Number()`
  * alone also reads "0x10", "1e2", "0b11" and "Infinity", which no option means.
@@ -102,22 +101,34 @@ export function decimalNumber(raw: string): number {
   return /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN;
 }
 
+/**
+ * A whole number within [min, max] (max Number.MAX_SAFE_INTEGER: no upper bound);
+ * `where` names the flag, variable or file setting it came from, as the user wrote it.
+ */
+export function wholeNumberIn(raw: string, where: string, min: number, max: number, what = 'a whole number'): number {
+  const value = decimalNumber(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max.toLocaleString('en-US')}`;
+    throw new UserError(`${where} must be ${what} ${range}, got "${raw}".`, { exitCode: 2 });
+  }
+  return value;
+}
+
+/** A number, fraction allowed, within [min, max]; `where` as for wholeNumberIn. */
+export function numberIn(raw: string, where: string, min: number, max: number): number {
+  const value = decimalNumber(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw new UserError(`${where} must be a number from ${min} to ${max}, got "${raw}".`, { exitCode: 2 });
+  return value;
+}
+
 const wholeNumber =
   (min: number, max: number): Parser =>
-  (raw, where) => {
-    const value = decimalNumber(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      throw new UserError(`${where} must be a whole number from ${min} to ${max.toLocaleString('en-US')}, got "${raw}".`, { exitCode: 2 });
-    }
-    return value;
-  };
-const numberIn =
+  (raw, where) =>
+    wholeNumberIn(raw, where, min, max);
+const numberBetween =
   (min: number, max: number): Parser =>
-  (raw, where) => {
-    const value = decimalNumber(raw);
-    if (!Number.isFinite(value) || value < min || value > max) throw new UserError(`${where} must be a number from ${min} to ${max}, got "${raw}".`, { exitCode: 2 });
-    return value;
-  };
+  (raw, where) =>
+    numberIn(raw, where, min, max);
 /** The longest delay a Node timer takes; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Most chunks one question may retrieve (sqlite-vec refuses KNN queries above 4096). */
@@ -216,7 +227,7 @@ const SETTINGS: Setting[] = [
   { key: 'chunk.overlap', env: ['RAGLINE_CHUNK_OVERLAP'], parse: wholeNumber(0, 1_000_000) },
   { key: 'ingest.maxFileBytes', env: ['RAGLINE_MAX_FILE_BYTES'], parse: wholeNumber(1, 2 ** 31 - 1) },
   { key: 'retrieval.k', env: ['RAGLINE_K'], parse: wholeNumber(1, MAX_K) },
-  { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: numberIn(0, 100) },
+  { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: numberBetween(0, 100) },
   { key: 'rewrite.policy', env: ['RAGLINE_REWRITE'], parse: oneOf('auto', 'always', 'never') },
   { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: wholeNumber(1, 10_000_000) },
