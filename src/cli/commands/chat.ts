@@ -217,13 +217,14 @@ async function piped(settings: ResolvedConfig, db: Db, state: ReplState, output:
 async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: Output): Promise<void> {
   const { session } = state;
   const { color } = output;
-  const turns = loadTurns(db, session.id).length;
+  const earlier = loadTurns(db, session.id);
+  const turns = earlier.length;
   output.out(
     color.dim(
       `${state.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier ${turns === 1 ? 'turn' : 'turns'})` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
     ),
   );
-  const inputHistory: string[] = loadTurns(db, session.id).map((t) => t.question).reverse();
+  const inputHistory: string[] = earlier.map((t) => t.question).reverse();
   const context = await createTurnContext(settings, db, session.id);
   for (;;) {
     const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand });
