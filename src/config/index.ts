@@ -156,7 +156,7 @@ const duration: Parser = (raw, where) => {
 
 const DAY_MS = 86_400_000;
 /** Units of an age (`prune --older-than`, `history.retention`); a month is 30 days, a year 365. */
-export const DURATION_UNITS: Record<string, number> = {
+const DURATION_UNITS: Record<string, number> = {
   s: 1000,
   min: 60_000,
   h: 3_600_000,
@@ -166,7 +166,7 @@ export const DURATION_UNITS: Record<string, number> = {
   y: 365 * DAY_MS,
 };
 /** The longest age accepted: older cut-offs are not dates a database can hold usefully. */
-export const MAX_DURATION_YEARS = 1000;
+const MAX_DURATION_YEARS = 1000;
 export const DURATION_HELP = 's, min, h, d, w, mo (30 days) or y (365 days), e.g. 90s, 45min, 12h, 30d, 8w, 6mo, 1y';
 
 /**
