@@ -10,6 +10,7 @@ import { describeIndexState } from '../replay/index.js';
 import type { SessionInfo, SessionListing } from '../store/sessions.js';
 import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
 import { documentUri } from './documents.js';
+import { stamp } from '../util/time.js';
 
 const clean = (text: string) => sanitizeForTerminal(text);
 
@@ -142,7 +143,7 @@ export function sessionsText(sessions: ReturnType<typeof sessionsResult>, total:
   return [
     shown,
     ...sessions.map(
-      (s) => `${s.id}${s.name ? ` "${s.name}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${s.lastActive.slice(0, 19).replace('T', ' ')}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
+      (s) => `${s.id}${s.name ? ` "${s.name}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${stamp(s.lastActive)}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
     ),
   ].join('\n');
 }
@@ -178,7 +179,7 @@ export function replayText(result: ReturnType<typeof replayResult>): string {
   const { session } = result;
   const lines = [`Session ${session.id}${session.name ? ` "${session.name}"` : ''} · ${result.turns.length} turn${result.turns.length === 1 ? '' : 's'}`];
   for (const turn of result.turns) {
-    lines.push('', `Turn ${turn.turn} · ${turn.status} · ${turn.createdAt.slice(0, 19).replace('T', ' ')}`, `Asked: ${oneLine(turn.question, 1000)}`);
+    lines.push('', `Turn ${turn.turn} · ${turn.status} · ${stamp(turn.createdAt)}`, `Asked: ${oneLine(turn.question, 1000)}`);
     if (turn.standaloneQuery !== null && turn.rewrite?.decision !== 'small_talk') {
       const rewritten = turn.rewrite?.decision === 'rewritten' && turn.standaloneQuery !== turn.question;
       lines.push(`${rewritten ? 'Rewritten to' : 'Searched as asked'}: ${oneLine(turn.standaloneQuery, 1000)}${turn.rewrite ? ` (${turn.rewrite.decision}: ${oneLine(turn.rewrite.reason, 200)})` : ''}`);

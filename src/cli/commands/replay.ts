@@ -31,6 +31,7 @@ import { createOutput, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
 import { rewriteLine } from '../turn-view.js';
+import { stamp } from '../../util/time.js';
 
 interface ReplayFlags {
   turn?: string;
@@ -197,10 +198,6 @@ function renderPrompt(title: string, messages: ChatMessage[] | null, output: Out
 function storedChunkLine(chunk: ReplayChunk, output: Output): string {
   const note = describeIndexState(chunk.indexState);
   return chunkLine(chunk, output.color, width()) + (note ? '  ' + output.color.yellow(`(${note})`) : '');
-}
-
-function stamp(iso: string): string {
-  return iso.slice(0, 19).replace('T', ' ');
 }
 
 // ---- rerun ---------------------------------------------------------------

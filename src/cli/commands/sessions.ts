@@ -29,6 +29,7 @@ import { createOutput, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { indexedPaths, judgmentText } from '../judgment-view.js';
 import { termShares } from '../../retrieve/term-stats.js';
+import { stamp } from '../../util/time.js';
 
 export function registerSessions(program: Command): void {
   const sessions = program
@@ -289,10 +290,6 @@ async function withDb(command: Command, run: (db: Db, output: Output) => void | 
   } finally {
     db.close();
   }
-}
-
-function stamp(iso: string): string {
-  return iso.slice(0, 19).replace('T', ' ');
 }
 
 /** Topics stored on the latest turn that has any. */
