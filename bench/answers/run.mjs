@@ -15,10 +15,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { turnModules } from '../turn/common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const lib = (p) => import(path.join(root, 'dist', p));
 const flag = (name) => process.argv.includes(`--${name}`);
 const option = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,14 +32,7 @@ if (present.length === 0) {
   process.exit(0);
 }
 
-const { openDatabase } = await lib('store/db.js');
-const { resolveConfig } = await lib('config/index.js');
-const { createEmbedder } = await lib('providers/index.js');
-const { Retriever } = await lib('retrieve/search.js');
-const { createRewriter } = await lib('rewrite/index.js');
-const { runTurn } = await lib('chat/turn.js');
-const { createSession } = await lib('store/sessions.js');
-const { ingest } = await lib('ingest/ingest.js');
+const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, ingest } = await turnModules();
 
 const dbPath = path.resolve(option('db', path.join(root, 'bench/out/answers/realdocs.db')));
 fs.mkdirSync(path.dirname(dbPath), { recursive: true });

@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { turnModules } from '../turn/common.mjs';
 import { EXCLUDE, stageDocs } from './docs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -49,13 +50,7 @@ if (ingest.status !== 0) {
   process.exit(1);
 }
 
-const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
-const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
-const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
-const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
-const { createRewriter } = await import(path.join(root, 'dist/rewrite/index.js'));
-const { runTurn } = await import(path.join(root, 'dist/chat/turn.js'));
-const { createSession } = await import(path.join(root, 'dist/store/sessions.js'));
+const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession } = await turnModules();
 
 const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);

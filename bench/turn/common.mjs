@@ -1,5 +1,6 @@
-// What the bench/turn scripts share: the project root, numeric --flags, and the
-// 100k-chunk database that turn-cost.mjs builds.
+// What the bench scripts that play chat turns share: the project root, numeric
+// --flags, the dist/ modules a turn is set up with, and the 100k-chunk database
+// that turn-cost.mjs builds.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,4 +47,23 @@ export function mtragQuestions() {
 export function searchEnv(env = process.env) {
   const names = ['RAGLINE_VECTOR_SEARCH', 'RAGLINE_KEYWORD_SEARCH', 'RAGLINE_VECTOR_THREADS'];
   return Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+}
+
+/**
+ * The dist/ modules the bench scripts set a chat turn up with, from the build at
+ * `buildRoot` (this checkout by default; turn-cost-ab.mjs passes each build's).
+ */
+export async function turnModules(buildRoot = root) {
+  const lib = (p) => import(path.join(buildRoot, 'dist', p));
+  const { openDatabase } = await lib('store/db.js');
+  const { resolveConfig } = await lib('config/index.js');
+  const { createEmbedder } = await lib('providers/index.js');
+  const { Retriever } = await lib('retrieve/search.js');
+  const { createRewriter } = await lib('rewrite/index.js');
+  const { runTurn } = await lib('chat/turn.js');
+  const { createSession } = await lib('store/sessions.js');
+  const { ingest } = await lib('ingest/ingest.js');
+  const { warmVectorIndex } = await lib('retrieve/knn.js');
+  const { loadedKeywordIndex, warmKeywordIndex } = await lib('retrieve/keyword.js');
+  return { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, ingest, warmVectorIndex, loadedKeywordIndex, warmKeywordIndex };
 }

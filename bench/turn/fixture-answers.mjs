@@ -9,18 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, turnModules } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const lib = (p) => import(path.join(root, 'dist', p));
-const { openDatabase } = await lib('store/db.js');
-const { resolveConfig } = await lib('config/index.js');
-const { createEmbedder } = await lib('providers/index.js');
-const { Retriever } = await lib('retrieve/search.js');
-const { createRewriter } = await lib('rewrite/index.js');
-const { runTurn } = await lib('chat/turn.js');
-const { createSession } = await lib('store/sessions.js');
-const { ingest } = await lib('ingest/ingest.js');
+const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, ingest } = await turnModules();
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-fixture-answers-'));
 const dbPath = path.join(home, 'fixtures.db');

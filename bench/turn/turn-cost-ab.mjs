@@ -11,7 +11,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { arg, mtragQuestions, searchEnv } from './common.mjs';
+import { arg, mtragQuestions, searchEnv, turnModules } from './common.mjs';
 
 const option = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,16 +31,7 @@ async function setUp(root) {
     console.error(`${dbPath} not found; build it with that build's bench/turn/turn-cost.mjs --chunks ${chunks}`);
     process.exit(2);
   }
-  const lib = (p) => import(path.join(root, 'dist', p));
-  const { openDatabase } = await lib('store/db.js');
-  const { resolveConfig } = await lib('config/index.js');
-  const { createEmbedder } = await lib('providers/index.js');
-  const { Retriever } = await lib('retrieve/search.js');
-  const { createRewriter } = await lib('rewrite/index.js');
-  const { runTurn } = await lib('chat/turn.js');
-  const { createSession } = await lib('store/sessions.js');
-  const { warmVectorIndex } = await lib('retrieve/knn.js');
-  const { warmKeywordIndex } = await lib('retrieve/keyword.js');
+  const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, warmVectorIndex, warmKeywordIndex } = await turnModules(root);
   const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
   const db = openDatabase(dbPath);
   warmVectorIndex(db, config.search);

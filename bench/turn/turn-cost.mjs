@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { arg, mtragQuestions, root, searchEnv, shared, turnDbPath } from './common.mjs';
+import { arg, mtragQuestions, root, searchEnv, shared, turnDbPath, turnModules } from './common.mjs';
 
 const targetChunks = arg('chunks', 100_000);
 const turns = arg('turns', 200);
@@ -57,15 +57,7 @@ if (!fs.existsSync(dbPath)) {
   console.error(`built ${dbPath}: ${JSON.parse(result.stdout).chunks.written} chunks in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
-const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
-const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
-const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
-const { createRewriter } = await import(path.join(root, 'dist/rewrite/index.js'));
-const { runTurn } = await import(path.join(root, 'dist/chat/turn.js'));
-const { createSession } = await import(path.join(root, 'dist/store/sessions.js'));
-const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
-const { loadedKeywordIndex, warmKeywordIndex } = await import(path.join(root, 'dist/retrieve/keyword.js'));
+const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, warmVectorIndex, loadedKeywordIndex, warmKeywordIndex } = await turnModules();
 
 const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
