@@ -15,15 +15,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { turnModules } from '../turn/common.mjs';
+import { option, turnModules } from '../turn/common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const flag = (name) => process.argv.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 
 const set = JSON.parse(fs.readFileSync(path.join(here, 'questions.json'), 'utf8'));
 const present = Object.entries(set.roots).filter(([, r]) => fs.existsSync(r.dir));

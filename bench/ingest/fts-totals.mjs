@@ -13,17 +13,11 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const source = arg('docs', '/usr/share/cmake-3.25/Help');
-const rounds = Number(arg('rounds', 6));
-const share = Number(arg('share', 0.2));
-const queryCount = Number(arg('queries', 200));
+import { arg, option, root, seededRandom } from '../turn/common.mjs';
+const source = option('docs', '/usr/share/cmake-3.25/Help');
+const rounds = arg('rounds', 6);
+const share = arg('share', 0.2);
+const queryCount = arg('queries', 200);
 if (!fs.existsSync(source)) {
   console.log(`skipped: ${source} is not on this machine`);
   process.exit(0);
@@ -41,14 +35,7 @@ fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 fs.cpSync(source, docs, { recursive: true });
 
-let seed = 7;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = seededRandom(7);
 const files = () => fs.readdirSync(docs, { recursive: true }).map(String).filter((f) => fs.statSync(path.join(docs, f)).isFile()).sort();
 
 const embedder = new OfflineEmbedder();

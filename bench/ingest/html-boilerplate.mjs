@@ -13,16 +13,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const docs = arg('docs', '/usr/share/doc/nodejs/api');
-const bin = path.resolve(arg('bin', path.join(root, 'bin/ragline.js')));
+import { option, root } from '../turn/common.mjs';
+const docs = option('docs', '/usr/share/doc/nodejs/api');
+const bin = path.resolve(option('bin', path.join(root, 'bin/ragline.js')));
 if (!fs.existsSync(path.join(docs, 'synopsis.html'))) {
   console.log(`skipped: no Node.js API docs at ${docs}`);
   process.exit(0);

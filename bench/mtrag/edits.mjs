@@ -14,19 +14,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
-const domain = arg('domain', 'fiqa');
-const rounds = Number(arg('rounds', 3));
-const share = Number(arg('share', 0.2));
-const variants = arg('variants', 'ragline+raw');
-const bin = path.resolve(arg('bin', path.join(root, 'bin/ragline.js')));
+import { arg, option, root, seededRandom } from '../turn/common.mjs';
+const domain = option('domain', 'fiqa');
+const rounds = arg('rounds', 3);
+const share = arg('share', 0.2);
+const variants = option('variants', 'ragline+raw');
+const bin = path.resolve(option('bin', path.join(root, 'bin/ragline.js')));
 const prepared = path.join(root, 'bench/out/mtrag', domain);
 if (!fs.existsSync(path.join(prepared, 'docs')) || !fs.existsSync(path.join(prepared, 'tasks.jsonl'))) {
   console.log(`skipped: run bench/mtrag/run.mjs first (no ${path.relative(root, prepared)}/docs)`);
@@ -61,14 +55,7 @@ const totals = (file) => {
   }
 };
 
-let seed = 11;
-const random = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = seededRandom(11);
 
 const edited = path.join(out, 'edited.db');
 ragline(['--db', edited, 'ingest', docs, '--json']);
@@ -87,7 +74,7 @@ const evaluate = (db) => {
 };
 const a = totals(edited);
 const f = (x) => x.toFixed(3);
-console.log(`${domain}: ${rounds} rounds, ${share * 100}% of ${files.length} files re-written each, ${arg('bin', 'bin/ragline.js')}`);
+console.log(`${domain}: ${rounds} rounds, ${share * 100}% of ${files.length} files re-written each, ${option('bin', 'bin/ragline.js')}`);
 console.log(`re-ingest s: ${reingests.map((s) => s.toFixed(2)).join(', ')}; rows in totals ${a.rows} for ${a.chunks} chunks (${(((a.rows - a.chunks) / a.chunks) * 100).toFixed(0)}% over)`);
 console.log('| index | variant | n | R@5 | R@10 | MRR@10 | nDCG@10 |');
 console.log('|---|---|---|---|---|---|---|');

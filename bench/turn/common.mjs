@@ -1,6 +1,6 @@
-// What the bench scripts that play chat turns share: the project root, numeric
-// --flags, the dist/ modules a turn is set up with, and the 100k-chunk database
-// that turn-cost.mjs builds.
+// What the bench scripts that play chat turns (and a few others) share: the project
+// root, --flags, a seeded random generator, the dist/ modules a turn is set up with,
+// and the 100k-chunk database that turn-cost.mjs builds.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,23 @@ export const shared = path.resolve(root, '../shared/bench');
 export function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** The word after `--name` on the command line, or `fallback`. */
+export function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same sequence for the same seed. */
+export function seededRandom(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** The path of the turn database for `chunks`. */
