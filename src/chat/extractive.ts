@@ -30,7 +30,7 @@
 // against product docs has none and gets NOT_COVERED instead of quotes.
 
 import type { RetrievedChunk } from '../retrieve/search.js';
-import { isStopword, spellOutSymbols, stem, tokenize } from '../text/index.js';
+import { indexedTokens, isStopword, stem } from '../text/index.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
 export const NOT_COVERED = "The documents don't seem to cover this.";
@@ -79,7 +79,7 @@ export interface ExtractiveAnswer {
 /** Distinct stems of the non-stopword tokens of `text`. */
 export function contentTerms(text: string): Set<string> {
   const terms = new Set<string>();
-  for (const token of tokenize(spellOutSymbols(text))) {
+  for (const token of indexedTokens(text)) {
     if (isStopword(token)) continue;
     terms.add(stem(token));
   }
@@ -95,7 +95,7 @@ function termsIn(text: string, terms: readonly string[]): Set<string> {
   const found = new Set<string>();
   const wanted = new Set(terms);
   const prefixes = terms.map((term) => term.slice(0, Math.max(1, term.length - 2)));
-  for (const token of tokenize(spellOutSymbols(text))) {
+  for (const token of indexedTokens(text)) {
     if (!prefixes.some((prefix) => token.startsWith(prefix))) continue;
     const term = stem(token);
     if (wanted.has(term) && !isStopword(token)) found.add(term);
@@ -143,10 +143,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const typedCounts = typed !== undefined && typed.size > 0;
   const howTo = isHowToQuestion(question ?? query);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
-  const askedNames = new Set(tokenize(spellOutSymbols(question ?? query), { identifiers: true }).filter((token) => !isStopword(token)));
+  const askedNames = new Set(indexedTokens(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
   // A hyphenated name made of words typed apart ("npm-ci" for "npm ci") names them too.
   const isAsked = (token: string) => askedNames.has(token) || (token.includes('-') && token.split('-').every((part) => part === '' || askedNames.has(part)));
-  const startsWithAsked = (text: string) => tokenize(spellOutSymbols(text.slice(0, 80)), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some(isAsked);
+  const startsWithAsked = (text: string) => indexedTokens(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some(isAsked);
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
   const asksAny = (terms: Set<string>) => {
     for (const term of terms) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;

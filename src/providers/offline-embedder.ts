@@ -8,8 +8,7 @@
 
 import type { Embedder } from './types.js';
 import { offlineIdentity, type OfflineEmbedderOptions, type OfflineFeatureConfig } from './offline-id.js';
-import { spellOutSymbols } from '../text/symbols.js';
-import { tokenize } from '../text/tokenize.js';
+import { indexedTokens } from '../text/symbols.js';
 import { stem } from '../text/stem.js';
 import { STOPWORDS } from '../text/stopwords.js';
 
@@ -97,7 +96,7 @@ export class OfflineEmbedder implements Embedder {
    */
   embedOne(text: string): Float32Array {
     const f = this.features;
-    const tokens = tokenize(spellOutSymbols(text.length > this.maxChars ? text.slice(0, this.maxChars) : text));
+    const tokens = indexedTokens(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
     const generation = ++this.generation;
     const distinct: WordFeatures[] = [];
     let nTouched = 0;

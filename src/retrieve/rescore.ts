@@ -5,7 +5,7 @@
 //   words move up. Both are pure functions over already retrieved candidates.
 
 import type { FusedHit, RankedHit } from './fuse.js';
-import { spellOutSymbols, stem, STOPWORDS, tokenize } from '../text/index.js';
+import { indexedTokens, stem, STOPWORDS } from '../text/index.js';
 
 /** Weight of the phrase bm25 added to the terms' bm25. */
 export const DEFAULT_PHRASE_WEIGHT = 0.5;
@@ -37,7 +37,7 @@ export function addPhraseScores<Id>(
 
 /** The query's distinct Porter stems as the keyword side sees them (stopwords dropped unless nothing else is left). */
 export function queryStems(query: string): string[] {
-  const tokens = tokenize(spellOutSymbols(query));
+  const tokens = indexedTokens(query);
   const content = tokens.filter((t) => !STOPWORDS.has(t));
   return [...new Set((content.length > 0 ? content : tokens).map(stem))];
 }
@@ -45,7 +45,7 @@ export function queryStems(query: string): string[] {
 /** Share of `stems` found in `title` (0..1). */
 export function titleCoverage(stems: readonly string[], title: string): number {
   if (stems.length === 0 || !title) return 0;
-  const words = new Set(tokenize(spellOutSymbols(title)).map(stem));
+  const words = new Set(indexedTokens(title).map(stem));
   let found = 0;
   for (const s of stems) if (words.has(s)) found++;
   return found / stems.length;

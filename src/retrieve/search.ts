@@ -7,8 +7,7 @@ import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
 import type { Db } from '../store/db.js';
 import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
-import { INDEX_TEXT_VERSION, spellOutSymbols } from '../text/symbols.js';
-import { tokenize } from '../text/tokenize.js';
+import { INDEX_TEXT_VERSION, indexedTokens } from '../text/symbols.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
@@ -315,9 +314,9 @@ export function formatLocation(chunk: { documentPath: string; startLine: number;
 
 /** Content words of `query` that `core` lacks (compared by stem), in order, once each. */
 export function addedWords(query: string, core: string): string[] {
-  const present = new Set(tokenize(spellOutSymbols(core), { identifiers: true }).map((word) => stem(word)));
+  const present = new Set(indexedTokens(core, { identifiers: true }).map((word) => stem(word)));
   const added: string[] = [];
-  for (const word of tokenize(spellOutSymbols(query), { identifiers: true })) {
+  for (const word of indexedTokens(query, { identifiers: true })) {
     const key = stem(word);
     if (present.has(key) || isStopword(word)) continue;
     present.add(key);

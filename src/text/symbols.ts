@@ -15,6 +15,8 @@
 // The indexed text changes with this, so an index records which spelling its keyword
 // side holds (INDEX_TEXT_VERSION, in the index fingerprint); see ingest.ts.
 
+import { tokenize, type TokenizeOptions } from './tokenize.js';
+
 /** Version of what the keyword index holds for a chunk: 2 = names spelled by {@link spellOutSymbols}. */
 export const INDEX_TEXT_VERSION = 2;
 
@@ -37,4 +39,14 @@ export function spellOutSymbols(text: string): string {
     if (!afterName) return 'dotnet';
     return match === '.NET' ? ' dotnet' : match;
   });
+}
+
+/**
+ * The words of `text` as the index holds them: `C++` as `cplusplus` and so on, then
+ * {@link tokenize}. Every query-side reading of text that is compared with indexed
+ * text (keyword queries, rescoring, the offline embedder, the extractive answer)
+ * goes through this one function.
+ */
+export function indexedTokens(text: string, options?: TokenizeOptions): string[] {
+  return tokenize(spellOutSymbols(text), options);
 }
