@@ -24,6 +24,7 @@
 
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/db.js';
+import { parseKeywordTotals } from '../store/documents.js';
 import { ftsStem } from '../text/stem.js';
 import { spellOutSymbols } from '../text/symbols.js';
 import { unicode61Tokens } from '../text/unicode61.js';
@@ -287,7 +288,7 @@ export class KeywordIndex {
   }
 
   private readTotals(): void {
-    [this.rowCount, this.tokenTotal] = parseTotals(this.stmts.totals.get() as Buffer | undefined);
+    [this.rowCount, this.tokenTotal] = parseKeywordTotals(this.stmts.totals.get() as Buffer | undefined);
   }
 
   /**
@@ -646,7 +647,7 @@ export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks
         }
       }
     }
-    const [rowCount, tokenTotal] = parseTotals(db.prepare(SQL.totals).pluck().get() as Buffer | undefined);
+    const [rowCount, tokenTotal] = parseKeywordTotals(db.prepare(SQL.totals).pluck().get() as Buffer | undefined);
     return {
       fingerprint,
       rowCount,
@@ -665,28 +666,6 @@ export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks
     };
   });
   return build.deferred();
-}
-
-/** FTS5's totals record: the row count, then the token total of each column, as varints. Returns [rows, tokens of all columns]. */
-function parseTotals(block: Buffer | undefined): [number, number] {
-  const values: number[] = [];
-  for (let at = 0; block && at < block.length && values.length < 1 + COLUMNS; ) {
-    const [value, next] = readVarint(block, at);
-    values.push(value);
-    at = next;
-  }
-  return [values[0] ?? 0, values.slice(1).reduce((a, b) => a + b, 0)];
-}
-
-/** An SQLite varint (big-endian 7-bit groups, the 9th byte whole) at `at`: its value and the offset after it. */
-function readVarint(block: Buffer, at: number): [number, number] {
-  let value = 0;
-  for (let i = 0; i < 8 && at < block.length; i++) {
-    const byte = block[at++]!;
-    value = value * 128 + (byte & 0x7f);
-    if (byte < 0x80) return [value, at];
-  }
-  return [value * 256 + (block[at] ?? 0), at + 1];
 }
 
 /** Whether `p`'s chunk at `index` (its positions starting at `from`) has a hit at `position`. */

@@ -209,14 +209,35 @@ export function clearIndex(db: Db): void {
  * not taken out of it, so it runs ahead of the live rows until the index is rewritten.
  */
 export function keywordTotalRows(db: Db): number {
-  const block = db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck().get() as Buffer | undefined;
-  // The first varint: big-endian groups of 7 bits, high bit set on all but the last.
-  let rows = 0;
-  for (let at = 0; block && at < block.length && at < 9; at++) {
-    rows = rows * 128 + (block[at]! & 0x7f);
-    if (block[at]! < 0x80) break;
+  return parseKeywordTotals(db.prepare('SELECT block FROM chunks_fts_data WHERE id = 1').pluck().get() as Buffer | undefined)[0];
+}
+
+/** Columns of chunks_fts (title, body). */
+const KEYWORD_COLUMNS = 2;
+
+/**
+ * FTS5's totals record (chunks_fts_data id 1): the row count, then the token total of
+ * each column, as varints. Returns [rows, tokens of all columns]; [0, 0] when absent.
+ */
+export function parseKeywordTotals(block: Buffer | undefined): [number, number] {
+  const values: number[] = [];
+  for (let at = 0; block && at < block.length && values.length < 1 + KEYWORD_COLUMNS; ) {
+    const [value, next] = readVarint(block, at);
+    values.push(value);
+    at = next;
   }
-  return rows;
+  return [values[0] ?? 0, values.slice(1).reduce((a, b) => a + b, 0)];
+}
+
+/** An SQLite varint (big-endian 7-bit groups, the 9th byte whole) at `at`: its value and the offset after it. */
+function readVarint(block: Buffer, at: number): [number, number] {
+  let value = 0;
+  for (let i = 0; i < 8 && at < block.length; i++) {
+    const byte = block[at++]!;
+    value = value * 128 + (byte & 0x7f);
+    if (byte < 0x80) return [value, at];
+  }
+  return [value * 256 + (block[at] ?? 0), at + 1];
 }
 
 /** A file that was read and skipped for its content, as it was then. */
