@@ -156,6 +156,15 @@ describe('topics', () => {
     expect(terms).not.toContain('API key'); // merged with "API keys"
   });
 
+  it('keeps names whose punctuation is their meaning whole: C++, C#, F#, .NET', () => {
+    const terms = (text: string) => extractTerms(text).map((t) => t.term);
+    expect(terms('How do I set the C++ standard in CMake?')).toEqual(expect.arrayContaining(['C++ standard', 'CMake']));
+    expect(terms('Does C# work with .NET 8?')).toEqual(expect.arrayContaining(['C#', '.NET']));
+    expect(terms('Is F# supported?')).toContain('F#');
+    // `#` and `+` that stand apart still separate words.
+    expect(terms('## Valgrind memcheck + Helgrind')).toEqual(expect.arrayContaining(['Valgrind memcheck', 'Helgrind']));
+  });
+
   it('keeps topics most recent first, bounded, with the latest question as the active topic', () => {
     let topics: Topic[] = [];
     for (let ordinal = 1; ordinal <= 30; ordinal++) {

@@ -98,7 +98,8 @@ export function extractTerms(text: string): ExtractedTerm[] {
 
   // Noun-phrase chunks within punctuation-free segments.
   // A dot ends a sentence only before a space or the end: "Node.js" and "fs.readdir" stay whole.
-  for (const segment of text.split(/\.+(?=\s|$)|[,;:!?()[\]{}<>"“”«»`|/\\\n\r\t*#=+~]+|\s[-–—]+\s/)) {
+  // `+` and `#` end a word only where they do not belong to it: "C++", "C#" and "issue#12" stay whole.
+  for (const segment of text.split(/\.+(?=\s|$)|[,;:!?()[\]{}<>"“”«»`|/\\\n\r\t*=~]+|(?<![\p{L}\p{N}+#])[+#]+|\s[-–—]+\s/u)) {
     const words = segment.split(/\s+/).map(trimWord).filter(Boolean);
     let run: { word: string; bonus: number }[] = [];
     const flush = () => {
@@ -288,7 +289,8 @@ export function wordsOf(text: string): string[] {
 }
 
 function trimWord(word: string): string {
-  return word.replace(/^[^\p{L}\p{N}_$@]+|[^\p{L}\p{N}_+#%]+$/gu, '').replace(/['’]s$/u, '');
+  // `.NET` keeps its dot: without it, it is the word "net".
+  return word.replace(/^(?!\.net\b)[^\p{L}\p{N}_$@]+|[^\p{L}\p{N}_+#%]+$/giu, '').replace(/['’]s$/u, '');
 }
 
 /** Not part of a noun phrase: stopwords, question frames, common verbs, adverbs, pure numbers. */
