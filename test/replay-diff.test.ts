@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkKey, diffRetrieval, rewriteChanged, summarize, type ComparableChunk, type RerunTurn } from '../src/replay/index.js';
+import { chunkKey, diffRetrieval, rewriteChanged, summarize, type ComparableChunk, type RerunTurn, type RewriteSide } from '../src/replay/index.js';
 
 function chunk(path: string, hash: string, rank: number, extra: Partial<ComparableChunk> = {}): ComparableChunk & { chunkId: number } {
   return { documentPath: path, textHash: hash, rank, score: 1 / rank, startLine: rank, endLine: rank + 9, locator: 'line', heading: '', chunkId: rank, ...extra };
@@ -44,7 +44,7 @@ describe('diffRetrieval', () => {
 
 describe('rewriteChanged', () => {
   it('changes with the query or the decision, not with the reason alone', () => {
-    const side = { standaloneQuery: 'Do keys expire?', decision: 'rewritten', reason: 'pronoun' };
+    const side: RewriteSide = { standaloneQuery: 'Do keys expire?', decision: 'rewritten', reason: 'pronoun' };
     expect(rewriteChanged(side, { ...side, reason: 'other words' })).toBe(false);
     expect(rewriteChanged(side, { ...side, standaloneQuery: 'Does it expire?' })).toBe(true);
     expect(rewriteChanged({ ...side, decision: 'skipped' }, { ...side, decision: 'fallback' })).toBe(true);

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAbortError } from '../src/providers/describe-error.js';
 import { OpenAIChatModel } from '../src/providers/openai.js';
-import { createRewriter, type ConversationTurn, type RewriteRequest, type Topic } from '../src/rewrite/index.js';
+import type { Topic } from '../src/domain/index.js';
+import { createRewriter, type ConversationTurn, type RewriteRequest } from '../src/rewrite/index.js';
 import { sanitizeRewrite } from '../src/rewrite/llm.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 

@@ -17,8 +17,8 @@ import {
   updateTopics,
   type ConversationTurn,
   type RewriteOutcome,
-  type Topic,
 } from '../src/rewrite/index.js';
+import type { Topic } from '../src/domain/index.js';
 
 interface Conversation {
   id: string;

@@ -14,7 +14,8 @@ import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { addedWords, Retriever } from '../src/retrieve/search.js';
 import { termShares } from '../src/retrieve/term-stats.js';
-import { DEFAULT_VAGUE, isVague, OfflineRewriter, type RewriteRequest, type Topic } from '../src/rewrite/index.js';
+import type { Topic } from '../src/domain/index.js';
+import { DEFAULT_VAGUE, isVague, OfflineRewriter, type RewriteRequest } from '../src/rewrite/index.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { FIXTURE_DOCS } from './helpers/cli.js';
 

@@ -2,6 +2,7 @@
 // `[1]`, `[1, 3]`, `[1][2]`, `[2-4]`. Markdown links (`[1](url)`) and footnote
 // definitions are not citations.
 
+import type { ChunkLocation } from '../domain/index.js';
 import { formatLocation } from '../retrieve/search.js';
 import type { Citation } from './events.js';
 
@@ -28,7 +29,7 @@ export function parseCitations(answer: string): number[] {
 /** The cited numbers that name one of `chunks` (numbered from 1), resolved to chunk id and location. */
 export function resolveCitations(
   answer: string,
-  chunks: readonly { chunkId: number; documentPath: string; startLine: number; endLine: number; locator: string }[],
+  chunks: readonly (ChunkLocation & { chunkId: number })[],
 ): Citation[] {
   return parseCitations(answer)
     .filter((n) => n <= chunks.length)

@@ -3,11 +3,7 @@
 // last. The REPL renders them, `--json` prints them as NDJSON, tests assert on them.
 
 import type { RetrievedChunk } from '../retrieve/search.js';
-import type { AnswerKind, FinishedStatus, TurnModels, TurnTimings, TurnUsage } from '../store/sessions.js';
-
-export type { AnswerKind, FinishedStatus, TurnModels, TurnTimings, TurnUsage };
-
-export type RewriteDecision = 'rewritten' | 'skipped' | 'fallback' | 'small_talk';
+import type { AnswerKind, FinishedStatus, RewriteDecision, TurnModels, TurnTimings, TurnUsage } from '../domain/index.js';
 
 /** The question is stored (as a pending turn); the pipeline starts. */
 export interface StartEvent {

@@ -5,7 +5,7 @@
 // comes only from them with [n] citations, and that a question they don't answer
 // gets "the documents don't cover this" rather than general knowledge.
 
-import type { ChatMessage } from '../providers/types.js';
+import type { ChatMessage } from '../domain/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
 
 /** One earlier exchange shown to the answer model. */

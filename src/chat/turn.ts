@@ -8,8 +8,19 @@
 // or the consumer leaving the loop) stores the turn `interrupted` with whatever
 // answer had arrived.
 
-import type { Config, RewritePolicy } from '../config/index.js';
-import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../providers/types.js';
+import type { Config } from '../config/index.js';
+import type {
+  AnswerKind,
+  ChatMessage,
+  FinishedStatus,
+  RewritePolicy,
+  TokenUsage,
+  Topic,
+  TurnModels,
+  TurnTimings,
+  TurnUsage,
+} from '../domain/index.js';
+import { complete, type ChatModel } from '../providers/types.js';
 import { isAbortError } from '../providers/describe-error.js';
 import type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
 import { termShares } from '../retrieve/term-stats.js';
@@ -21,7 +32,6 @@ import {
   type QueryRewriter,
   type RewriteOutcome,
   type RewriteRequest,
-  type Topic,
 } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import {
@@ -29,18 +39,13 @@ import {
   latestConversationState,
   loadHistoryTurns,
   startTurn,
-  type AnswerKind,
-  type FinishedStatus,
   type HistoryTurn,
   type SessionInfo,
   type StoredTurn,
-  type TurnModels,
-  type TurnTimings,
-  type TurnUsage,
 } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { resolveCitations } from './citations.js';
-import type { RewriteDecision, TurnEvent } from './events.js';
+import type { TurnEvent } from './events.js';
 import { extractiveAnswer } from './extractive.js';
 import { buildAnswerMessages, buildSummaryMessages } from './prompt.js';
 
@@ -143,7 +148,7 @@ export async function loadHistory(
   // thousands of turns (an agent's, through `ragline mcp`) stays cheap to continue.
   const earlier = loadHistoryTurns(db, sessionId, beforeOrdinal);
   const state = latestConversationState(db, sessionId, beforeOrdinal);
-  const topics = (state?.topics ?? []) as Topic[];
+  const topics = state?.topics ?? [];
   const previousSummary = state?.summary ?? undefined;
   const previousThrough = state?.summaryThrough ?? 0;
 
@@ -372,7 +377,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
       type: 'rewrite',
       question,
       standaloneQuery,
-      decision: outcome.decision as RewriteDecision,
+      decision: outcome.decision,
       reason: outcome.reason,
       model: models.rewrite,
       ms: timings.rewriteMs,

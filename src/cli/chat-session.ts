@@ -2,7 +2,7 @@
 // turn with its output: shared by `chat` (REPL and piped) and `ask`.
 
 import type { ResolvedConfig } from '../config/index.js';
-import type { RewritePolicy } from '../config/index.js';
+import type { ChunkLocation, RewritePolicy } from '../domain/index.js';
 import { runTurn, type TurnContext } from '../chat/turn.js';
 import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
 import { formatLocation, Retriever } from '../retrieve/search.js';
@@ -41,7 +41,7 @@ export async function runTurnWithOutput(
   question: string,
   output: Output,
   settings: TurnSettings,
-): Promise<{ status: string; chunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[] }> {
+): Promise<{ status: string; chunks: (ChunkLocation & { text: string; heading: string })[] }> {
   // Answers wrap at the terminal's width; piped output is left as it comes.
   const wrapWidth = output.isTTY && process.stdout.columns ? process.stdout.columns - 1 : undefined;
   const view = new TurnView(output, { showChunks: true, quiet: settings.quiet, wrapWidth });

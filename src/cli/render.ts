@@ -3,17 +3,14 @@
 // Every piece of document text passes through sanitizeForTerminal.
 
 import { formatLocation } from '../retrieve/search.js';
-import { rankTopics, rankTopicsForDisplay, type Topic } from '../rewrite/index.js';
+import type { ChunkLocation, Topic } from '../domain/index.js';
+import { rankTopics, rankTopicsForDisplay } from '../rewrite/index.js';
 import { oneLine } from '../util/sanitize.js';
 import type { Colors } from './output.js';
 
-export interface ChunkLine {
+export interface ChunkLine extends ChunkLocation {
   rank: number;
   score: number;
-  documentPath: string;
-  startLine: number;
-  endLine: number;
-  locator: string;
   heading: string;
   text?: string;
   vectorRank?: number | null;
@@ -69,8 +66,8 @@ export function snippetSource(text: string): string {
  * Tracked topics, the active one (what "it" most likely means) first and marked; with
  * the index's term statistics the others follow by how specific they are in it.
  */
-export function topicList(topics: readonly Pick<Topic, 'term' | 'weight' | 'lastTurn'>[], color: Colors, termShare?: (word: string) => number): string {
-  return (termShare ? rankTopicsForDisplay(topics as readonly Topic[], termShare) : rankTopics(topics as readonly Topic[]))
+export function topicList(topics: readonly Topic[], color: Colors, termShare?: (word: string) => number): string {
+  return (termShare ? rankTopicsForDisplay(topics, termShare) : rankTopics(topics))
     .map((topic, i) => (i === 0 ? color.bold(`${oneLine(topic.term, 60)} (active)`) : oneLine(topic.term, 60)))
     .join(', ');
 }

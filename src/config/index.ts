@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RewritePolicy } from '../domain/index.js';
 import { UserError } from '../util/errors.js';
 import { registerSecret } from '../util/secrets.js';
 
-export type RewritePolicy = 'auto' | 'always' | 'never';
 export type ProviderChoice = 'auto' | 'offline' | 'openai';
 
 export interface Config {

@@ -4,8 +4,9 @@
 // question is rewritten with the chat's rewrite window. Earlier turns are
 // memoised per conversation prefix, so a conversation costs one rewrite per turn.
 
-import type { Config, RewritePolicy } from '../config/index.js';
-import { updateTopics, type ConversationTurn, type QueryRewriter, type RewriteOutcome, type Topic } from '../rewrite/index.js';
+import type { Config } from '../config/index.js';
+import type { RewritePolicy, Topic } from '../domain/index.js';
+import { updateTopics, type ConversationTurn, type QueryRewriter, type RewriteOutcome } from '../rewrite/index.js';
 import type { EvalTask } from './run.js';
 
 interface State {

@@ -9,6 +9,7 @@
 // paragraphs (fenced code blocks stay whole), sentences, lines, and finally
 // words or raw characters for pathological input such as one huge line.
 
+import type { ChunkSpan } from '../domain/index.js';
 import type { LoadedDocument } from './load.js';
 
 export interface ChunkerSettings {
@@ -26,7 +27,8 @@ export function withLineFeeds(text: string): string {
 /** Provisional defaults; to be tuned on the retrieval benchmark. */
 export const DEFAULT_CHUNKER: ChunkerSettings = { size: 3000, overlap: 150 };
 
-export interface Chunk {
+/** A chunk's span: source lines, or one page for PDF (startLine equal to endLine). */
+export interface Chunk extends ChunkSpan {
   /**
    * Chunk text exactly as it appears in the source unit: a contiguous slice of the
    * unit's lines (CRLF read as a line break, so lines carry no `\r`), starting and
@@ -36,12 +38,6 @@ export interface Chunk {
   text: string;
   /** Heading path, outermost first, e.g. ['Authentication', 'API keys', 'Rotation']. Empty before the first heading and for plain text and PDF. */
   headingPath: string[];
-  /** 1-based first locator: source line, or page for PDF. */
-  startLine: number;
-  /** 1-based last locator (inclusive): source line, or page for PDF (equal to startLine). */
-  endLine: number;
-  /** What startLine and endLine count. */
-  locator: 'line' | 'page';
 }
 
 /** @internal A Markdown heading found by {@link scanMarkdown}. Lines are 0-based. */

@@ -4,6 +4,7 @@
 // every chunk can point back at source lines (HTML) or pages (PDF).
 // Pure: no file system, no database, no terminal output.
 
+import type { Locator } from '../domain/index.js';
 import { lineStartsOf, scanMarkdown, withLineFeeds } from './chunk.js';
 import { extensionOf, kindOf, type DocumentKind } from './kinds.js';
 
@@ -46,7 +47,7 @@ export interface TextUnit {
   /** The unit's text; lines separated by `\n` (CRLF also accepted by the chunker). */
   text: string;
   /** What chunk locators count: source lines, or PDF pages. */
-  locator: 'line' | 'page';
+  locator: Locator;
   /** Page number (1-based) for PDF units. */
   page?: number;
   /** For HTML: sourceLines[i] is the 1-based source line of output line i (0-based index); absent means identity. */

@@ -4,6 +4,7 @@
 // document only if it was ingested, and the lines are those a citation refers to
 // even when the file has changed since. Blank lines between chunks come back empty.
 
+import type { ChunkSpan, Locator } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 
 export const DOC_URI_PREFIX = 'ragline://doc/';
@@ -17,7 +18,7 @@ export interface DocumentText {
   path: string;
   title: string | null;
   kind: string;
-  locator: 'line' | 'page';
+  locator: Locator;
   /** The range served (clamped to the document). */
   from: number;
   to: number;
@@ -79,7 +80,7 @@ export function readIndexedDocument(db: Db, path: string, range?: DocumentRange)
   if (!doc) return undefined;
   const chunks = db
     .prepare('SELECT text, start_line AS startLine, end_line AS endLine, locator FROM chunks WHERE document_id = ? ORDER BY ordinal')
-    .all(doc.id) as { text: string; startLine: number; endLine: number; locator: 'line' | 'page' }[];
+    .all(doc.id) as (ChunkSpan & { text: string })[];
   const locator = chunks[0]?.locator ?? 'line';
   const last = chunks.reduce((max, chunk) => Math.max(max, chunk.endLine), 0);
   const unit = locator === 'page' ? 'page' : 'line';

@@ -4,6 +4,7 @@
 // overrides reach the client.
 
 import type { Citation, RewriteEvent } from '../chat/events.js';
+import type { ChunkSpan } from '../domain/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
 import type { ReplaySession } from '../replay/index.js';
 import { describeIndexState } from '../replay/index.js';
@@ -14,16 +15,13 @@ import { stamp } from '../util/time.js';
 
 const clean = (text: string) => sanitizeForTerminal(text);
 
-export interface ChunkResult {
+export interface ChunkResult extends ChunkSpan {
   rank: number;
   /** `path:lines` (or `path:p.N` for a PDF page). */
   location: string;
   /** Opens the cited lines as an MCP resource. */
   uri: string;
   path: string;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
   heading: string;
   score: number;
   text: string;

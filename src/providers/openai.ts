@@ -15,7 +15,8 @@
 
 import type OpenAI from 'openai';
 import { UserError } from '../util/errors.js';
-import type { ChatChunk, ChatMessage, ChatModel, ChatOptions, Embedder, TokenUsage } from './types.js';
+import type { ChatMessage, TokenUsage } from '../domain/index.js';
+import type { ChatChunk, ChatModel, ChatOptions, Embedder } from './types.js';
 import { describeProviderError, type ProviderErrorContext, type ProviderOperation } from './describe-error.js';
 import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolicy } from './retry.js';
 import { APIUserAbortError, OpenAIError } from 'openai/error';

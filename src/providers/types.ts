@@ -2,6 +2,8 @@
 // text or generates text goes through these, so the offline implementations and
 // any OpenAI-compatible server are interchangeable and testable.
 
+import type { ChatMessage, TokenUsage } from '../domain/index.js';
+
 /** Turns texts into vectors. Vectors are L2-normalised Float32Arrays of `dimensions` length. */
 export interface Embedder {
   /** Stable identifier recorded in the database, e.g. `offline:hash-v2-384` or `openai:nomic-embed-text`. */
@@ -16,18 +18,6 @@ export interface Embedder {
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   /** Releases threads or connections, if the embedder holds any. */
   close?(): Promise<void>;
-}
-
-export type ChatRole = 'system' | 'user' | 'assistant';
-
-export interface ChatMessage {
-  role: ChatRole;
-  content: string;
-}
-
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
 }
 
 /** One piece of a streamed completion. */

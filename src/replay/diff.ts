@@ -2,17 +2,14 @@
 // Chunks are compared by identity (document path + text hash), never by chunk id,
 // which changes on re-ingestion.
 
+import type { ChunkLocation, RewriteDecision } from '../domain/index.js';
 import { chunkKey } from './index-state.js';
 
 /** What a chunk needs for comparison and display. */
-export interface ComparableChunk {
-  documentPath: string;
+export interface ComparableChunk extends ChunkLocation {
   textHash: string;
   rank: number;
   score: number;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
   heading: string;
 }
 
@@ -73,7 +70,7 @@ function isFirst<C extends ComparableChunk>(chunks: C[], chunk: C, index: number
 /** A rewrite as stored or re-run. */
 export interface RewriteSide {
   standaloneQuery: string;
-  decision: string;
+  decision: RewriteDecision;
   reason: string;
 }
 

@@ -7,10 +7,10 @@
 // document judged relevant, whether it was in the top k then and is now. Nothing
 // is written here: see save.ts.
 
-import type { Config, RewritePolicy } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import type { ChatMessage, RewritePolicy, TokenUsage } from '../domain/index.js';
 import { loadHistory, retrievalSettingsFor, rewriteRequestFor, type TurnHistory } from '../chat/turn.js';
 import { termShares } from '../retrieve/term-stats.js';
-import type { ChatMessage, TokenUsage } from '../providers/types.js';
 import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';

@@ -10,9 +10,10 @@
 // leave every follow-up without the exchanges it refers to.
 // The original session is never touched; the new one is written in one transaction.
 
-import { updateTopics, type Topic } from '../rewrite/index.js';
+import type { FinishedStatus, Topic } from '../domain/index.js';
+import { updateTopics } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
-import { createSession, findSession, finishTurn, startTurn, type FinishedStatus, type SessionInfo } from '../store/sessions.js';
+import { createSession, findSession, finishTurn, startTurn, type SessionInfo } from '../store/sessions.js';
 import type { ReplaySession } from './load.js';
 import type { RerunReport } from './rerun.js';
 

@@ -4,6 +4,7 @@
 
 import type { Statement } from 'better-sqlite3';
 import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
+import type { ChunkLocation } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
@@ -18,17 +19,12 @@ import type { KeywordIndex } from './keyword-index.js';
 import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
-export interface ChunkSource {
+export interface ChunkSource extends ChunkLocation {
   chunkId: number;
-  /** Path relative to the ingested folder. */
-  documentPath: string;
   title: string | null;
   /** Heading path joined with ' > '. */
   heading: string;
   text: string;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
   textHash: string;
 }
 
@@ -305,7 +301,7 @@ function weightedKeywordHits(coreHits: RankedHit<number>[], addedHits: RankedHit
 }
 
 /** `docs/auth.md:12-40`, or `manual.pdf:p.3` for a page. */
-export function formatLocation(chunk: { documentPath: string; startLine: number; endLine: number; locator: string }): string {
+export function formatLocation(chunk: ChunkLocation): string {
   if (chunk.locator === 'page') {
     return chunk.startLine === chunk.endLine ? `${chunk.documentPath}:p.${chunk.startLine}` : `${chunk.documentPath}:p.${chunk.startLine}-${chunk.endLine}`;
   }

@@ -6,16 +6,7 @@ import { LlmRewriter, type LlmRewriterOptions } from './llm.js';
 import { OfflineRewriter } from './offline.js';
 import type { QueryRewriter } from './types.js';
 
-export type {
-  ConversationTurn,
-  QueryRewriter,
-  RewriteDecision,
-  RewriteOutcome,
-  RewritePolicy,
-  RewriteRequest,
-  Topic,
-  TopicSource,
-} from './types.js';
+export type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
 export { classifyQuestion, followUpSignal, isSmallTalk, type GateOptions, type GateResult, type QuestionKind } from './gate.js';
 export { activeTopic, extractTerms, isGenericTerm, rankTopics, rankTopicsForDisplay, specificity, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
 export { summarizeOffline } from './summary.js';

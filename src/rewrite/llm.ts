@@ -9,7 +9,8 @@
 
 import { APIConnectionTimeoutError } from 'openai/error';
 import { isAbortError } from '../providers/describe-error.js';
-import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../providers/types.js';
+import type { ChatMessage, TokenUsage } from '../domain/index.js';
+import { complete, type ChatModel } from '../providers/types.js';
 import { decide } from './decide.js';
 import { topicsLine } from './topics.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';

@@ -14,7 +14,8 @@ import { decide } from './decide.js';
 import { findReferences, type Reference } from './reference.js';
 import { enumerationItems, fits, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { rankTopics, updateTopics, wordsOf } from './topics.js';
-import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest, Topic } from './types.js';
+import type { Topic } from '../domain/index.js';
+import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
 
 export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
 

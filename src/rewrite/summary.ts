@@ -4,7 +4,8 @@
 // it is context for the rewrite prompt, not a transcript.
 
 import { topicsLine } from './topics.js';
-import type { ConversationTurn, Topic } from './types.js';
+import type { Topic } from '../domain/index.js';
+import type { ConversationTurn } from './types.js';
 
 /** Longest summary, in characters. */
 export const SUMMARY_MAX_CHARS = 400;

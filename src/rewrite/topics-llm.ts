@@ -2,7 +2,8 @@
 // terms of one exchange, asked of the (small, fast) rewrite model with a short
 // timeout. Whatever goes wrong, the caller keeps the local extractor's topics.
 
-import { complete, type ChatMessage, type ChatModel, type TokenUsage } from '../providers/types.js';
+import type { ChatMessage, TokenUsage } from '../domain/index.js';
+import { complete, type ChatModel } from '../providers/types.js';
 
 const SYSTEM = [
   'You list the topics of one exchange of a conversation, for a search engine that must later resolve follow-up questions such as "does it expire?".',

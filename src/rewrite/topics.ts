@@ -8,7 +8,7 @@
 
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
-import type { Topic, TopicSource } from './types.js';
+import type { Topic, TopicSource } from '../domain/index.js';
 
 /** Topics kept after a turn. */
 export const MAX_TOPICS = 20;

@@ -3,7 +3,7 @@
 // what it returns (the standalone query and a decision with a human-readable reason,
 // so the user can always see why a question was or was not rewritten).
 
-import type { ChatMessage, TokenUsage } from '../providers/types.js';
+import type { ChatMessage, RewriteDecision, RewritePolicy, TokenUsage, Topic } from '../domain/index.js';
 
 /** One earlier exchange as the rewriter sees it. */
 export interface ConversationTurn {
@@ -14,22 +14,6 @@ export interface ConversationTurn {
   /** The assistant's answer. */
   answer: string;
 }
-
-/** A term or noun phrase the conversation is about, tracked across turns. */
-export interface Topic {
-  /** Surface form as last seen, e.g. `API key`, `ORBIT_TOKEN`, `orbit login`. */
-  term: string;
-  /** Salience: grows when the term recurs, decays every turn it does not. */
-  weight: number;
-  /** Ordinal of the turn that last mentioned it. */
-  lastTurn: number;
-  /** Where it was last seen: the user's question (strongest), the carried-over rewrite, or the answer. */
-  source?: TopicSource;
-}
-
-export type TopicSource = 'question' | 'rewrite' | 'answer';
-
-export type RewritePolicy = 'auto' | 'always' | 'never';
 
 export interface RewriteRequest {
   /** The user's new message. */
@@ -51,8 +35,6 @@ export interface RewriteRequest {
   termShare?: (word: string) => number;
   signal?: AbortSignal;
 }
-
-export type RewriteDecision = 'rewritten' | 'skipped' | 'fallback' | 'small_talk';
 
 export interface RewriteOutcome {
   /** What to search with. The raw question whenever the decision is not `rewritten`. */

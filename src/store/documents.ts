@@ -2,6 +2,7 @@
 // table and the vec0 table, both keyed by chunk id. A document is always
 // replaced as a whole, in one transaction, so the three never disagree.
 
+import type { ChunkSpan } from '../domain/index.js';
 import type { Db } from './db.js';
 import { bytesToVector, vectorBytes } from './vectors.js';
 
@@ -15,12 +16,9 @@ export interface NewDocument {
   mtimeMs: number;
 }
 
-export interface NewChunk {
+export interface NewChunk extends ChunkSpan {
   heading: string;
   text: string;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
   textHash: string;
   /** Text given to the full-text index, per FTS column. */
   fts: { title: string; body: string };

@@ -6,18 +6,24 @@
 // it ends. Sessions can be renamed, removed (with every row that hangs off them)
 // and forked at a turn. A new chat's session is only planned (planSession) until
 // its first question: its row is written with that question, so sessions without
-// turns are never stored. This module imports nothing from the rest of the app:
-// the shapes it stores are declared here, structurally compatible with the
-// retrieve/rewrite/providers types.
+// turns are never stored. This module imports nothing from the rest of the app
+// but the shared vocabulary in src/domain: it stores those types as they are.
 
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
+import type {
+  AnswerKind,
+  ChatMessage,
+  ChunkLocation,
+  FinishedStatus,
+  RewriteDecision,
+  Topic,
+  TurnModels,
+  TurnStatus,
+  TurnTimings,
+  TurnUsage,
+} from '../domain/index.js';
 import { UserError } from '../util/errors.js';
-
-export type TurnStatus = 'pending' | 'answered' | 'interrupted' | 'failed';
-export type FinishedStatus = Exclude<TurnStatus, 'pending'>;
-/** `search`: a retrieval-only turn (the MCP `search` tool): the chunks are its result, there is no answer. */
-export type AnswerKind = 'llm' | 'extractive' | 'small_talk' | 'search';
 
 export interface SessionInfo {
   /** Short random id, e.g. `s-7f3a2c`. */
@@ -40,33 +46,10 @@ export interface SessionListing extends SessionInfo {
   firstQuestion: string | null;
 }
 
-/** A chat message as stored in prompt_json (same shape as providers' ChatMessage). */
-export interface StoredMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
-
-export interface StoredUsage {
-  promptTokens: number;
-  completionTokens: number;
-}
-
-/** A tracked conversation topic (same shape as rewrite's Topic). */
-export interface StoredTopic {
-  term: string;
-  weight: number;
-  lastTurn: number;
-  source?: string;
-}
-
 /** A retrieved chunk as copied into turn_chunks (RetrievedChunk satisfies it). */
-export interface TurnChunkInput {
+export interface TurnChunkInput extends ChunkLocation {
   chunkId: number;
-  documentPath: string;
   heading: string;
-  startLine: number;
-  endLine: number;
-  locator: 'line' | 'page';
   textHash: string;
   rank: number;
   score: number;
@@ -80,49 +63,20 @@ export interface StoredTurnChunk extends TurnChunkInput {
   turnId: number;
 }
 
-export interface TurnModels {
-  rewrite?: string;
-  chat?: string;
-  embed?: string;
-}
-
-/** Milliseconds per stage. */
-export interface TurnTimings {
-  historyMs: number;
-  /** Part of historyMs spent (re)computing the running summary. */
-  summaryMs: number;
-  rewriteMs: number;
-  /** Embedding the standalone query and searching. */
-  retrieveMs: number;
-  answerMs: number;
-  /** Writing the pending row and the finished turn. */
-  persistMs: number;
-  totalMs: number;
-}
-
-export interface TurnUsage {
-  rewrite?: StoredUsage;
-  answer?: StoredUsage;
-  /** Tokens spent summarising turns that fell out of the history budget. */
-  summary?: StoredUsage;
-  /** Tokens spent extracting the exchange's topics with a model. */
-  topics?: StoredUsage;
-}
-
 /** Everything a finished turn records. */
 export interface FinishTurnInput {
   status: FinishedStatus;
   error?: string;
   standaloneQuery?: string;
-  rewriteDecision?: string;
+  rewriteDecision?: RewriteDecision;
   rewriteReason?: string;
   /** Error the rewriter recovered from (decision `fallback`). */
   rewriteError?: string;
-  rewritePrompt?: StoredMessage[];
+  rewritePrompt?: ChatMessage[];
   /** Ranked chunks as retrieved; copied, not referenced. */
   chunks: TurnChunkInput[];
   /** The messages sent for the answer. */
-  prompt?: StoredMessage[];
+  prompt?: ChatMessage[];
   answer?: string;
   answerKind?: AnswerKind;
   models: TurnModels;
@@ -131,7 +85,7 @@ export interface FinishTurnInput {
   timings: TurnTimings;
   usage: TurnUsage;
   /** Tracked topics after this turn. */
-  topics: StoredTopic[];
+  topics: Topic[];
   /** Running summary of the turns that fell out of the history budget, as of this turn. */
   summary?: string;
   /** Ordinal of the last turn the summary covers (0 or undefined: no summary). */
@@ -148,18 +102,18 @@ export interface StoredTurn {
   error: string | null;
   question: string;
   standaloneQuery: string | null;
-  rewriteDecision: string | null;
+  rewriteDecision: RewriteDecision | null;
   rewriteReason: string | null;
   rewriteError: string | null;
   answer: string | null;
   answerKind: AnswerKind | null;
   models: TurnModels;
-  prompt: StoredMessage[] | null;
-  rewritePrompt: StoredMessage[] | null;
+  prompt: ChatMessage[] | null;
+  rewritePrompt: ChatMessage[] | null;
   settings: Record<string, unknown> | null;
   timings: TurnTimings | null;
   usage: TurnUsage | null;
-  topics: StoredTopic[] | null;
+  topics: Topic[] | null;
   summary: string | null;
   summaryThrough: number | null;
 }
@@ -449,7 +403,7 @@ interface TurnRow {
   error: string | null;
   question: string;
   standalone_query: string | null;
-  rewrite_decision: string | null;
+  rewrite_decision: RewriteDecision | null;
   rewrite_reason: string | null;
   rewrite_error: string | null;
   answer: string | null;
@@ -497,12 +451,12 @@ function toTurn(row: TurnRow): StoredTurn {
       ...(row.chat_model === null ? {} : { chat: row.chat_model }),
       ...(row.embed_model === null ? {} : { embed: row.embed_model }),
     },
-    prompt: parse<StoredMessage[]>(row.prompt_json),
-    rewritePrompt: parse<StoredMessage[]>(row.rewrite_prompt_json),
+    prompt: parse<ChatMessage[]>(row.prompt_json),
+    rewritePrompt: parse<ChatMessage[]>(row.rewrite_prompt_json),
     settings: parse<Record<string, unknown>>(row.settings_json),
     timings: parse<TurnTimings>(row.timings_json),
     usage: parse<TurnUsage>(row.usage_json),
-    topics: parse<StoredTopic[]>(row.topics_json),
+    topics: parse<Topic[]>(row.topics_json),
     summary: row.summary,
     summaryThrough: row.summary_through,
   };
@@ -532,7 +486,7 @@ export function latestConversationState(
   db: Db,
   sessionId: string,
   beforeOrdinal: number,
-): { topics: StoredTopic[]; summary: string | null; summaryThrough: number | null } | undefined {
+): { topics: Topic[]; summary: string | null; summaryThrough: number | null } | undefined {
   const row = db
     .prepare(
       `SELECT topics_json AS topics, summary, summary_through AS summaryThrough FROM turns
@@ -540,7 +494,7 @@ export function latestConversationState(
     )
     .get(sessionId, beforeOrdinal) as { topics: string; summary: string | null; summaryThrough: number | null } | undefined;
   if (!row) return undefined;
-  const topics = parse<StoredTopic[]>(row.topics);
+  const topics = parse<Topic[]>(row.topics);
   return topics === null ? undefined : { topics, summary: row.summary, summaryThrough: row.summaryThrough };
 }
 

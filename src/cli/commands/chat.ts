@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import { decimalNumber, MAX_K, type RewritePolicy, type ResolvedConfig } from '../../config/index.js';
+import { decimalNumber, MAX_K, type ResolvedConfig } from '../../config/index.js';
+import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import type { Db } from '../../store/db.js';
 import { findSession, forkSession, isStored, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
@@ -153,7 +154,7 @@ interface ReplState {
   planned: boolean;
   k?: number;
   rewritePolicy?: RewritePolicy;
-  lastChunks: { text: string; documentPath: string; startLine: number; endLine: number; locator: string; heading: string }[];
+  lastChunks: (ChunkLocation & { text: string; heading: string })[];
 }
 
 /** Points the turn context at the state's session (planned: stored with the turn's question). */

@@ -5,7 +5,7 @@
 // document or model text is sanitised before it reaches the terminal.
 
 import type { Command } from 'commander';
-import type { ChatMessage } from '../../providers/types.js';
+import type { ChatMessage } from '../../domain/index.js';
 import { createEmbedder, createRewriteModel } from '../../providers/index.js';
 import {
   describeIndexState,

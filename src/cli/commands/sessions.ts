@@ -15,13 +15,13 @@ import {
   renameSession,
   requireSession,
   type SessionInfo,
-  type StoredTopic,
   type StoredTurn,
 } from '../../store/sessions.js';
 import { requireSessionTasks } from '../../eval/sessions.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocumentName, type RelevantInput } from '../../store/judgments.js';
 import type { Db } from '../../store/db.js';
+import type { Topic } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor, wholeNumberFlag } from '../context.js';
@@ -293,7 +293,7 @@ async function withDb(command: Command, run: (db: Db, output: Output) => void | 
 }
 
 /** Topics stored on the latest turn that has any. */
-function latestTopics(turns: StoredTurn[]): StoredTopic[] {
+function latestTopics(turns: StoredTurn[]): Topic[] {
   return [...turns].reverse().find((t) => t.topics && t.topics.length > 0)?.topics ?? [];
 }
 
