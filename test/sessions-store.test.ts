@@ -7,6 +7,8 @@ import {
   forkSession,
   getTurn,
   isStored,
+  latestConversationState,
+  latestTopics,
   listSessions,
   loadTurnChunks,
   loadTurns,
@@ -173,6 +175,20 @@ describe('sessions store', () => {
     expect(findSession(db, 'new')?.id).toBe(a.id);
     renameSession(db, a.id, null);
     expect(findSession(db, a.id)?.name).toBeNull();
+  });
+
+  test('the topics a session lists are the ones its next turn starts from', () => {
+    const session = createSession(db);
+    expect(latestTopics(db, session.id)).toEqual([]);
+    finishTurn(db, startTurn(db, session.id, 'q1').id, finished({ topics: [{ term: 'api key', weight: 1, lastTurn: 1 }] }));
+    expect(latestTopics(db, session.id)).toEqual([{ term: 'api key', weight: 1, lastTurn: 1 }]);
+    // A pending turn stores no topics yet: the last stored ones still count.
+    const pending = startTurn(db, session.id, 'q2');
+    expect(latestTopics(db, session.id)).toEqual([{ term: 'api key', weight: 1, lastTurn: 1 }]);
+    // A turn that stored an empty list empties them, for the next turn as for the listing.
+    finishTurn(db, pending.id, finished({ status: 'failed', topics: [] }));
+    expect(latestTopics(db, session.id)).toEqual([]);
+    expect(latestConversationState(db, session.id, 3)?.topics).toEqual([]);
   });
 
   test('fork copies turns 1..N with chunks, topics and summary; the original is untouched', () => {

@@ -498,6 +498,11 @@ export function latestConversationState(
   return topics === null ? undefined : { topics, summary: row.summary, summaryThrough: row.summaryThrough };
 }
 
+/** The topics the next turn of `sessionId` starts from (what `/topics` and `sessions show` list). */
+export function latestTopics(db: Db, sessionId: string): Topic[] {
+  return latestConversationState(db, sessionId, Number.MAX_SAFE_INTEGER)?.topics ?? [];
+}
+
 export function getTurn(db: Db, turnId: number): StoredTurn | undefined {
   const row = db.prepare('SELECT * FROM turns WHERE id = ?').get(turnId) as TurnRow | undefined;
   return row ? toTurn(row) : undefined;

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { decimalNumber, MAX_K, type ResolvedConfig } from '../../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import type { Db } from '../../store/db.js';
-import { findSession, forkSession, isStored, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
+import { findSession, forkSession, isStored, latestTopics, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
@@ -378,8 +378,7 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       }
       return false;
     case 'topics': {
-      const turns = loadTurns(db, state.session.id);
-      const topics = [...turns].reverse().find((t) => t.topics && t.topics.length)?.topics ?? [];
+      const topics = latestTopics(db, state.session.id);
       if (topics.length === 0) output.out('No topics tracked yet.');
       else output.out(topicList(topics, color, termShares(db)));
       return false;

@@ -10,6 +10,7 @@ import {
   getSession,
   listSessions,
   loadTurnChunks,
+  latestTopics,
   loadTurns,
   removeSession,
   renameSession,
@@ -21,7 +22,6 @@ import { requireSessionTasks } from '../../eval/sessions.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocumentName, type RelevantInput } from '../../store/judgments.js';
 import type { Db } from '../../store/db.js';
-import type { Topic } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openDb, settingsFor, wholeNumberFlag } from '../context.js';
@@ -82,7 +82,7 @@ Examples:
       withDb(command, (db, output) => {
         const session = requireSession(db, ref);
         const turns = loadTurns(db, session.id);
-        const topics = latestTopics(turns);
+        const topics = latestTopics(db, session.id);
         const parent = session.parentSessionId ? getSession(db, session.parentSessionId) : undefined;
         const judgments = loadJudgments(db, session.id);
         if (flags.json) {
@@ -290,11 +290,6 @@ async function withDb(command: Command, run: (db: Db, output: Output) => void | 
   } finally {
     db.close();
   }
-}
-
-/** Topics stored on the latest turn that has any. */
-function latestTopics(turns: StoredTurn[]): Topic[] {
-  return [...turns].reverse().find((t) => t.topics && t.topics.length > 0)?.topics ?? [];
 }
 
 function statusCounts(turns: StoredTurn[]): string {
