@@ -6,8 +6,10 @@
 // the answer in the top 5, is it cited, and does the answer quote one of its facts.
 // Folders that are absent are skipped with their questions; with none, it exits 0.
 //
-//   npx tsc -p . && node bench/answers/run.mjs [--verbose] [--db FILE] [--json]
+//   npx tsc -p . && node bench/answers/run.mjs [--verbose] [--db FILE] [--json] [--half dev|held-out]
 //
+// Each question belongs to a fixed half of the set (halfOf its text, bench/turn/common.mjs):
+// the answerer is tuned on 'dev' and checked on 'held-out'; both are reported.
 // --db keeps the index in FILE (ingested when missing or changed); the default is
 // bench/out/answers/realdocs.db.
 
@@ -15,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { option, turnModules } from '../turn/common.mjs';
+import { halfOf, option, turnModules } from '../turn/common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -57,8 +59,9 @@ let top5 = 0;
 let cited = 0;
 let declined = 0;
 const rows = [];
+const onlyHalf = option('half');
 for (const q of set.questions) {
-  if (!rootOf(q)) continue;
+  if (!rootOf(q) || (onlyHalf && halfOf(q.question) !== onlyHalf)) continue;
   const context = { db, config, retriever, rewriter: createRewriter(undefined), sessionId: createSession(db).id };
   let done;
   let retrieval;
@@ -77,9 +80,9 @@ for (const q of set.questions) {
   top5 += inTop5 ? 1 : 0;
   cited += isCited ? 1 : 0;
   declined += noAnswer ? 1 : 0;
-  rows.push({ question: q.question, doc: q.doc, quoted: ok, top5: inTop5, cited: isCited, answer: done.answer });
+  rows.push({ question: q.question, half: halfOf(q.question), doc: q.doc, quoted: ok, top5: inTop5, cited: isCited, answer: done.answer });
   if (flag('verbose')) {
-    console.log(`${ok ? 'ok' : '--'} ${inTop5 ? 'top5' : '    '} ${q.question}`);
+    console.log(`${ok ? 'ok' : '--'} ${inTop5 ? 'top5' : '    '} [${halfOf(q.question)}] ${q.question}`);
     for (const c of (retrieval?.chunks ?? []).slice(0, 5)) console.log(`     [${c.rank}] ${c.documentPath.split('/').slice(-2).join('/')} :: ${c.heading}`);
     console.log(done.answer.replace(/^/gm, '     | '));
   }
@@ -88,7 +91,11 @@ const pct = (n) => `${n}/${asked} (${Math.round((100 * n) / asked)}%)`;
 if (flag('json')) console.log(JSON.stringify({ asked, quoted, top5, cited, declined, rows }, null, 2));
 else {
   console.log(`folders: ${present.map(([name]) => name).join(', ')}`);
-  console.log(`first answers that quote the fact: ${pct(quoted)}`);
+  const halves = ['dev', 'held-out'].map((half) => {
+    const of = rows.filter((row) => row.half === half);
+    return `${half} ${of.filter((row) => row.quoted).length}/${of.length}`;
+  });
+  console.log(`first answers that quote the fact: ${pct(quoted)} (${halves.join(', ')})`);
   console.log(`expected document in the top 5: ${pct(top5)}; cited: ${pct(cited)}; declined: ${declined}`);
 }
 db.close();

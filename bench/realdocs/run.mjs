@@ -10,13 +10,16 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out]
+//
+// Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
+// the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { turnModules } from '../turn/common.mjs';
+import { halfOf, option, turnModules } from '../turn/common.mjs';
 import { EXCLUDE, stageDocs } from './docs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,8 +28,8 @@ const out = path.join(root, 'bench/out/realdocs');
 const dbPath = path.join(out, 'realdocs.db');
 const verbose = process.argv.includes('--verbose');
 const asJson = process.argv.includes('--json');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+const only = option('only');
+const onlyHalf = option('half');
 
 const { folder, found, missing } = stageDocs(out);
 if (found.length === 0) {
@@ -36,7 +39,7 @@ if (found.length === 0) {
 const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
 const conversations = set.conversations.filter(
-  (conversation) => (!only || conversation.id === only) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
+  (conversation) => (!only || conversation.id === only) && (!onlyHalf || halfOf(conversation.id) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
 );
 
 const env = { ...process.env, RAGLINE_PROVIDER: 'offline', NO_COLOR: '1', HOME: out };
@@ -100,6 +103,7 @@ for (const conversation of conversations) {
     const top5 = [...new Set((retrieval?.chunks ?? []).slice(0, 5).map((chunk) => chunk.documentPath))];
     const row = {
       conversation: conversation.id,
+      half: halfOf(conversation.id),
       turn: index + 1,
       kind: index === 0 ? 'first' : turn.kind ?? 'follow-up',
       question: turn.user,
@@ -143,6 +147,8 @@ const summary = {
   followUpTop5WrittenAfter: share(laterFollowUps, (row) => row.docHit),
   firstTop5: share(firsts, (row) => row.docHit),
   firstAnswersQuoteFact: share(facts, (row) => row.quotesFact),
+  firstAnswersQuoteFactDev: share(facts.filter((row) => row.half === 'dev'), (row) => row.quotesFact),
+  firstAnswersQuoteFactHeldOut: share(facts.filter((row) => row.half === 'held-out'), (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -158,7 +164,7 @@ if (asJson) {
         row.docHit ? 'top5 ok' : 'TOP5 MISS',
         row.quotesFact === undefined ? '' : row.quotesFact ? 'fact ok' : 'NO FACT',
       ].filter(Boolean);
-      console.log(`${row.conversation}#${row.turn} [${marks.join(', ')}] ${row.question}`);
+      console.log(`${row.conversation}#${row.turn} (${row.half}) [${marks.join(', ')}] ${row.question}`);
       if (row.turn > 1) console.log(`    -> ${row.standaloneQuery}   (${row.decision}: ${row.reason})${row.inserted ? ` [in place: ${row.inserted}]` : ''}`);
       if (!row.docHit) console.log(`    top 5: ${row.top5.join(', ')}`);
       if (row.quotesFact === false) console.log(`    answer: ${row.answer.replace(/\s+/g, ' ').slice(0, 240)}`);
@@ -176,5 +182,6 @@ if (asJson) {
   }
   console.log(`| first questions with an expected document in the top 5 | ${pct(summary.firstTop5)} |`);
   console.log(`| first answers quoting the fact | ${pct(summary.firstAnswersQuoteFact)} |`);
+  console.log(`| of them, dev half / held-out half | ${pct(summary.firstAnswersQuoteFactDev)} / ${pct(summary.firstAnswersQuoteFactHeldOut)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }

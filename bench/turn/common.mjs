@@ -2,6 +2,7 @@
 // root, --flags, a seeded random generator, the dist/ modules a turn is set up with,
 // and the 100k-chunk database that turn-cost.mjs builds.
 
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,15 @@ export function seededRandom(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The half of a question set a case belongs to, fixed by its key (a conversation id,
+ * a question's text) and nothing else: 'dev' when the first byte of the key's SHA-1 is
+ * even, else 'held-out'. Changes are tuned on the dev half and checked on the other.
+ */
+export function halfOf(key) {
+  return createHash('sha1').update(key).digest()[0] % 2 === 0 ? 'dev' : 'held-out';
 }
 
 /** The path of the turn database for `chunks`. */
