@@ -208,6 +208,40 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
     expect(answer.sentences[0]!.text).toMatch(/^`util\.promisify\(\)`: Takes a function following/);
   });
+  test('a sentence is read under the heading it follows in its chunk, not the chunk\'s first heading', () => {
+    const chunks = [
+      chunk(1, '### `util.promisify.custom`\n\nIn addition to being accessible through `util.promisify.custom`, this symbol is registered globally.', { heading: 'Util > util.promisify(original)' }),
+      chunk(2, '## `util.parseEnv(content)`\n\nParses the raw contents of a `.env` file.\n\n## `util.promisify(original)`\n\nTakes a function following the common error-first callback style and returns a version that returns promises.', { heading: 'Util' }),
+    ];
+    const answer = extractiveAnswer('What does util.promisify do?', chunks, 'What does util.promisify do?');
+    expect(answer.sentences[0]).toMatchObject({ n: 2, text: '`util.promisify()`: Takes a function following the common error-first callback style and returns a version that returns promises.' });
+    expect(chunkSentences(chunks[1]!.text).map((s) => s.heading)).toEqual(['`util.parseEnv(content)`', '`util.promisify(original)`']);
+    // A heading of the page's structure names no subject: the page's own title still does.
+    const page = chunk(1, '### Synopsis\n\n```bash\nnpm ci\n```\n\n### Description\n\nThis command is similar to `npm install`, except it is meant to be used in automated environments.', { title: 'npm-ci' });
+    expect(extractiveAnswer('What is npm ci for?', [page], 'What is npm ci for?').sentences[0]!.text).toMatch(/^This command is similar to `npm install`/);
+  });
+  test('the section titled with the name asked about ranks above a passing mention in a higher chunk', () => {
+    const chunks = [
+      chunk(1, 'Specifically, because the `process.nextTick()` queue is drained before promises, `events.once()` can miss an event.', { heading: 'Events > Awaiting multiple events emitted on process.nextTick()' }),
+      chunk(2, 'Timers are scheduled by the timers phase of the loop.', { heading: 'Timers' }),
+      chunk(3, '`process.nextTick()` adds `callback` to the "next tick queue".', { heading: 'Process > process.nextTick(callback[, ...args])' }),
+    ];
+    const answer = extractiveAnswer('What does process.nextTick do?', chunks, 'What does process.nextTick do?');
+    expect(answer.sentences[0]).toMatchObject({ n: 3, text: '`process.nextTick()` adds `callback` to the "next tick queue".' });
+  });
+  test('a "See also" list and list items that are only links are not quoted', () => {
+    const text = '### Description\n\nThe ci command installs a project from its lockfile.\n\n* [npm install](/commands/npm-install)\n\n### See Also\n\n* [npm install-ci-test](/commands/npm-install-ci-test)\n* The npm install command, which installs a project.';
+    expect(chunkSentences(text).map((s) => s.text)).not.toContain('npm install');
+    const answer = extractiveAnswer('What does npm ci install?', [chunk(1, text, { title: 'npm-ci' })], 'What does npm ci install?');
+    expect(answer.sentences.map((s) => s.text)).toEqual(['The ci command installs a project from its lockfile.']);
+  });
+  test('two quoted sentences never repeat a sentence of one another', () => {
+    const chunks = ranked(['Process > process.nextTick(callback)', '`process.nextTick()` adds the callback to the next tick queue. This queue is drained after the current operation on the stack. It is possible to loop forever by calling `process.nextTick()` recursively.']);
+    const answer = extractiveAnswer('What does process.nextTick do?', chunks, 'What does process.nextTick do?');
+    const parts = answer.sentences.flatMap((s) => s.text.split(/(?<=[.!?])\s+/));
+    expect(parts.length).toBeGreaterThan(1);
+    expect(new Set(parts).size).toBe(parts.length);
+  });
   test('"how do I" takes the command a code line runs, and no command from another page', () => {
     const chunks = [
       chunk(1, '### Synopsis\n\n```bash\nnpm unpublish [<package-spec>]\n```\n\nThis removes a package version from the registry.\n\nIf you unpublish a package version, its version number can never be reused.', { documentPath: 'npm-unpublish.md' }),

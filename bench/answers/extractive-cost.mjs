@@ -3,21 +3,19 @@
 // searched once on the index run.mjs builds, then extractiveAnswer runs on each
 // question's retrieved chunks, 20 rounds; p50 and p95 per answer in ms.
 //
-//   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--compare DIR] [--db FILE]
+//   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--compare DIR] [--db FILE] [--k N]
 //
 // --compare DIR also times another build's answerer (e.g. of the commit before),
-// interleaved with this one's so that both see the same load.
+// interleaved with this one's so that both see the same load. --k sets how many
+// chunks are retrieved per question (the configured k by default).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { option } from '../turn/common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const option = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-};
 const dist = path.join(root, 'dist');
 const other = option('compare', undefined);
 const dbPath = path.resolve(option('db', path.join(root, 'bench/out/answers/realdocs.db')));
@@ -37,7 +35,8 @@ const db = openDatabase(dbPath);
 const retriever = new Retriever(db, await createEmbedder(config));
 const set = JSON.parse(fs.readFileSync(path.join(here, 'questions.json'), 'utf8'));
 const cases = [];
-for (const q of set.questions) cases.push({ question: q.question, chunks: await retriever.search(q.question, { k: config.retrieval?.k ?? 5 }) });
+const k = Number(option('k', config.retrieval?.k ?? 5));
+for (const q of set.questions) cases.push({ question: q.question, chunks: await retriever.search(q.question, { k }) });
 const answerers = [['this build', extractiveAnswer]];
 if (other) answerers.push([other, (await import(path.join(path.resolve(other), 'chat/extractive.js'))).extractiveAnswer]);
 const times = answerers.map(() => []);
@@ -53,6 +52,6 @@ for (let round = 0; round < 20; round++) {
 answerers.forEach(([name], i) => {
   const sorted = times[i].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2);
-  console.log(`${name}: extractive answer (${cases.length} questions x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+  console.log(`${name}: extractive answer (${cases.length} questions, k=${k}, x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
 });
 db.close();

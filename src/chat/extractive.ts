@@ -9,14 +9,19 @@
 // heading or title carries counts for part of a term ("reads the contents of a
 // directory recursively" under "fs.readdir(path[, options])" answers "What does
 // the recursive option of fs.readdir do?"; "The recursive option is deprecated"
-// under "fs.rmdir" does not). Retrieval rank counts too, and the answer is
+// under "fs.rmdir" does not). A chunk can hold several sections: a sentence is read
+// under the heading it follows in the text (a page-structure heading such as
+// "Description" leaves it in the chunk's section), and a section whose title starts
+// with a name the user typed ("process.nextTick(callback)") is about it, so its
+// sentences rank above a passing mention elsewhere. Retrieval rank counts too, and the answer is
 // rank-aware: it starts with the best sentence and may take one more of the same
 // chunk; sentences of other chunks come in only when they carry a question term
 // the sentences before them lack.
 //
 // Not quoted: headings (a line over an RST underline, a sentence that is a part of
 // the chunk's heading path), HTML comments (the Node.js docs' YAML change logs),
-// Markdown link definitions, RST directives and code comments. Code lines are
+// Markdown link definitions, list items that are only a link, "See also" sections,
+// RST directives and code comments. Code lines are
 // quoted only for "how do I ..." questions, where a sentence that names a command,
 // flag or identifier also scores a little more. A sentence whose subject is a
 // dangling "It"/"This"/"They" is quoted with the sentence before it, or not at all.
@@ -45,6 +50,8 @@ const MAX_SENTENCE_CHARS = 400;
 const THREE_WORDS = /[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]/u;
 /** Share of the same words (Jaccard, stems) above which two sentences count as one. */
 const NEAR_DUPLICATE = 0.7;
+/** A sentence at least this long found in a quoted one makes the two overlap. */
+const MIN_SHARED_CHARS = 40;
 /** Weight of a query term the rewrite added, relative to one the user typed. */
 const ADDED_TERM_WEIGHT = 0.3;
 /** Credit for a query term only the sentence's heading or title carries. */
@@ -53,6 +60,8 @@ const HEADING_CREDIT = 0.5;
 const RANK_WEIGHT = 0.15;
 /** Score added to a sentence whose subject is a name the user typed, or that opens a section named by the question. */
 const SUBJECT_BONUS = 0.15;
+/** Score added to a sentence of a section whose title starts with a name the user typed ("process.nextTick(callback)" for "What does process.nextTick do?"). */
+const ABOUT_BONUS = 0.1;
 /** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier made of a word of the question. */
 const HOW_TO_BONUS = 0.1;
 
@@ -163,7 +172,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  interface Pooled { text: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; code: boolean }
+  interface Pooled { text: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; about: boolean; code: boolean }
   const contextOf = new Map<number, Set<string>>();
   // A section longer than a chunk is cut in pieces that rank apart: a sentence of a
   // later piece counts as ranked right after the section's best piece (same document,
@@ -190,13 +199,45 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     const headings = new Set([chunk.title ?? '', ...headingParts].map(headingKey).filter((key) => key !== ''));
     const longestHeading = Math.max(0, ...[chunk.title ?? '', ...headingParts].map((part) => part.length)) + 2;
     // When the section's own title names everything asked ("What does util.promisify
-    // do?" under "util.promisify(original)"), its opening sentence is the answer.
-    const section = (headingParts[headingParts.length - 1] || (chunk.title ?? '')).replace(/^[\d.]+\s+/, '');
-    const sectionTerms = contentTerms(section);
-    const sectionNamesAll = judged.every((term) => sectionTerms.has(term)) && startsWithAsked(section);
-    const name = sectionName(section);
+    // do?" under "util.promisify(original)"), its opening sentence is the answer. A
+    // chunk can hold several sections: a sentence is read under the heading it follows
+    // in the chunk, or the chunk's own when none comes before it.
+    const chunkSection = headingParts[headingParts.length - 1] || (chunk.title ?? '');
+    type Section = { terms: Set<string>; namesAll: boolean; about: boolean; name: ReturnType<typeof sectionName>; context: Set<string> };
+    const sections = new Map<string, Section>();
+    const sectionOf = (heading: string): Section => {
+      let known = sections.get(heading);
+      if (known === undefined) {
+        const title = heading.replace(/^[\d.]+\s+/, '');
+        const terms = contentTerms(title);
+        const namesAll = judged.every((term) => terms.has(term)) && startsWithAsked(title);
+        const about = isAsked(indexedTokens(title, { identifiers: true })[0] ?? '');
+        known = { terms, namesAll, about, name: sectionName(title), context: heading === chunkSection ? context : new Set([...context, ...terms]) };
+        sections.set(heading, known);
+      }
+      return known;
+    };
+    // The section of a sentence that follows `heading` in the text, or null under a
+    // "See also" heading: such a list points elsewhere, the pages it names are not the
+    // answer. A heading of the page's structure ("Description", "Synopsis") names no
+    // subject: what follows it stays in the section the chunk is in.
+    const under = new Map<string, Section | null>();
+    const sectionUnder = (heading: string | undefined): Section | null => {
+      if (heading === undefined) return sectionOf(chunkSection);
+      let known = under.get(heading);
+      if (known === undefined) {
+        const key = headingKey(heading);
+        known = NAVIGATION_HEADING.test(key) ? null : sectionOf(STRUCTURE_HEADING.test(key) ? chunkSection : heading);
+        under.set(heading, known);
+      }
+      return known;
+    };
     const sentences = chunkSentences(chunk.text);
     sentences.forEach((sentence, position) => {
+      // (Only a heading in the text says "See also": a chunk's own heading can be the
+      // last one of a piece whose text starts before it.)
+      const section = sectionUnder(sentence.heading);
+      if (section === null) return;
       let text = sentence.text;
       if (sentence.code && !howTo) {
         if (sentence.prose === undefined) return;
@@ -207,12 +248,14 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
         if (sentence.prev < 0) return;
         text = `${sentences[sentence.prev]!.text} ${text}`;
       }
+      const opensSection = sentence.lead && section.namesAll;
       const terms = contentTerms(text);
-      if (sentence.lead && sectionNamesAll) for (const term of sectionTerms) terms.add(term);
+      if (opensSection) for (const term of section.terms) terms.add(term);
       // Quoted from the section of a command, option or function, a sentence that does
       // not name it says which ("`add_test`: Add a test to the project ...").
+      const name = section.name;
       if (name !== undefined && !sentence.code && !text.toLowerCase().includes(name.core)) text = `\`${name.shown}\`: ${text}`;
-      pool.push({ text, n: index + 1, rank: Math.min(index + 1, sectionRank.get(sectionKey(chunk))! + 1), position, terms, context, opensSection: sentence.lead && sectionNamesAll, code: sentence.code && howTo });
+      pool.push({ text, n: index + 1, rank: Math.min(index + 1, sectionRank.get(sectionKey(chunk))! + 1), position, terms, context: section.context, opensSection, about: section.about, code: sentence.code && howTo });
     });
   });
   // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
@@ -243,7 +286,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       share / totalWeight +
       RANK_WEIGHT / sentence.rank +
       (names ? HOW_TO_BONUS : 0) +
-      (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0);
+      (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0) +
+      (sentence.about ? ABOUT_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
@@ -260,14 +304,20 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   // Overlapping chunks repeat sentences, and reference pages repeat each other's
   // ("Add a subdirectory to the build." / "Adds a subdirectory to the build."): a
   // sentence within another, or with nearly the same words, is quoted once.
-  const overlaps = (text: string, terms?: Set<string>) =>
-    chosen.some((c) => {
-      if (c.text.toLowerCase().includes(text.toLowerCase()) || text.toLowerCase().includes(c.text.toLowerCase())) return true;
+  // A sentence quoted with the one before it ("... queue. This queue is drained ...")
+  // shares that one with its neighbours: sharing a sentence counts too.
+  const overlaps = (text: string, terms?: Set<string>) => {
+    const candidate = text.toLowerCase();
+    const parts = candidate.split(/(?<=[.!?])\s+/).filter((part) => part.length >= MIN_SHARED_CHARS);
+    return chosen.some((c) => {
+      const quoted = c.text.toLowerCase();
+      if (quoted.includes(candidate) || candidate.includes(quoted) || parts.some((part) => quoted.includes(part))) return true;
       if (terms === undefined || terms.size === 0) return false;
       let shared = 0;
       for (const term of terms) if (c.terms.has(term)) shared++;
       return shared / (terms.size + c.terms.size - shared) >= NEAR_DUPLICATE;
     });
+  };
   for (const candidate of candidates.slice(1)) {
     if (chosen.length >= MAX_SENTENCES || candidate.score < first.score * 0.5) break;
     // A chosen sentence with the sentence that continues it ("... can share memory. They
@@ -354,6 +404,8 @@ export interface ChunkSentence {
   lead: boolean;
   /** For a code line joined to the prose sentence that introduces it ("..., run: valgrind prog"), that sentence alone. */
   prose?: string;
+  /** The last heading before it in the chunk's text, when there is one. */
+  heading?: string;
 }
 
 /** Code comments: `// x`, `/* x`, ` * x`, `# x`, `#!`. */
@@ -364,6 +416,12 @@ const ADORNMENT = /^([-=~^"'`#*+_])\1{2,}\s*$/;
 const NUMBERED_HEADING = /^\d+\.\d+(?:\.\d+)*\.?\s+[^.!?]{1,100}$/;
 /** A version or stability note ("New in version 3.22.", "Stability: 3 - Legacy"): metadata of a section, not what it is about. */
 const VERSION_NOTE = /^(?:(?:new|changed) in version|deprecated since version|added in:?|stability:)\s*v?\d/i;
+/** Headings that name a part of a page rather than a subject. */
+const STRUCTURE_HEADING = /^(?:description|synopsis|overview|introduction|summary|details|usage|examples?|notes?|discussion|background)$/;
+/** Headings of sections that only point elsewhere. */
+const NAVIGATION_HEADING = /^(?:see also|related(?: \w+)?|further reading|more information|links)$/;
+/** A list item that is nothing but a link ("* [npm install](/commands/npm-install)"): navigation, not content. */
+const LINK_ONLY = /^(?:\[[^\]]+\](?:\([^()\s]*\)|\[[^\]]*\])[\s,;.]*)+$/;
 /** RST directive: `.. name:: argument`. */
 const DIRECTIVE = /^\.\.\s+([\w-]+)::\s*(.*)$/;
 /** Directives whose argument and body are prose. */
@@ -406,6 +464,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
   let leadInPrev = -1; // the sentence before the lead-in
   let lastProse = -1; // the last sentence of prose since the last heading or code line
   let afterHeading = false; // a heading was seen and no prose sentence after it yet
+  let heading: string | undefined; // the last heading seen
   const add = (raw: string, code: boolean, last = false) => {
     raw = raw.replace(/\s+/g, ' ').trim();
     let sentence = `${leadIn}${raw}`.trim();
@@ -425,7 +484,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
     const lead = afterHeading && !code && !item && !VERSION_NOTE.test(sentence);
     if (lead) afterHeading = false;
-    out.push({ text: sentence, code, prev, lead, ...(prose ? { prose } : {}) });
+    out.push({ text: sentence, code, prev, lead, ...(prose ? { prose } : {}), ...(heading !== undefined ? { heading } : {}) });
     lastProse = code ? -1 : out.length - 1;
   };
   const flush = () => {
@@ -479,6 +538,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     if (/^#{1,6}\s/.test(line) || NUMBERED_HEADING.test(line)) {
       flush();
+      heading = line.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '');
       afterHeading = true;
       lastProse = -1;
       continue;
@@ -486,6 +546,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (ADORNMENT.test(line)) {
       // An RST title sits on (or between) adornments: drop it rather than quote it.
       if (block.length === 1 && !item) {
+        heading = block[0];
         block = [];
         afterHeading = true;
         lastProse = -1;
@@ -508,6 +569,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     const listItem = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
     if (listItem || line.startsWith('|')) {
       flush();
+      if (listItem && LINK_ONLY.test(listItem[1]!.trim())) continue;
       if (listItem) {
         block.push(listItem[1]!);
         item = true;
