@@ -11,9 +11,10 @@ import { ingest } from '../src/ingest/ingest.js';
 import { DEFAULT_SEARCH_PATHS } from '../src/config/index.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js';
-import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/keyword-index.js';
-import { keywordIndexFor, loadedKeywordIndex, warmKeywordIndexInBackground } from '../src/retrieve/keyword.js';
-import { loadedVectorIndex } from '../src/retrieve/knn.js';
+import { Fts5Search } from '../src/retrieve/fts5.js';
+import type { KeywordSearch } from '../src/retrieve/interfaces.js';
+import { SearchAccelerators } from '../src/retrieve/memory/accelerators.js';
+import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/memory/keyword-index.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { keywordTotalRows } from '../src/store/documents.js';
@@ -40,7 +41,7 @@ function ftsSearch(db: Db, match: string, weights: [number, number], limit: numb
 }
 
 /** Same ids in the same order and the same scores (to float rounding) as FTS5, for every query of `QUESTIONS`. */
-function expectSameAsFts(db: Db, index: KeywordIndex, weights: [number, number] = [4, 1], limit = 50): number {
+function expectSameAsFts(db: Db, index: KeywordIndex | KeywordSearch, weights: [number, number] = [4, 1], limit = 50): number {
   let compared = 0;
   for (const question of QUESTIONS) {
     for (const match of [buildFtsQuery(question), buildFtsPhraseQuery(question)]) {
@@ -60,6 +61,20 @@ let docs: string;
 let db: Db;
 const embedder = new OfflineEmbedder();
 const ingestDocs = () => ingest({ root: docs, db, embedder, chunker: { size: 600, overlap: 100 }, maxFileBytes: 20 * 1024 * 1024 });
+
+/** An edit, a removal and a new file, ingested through a second connection to the database. */
+async function editThroughAnotherConnection(): Promise<void> {
+  const writer = openDatabase(path.join(home, 'ragline.db'));
+  try {
+    const file = path.join(docs, 'faq.md');
+    fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\n\n## Webhooks again\n\nWebhooks retry a delivery five times before giving up.\n`);
+    fs.rmSync(path.join(docs, 'changelog.md'));
+    fs.writeFileSync(path.join(docs, 'extra.md'), '# Extra\n\nA new page about API key rotation and webhooks.\n');
+    await ingest({ root: docs, db: writer, embedder, chunker: { size: 600, overlap: 100 }, maxFileBytes: 20 * 1024 * 1024 });
+  } finally {
+    writer.close();
+  }
+}
 
 beforeEach(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-keyword-'));
@@ -88,16 +103,7 @@ describe('KeywordIndex', () => {
   it('follows edits, removals and new files made through another connection', async () => {
     const index = new KeywordIndex(db);
     index.refresh();
-    const writer = openDatabase(path.join(home, 'ragline.db'));
-    try {
-      const file = path.join(docs, 'faq.md');
-      fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8')}\n\n## Webhooks again\n\nWebhooks retry a delivery five times before giving up.\n`);
-      fs.rmSync(path.join(docs, 'changelog.md'));
-      fs.writeFileSync(path.join(docs, 'extra.md'), '# Extra\n\nA new page about API key rotation and webhooks.\n');
-      await ingest({ root: docs, db: writer, embedder, chunker: { size: 600, overlap: 100 }, maxFileBytes: 20 * 1024 * 1024 });
-    } finally {
-      writer.close();
-    }
+    await editThroughAnotherConnection();
     index.refresh();
     expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
     expectSameAsFts(db, index);
@@ -180,14 +186,58 @@ describe('KeywordIndex', () => {
   });
 });
 
+// The contract of a keyword search: both implementations, FTS5 (the reference) and
+// the in-memory copy as a retriever asks it (refreshed before each search, FTS5 for
+// what it does not read), rank and score as FTS5's bm25() does and follow every write.
+const keywordSearches: [string, (db: Db) => { search: KeywordSearch; close(): void }][] = [
+  ['FTS5 (the reference)', (db) => ({ search: new Fts5Search(db), close: () => {} })],
+  [
+    'the in-memory copy',
+    (db) => {
+      const accelerators = new SearchAccelerators(db);
+      const fts = new Fts5Search(db);
+      const search: KeywordSearch = {
+        search: (match, weights, limit) => accelerators.keywordSearch({ keyword: 'memory' }, fts).search(match, weights, limit),
+      };
+      return { search, close: () => accelerators.close() };
+    },
+  ],
+];
+
+describe.each(keywordSearches)('KeywordSearch: %s', (_name, make) => {
+  it('ranks and scores as FTS5 bm25 does, for terms, phrases, identifiers and hostile text', () => {
+    const { search, close } = make(db);
+    try {
+      expect(expectSameAsFts(db, search)).toBeGreaterThan(200);
+      expectSameAsFts(db, search, [1, 1], 5);
+      expectSameAsFts(db, search, [10, 0.5], 500);
+      expect(search.search('"webhooks"', [4, 1], 0)).toEqual([]);
+    } finally {
+      close();
+    }
+  });
+
+  it('follows edits, removals and new files made through another connection', async () => {
+    const { search, close } = make(db);
+    try {
+      expectSameAsFts(db, search);
+      await editThroughAnotherConnection();
+      expect(expectSameAsFts(db, search)).toBeGreaterThan(200);
+      expect(search.search('"rotation" OR "webhooks"', [4, 1], 100).length).toBeGreaterThan(0);
+    } finally {
+      close();
+    }
+  });
+});
+
 describe('the copy built on a worker thread (compiled modules)', () => {
-  const dist = path.resolve('dist/retrieve/keyword-worker.js');
+  const dist = path.resolve('dist/retrieve/memory/keyword-worker.js');
   beforeAll(() => {
     if (!fs.existsSync(dist)) throw new Error('Build first: npx tsc -p .');
   });
 
   it('reads the database file on its own connection and hands back the same copy', async () => {
-    const { snapshotInWorker } = (await import(dist)) as typeof import('../src/retrieve/keyword-worker.js');
+    const { snapshotInWorker } = (await import(dist)) as typeof import('../src/retrieve/memory/keyword-worker.js');
     const result = await snapshotInWorker(db, Infinity)!;
     expect('snapshot' in result).toBe(true);
     const index = new KeywordIndex(db);
@@ -204,15 +254,17 @@ describe('the copy built on a worker thread (compiled modules)', () => {
   });
 
   it('is what a chat loads in the background, and it searches as FTS5 does', async () => {
-    const keyword = (await import(path.resolve('dist/retrieve/keyword.js'))) as typeof import('../src/retrieve/keyword.js');
+    const memory = (await import(path.resolve('dist/retrieve/memory/accelerators.js'))) as typeof import('../src/retrieve/memory/accelerators.js');
     const { openDatabase: openDist } = (await import(path.resolve('dist/store/db.js'))) as typeof import('../src/store/db.js');
     const other = openDist(path.join(home, 'ragline.db'));
+    const accelerators = new memory.SearchAccelerators(other);
     try {
-      await keyword.warmKeywordIndexInBackground(other);
-      const index = keyword.loadedKeywordIndex(other)!;
+      await accelerators.keywords.warmInBackground();
+      const index = accelerators.keywords.index!;
       expect(index.ready).toBe(true);
       expectSameAsFts(other, index as unknown as KeywordIndex);
     } finally {
+      accelerators.close();
       other.close();
     }
   });
@@ -227,14 +279,16 @@ describe('search with the in-memory keyword index', () => {
     const other = openDatabase(path.join(home, 'ragline.db'));
     try {
       const fresh = new Retriever(other, embedder);
+      const copy = fresh.accelerators.keywords;
       await fresh.search(QUESTIONS[0]!, settings);
-      expect(loadedKeywordIndex(other)?.ready ?? false).toBe(false); // first search: FTS5, load scheduled
-      await warmKeywordIndexInBackground(other);
-      expect(loadedKeywordIndex(other)?.ready).toBe(true);
+      expect(copy.index?.ready ?? false).toBe(false); // first search: FTS5, load scheduled
+      await copy.warmInBackground();
+      expect(copy.index?.ready).toBe(true);
       const fromCopy = [];
       for (const q of QUESTIONS) fromCopy.push(await fresh.search(q, settings));
       const ids = (results: typeof fromCopy) => results.map((r) => r.map((c) => [c.chunkId, c.keywordRank, c.bm25 === undefined ? undefined : Number(c.bm25.toFixed(9))]));
       expect(ids(fromCopy)).toEqual(ids(fromFts));
+      fresh.close();
     } finally {
       other.close();
     }
@@ -242,15 +296,17 @@ describe('search with the in-memory keyword index', () => {
 
   it('never loads the copy synchronously while a background load is under way (a server keeps answering from FTS5)', async () => {
     const other = openDatabase(path.join(home, 'ragline.db'));
+    const copy = new SearchAccelerators(other).keywords;
     try {
-      const warming = warmKeywordIndexInBackground(other);
+      const warming = copy.warmInBackground();
       // Synchronous calls: the background load cannot finish between them.
-      const answered = Array.from({ length: 25 }, () => keywordIndexFor(other));
+      const answered = Array.from({ length: 25 }, () => copy.indexFor());
       expect(answered.every((index) => index === undefined)).toBe(true); // FTS5 each time, past the 20 of a run of searches
-      expect(loadedKeywordIndex(other)?.ready ?? false).toBe(false);
+      expect(copy.index?.ready ?? false).toBe(false);
       await warming;
-      expect(keywordIndexFor(other)?.ready).toBe(true);
+      expect(copy.indexFor()?.ready).toBe(true);
     } finally {
+      copy.close();
       other.close();
     }
   });
@@ -259,14 +315,15 @@ describe('search with the in-memory keyword index', () => {
     const settings = { k: 5 };
     const onFts = new Retriever(db, embedder, { ...DEFAULT_SEARCH_PATHS, keyword: 'fts5' });
     for (let i = 0; i < 25; i++) await onFts.search(QUESTIONS[i % QUESTIONS.length]!, settings); // past the synchronous load
-    expect(loadedKeywordIndex(db)).toBeUndefined();
+    expect(onFts.accelerators.keywords.index).toBeUndefined();
 
     const other = openDatabase(path.join(home, 'ragline.db'));
     try {
       const inMemory = new Retriever(other, embedder, { vector: 'memory', keyword: 'memory', vectorThreads: 1 });
       await inMemory.search(QUESTIONS[0]!, settings);
-      expect(loadedKeywordIndex(other)?.ready).toBe(true);
-      expect(loadedVectorIndex(other)?.ready).toBe(true);
+      expect(inMemory.accelerators.keywords.index?.ready).toBe(true);
+      expect(inMemory.accelerators.vectors.index?.ready).toBe(true);
+      inMemory.close();
     } finally {
       other.close();
     }

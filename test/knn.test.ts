@@ -4,15 +4,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { createVectorTable, dropVectorTable, vectorBytes } from '../src/store/vectors.js';
-import {
-  loadedVectorIndex,
-  vectorCandidates,
-  warmVectorIndex,
-  warmVectorIndexInBackground,
-  type VectorCandidate,
-} from '../src/retrieve/knn.js';
-import { VectorIndex } from '../src/retrieve/vector-index.js';
-import { createKernelMemory, instantiateKernel } from '../src/retrieve/vector-kernel.js';
+import { DEFAULT_SEARCH_PATHS } from '../src/config/index.js';
+import { nearest, type VectorCandidate } from '../src/retrieve/interfaces.js';
+import { SearchAccelerators } from '../src/retrieve/memory/accelerators.js';
+import type { VectorPaths } from '../src/retrieve/memory/vector-copy.js';
+import { VectorIndex } from '../src/retrieve/memory/vector-index.js';
+import { createKernelMemory, instantiateKernel } from '../src/retrieve/memory/vector-kernel.js';
+import { Vec0Search } from '../src/retrieve/vec0.js';
 import { prng } from './helpers/prng.js';
 
 function randomVector(next: () => number, dim: number): Float32Array {
@@ -61,14 +59,15 @@ function expectSameNeighbours(got: VectorCandidate[], want: VectorCandidate[]) {
 }
 
 let dir: string;
-let dbs: Db[];
+/** Each open database with its reference search and its in-memory copies, as a retriever holds them. */
+let opened: Map<Db, { vec0: Vec0Search; accelerators: SearchAccelerators }>;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-knn-'));
-  dbs = [];
+  opened = new Map();
 });
 afterEach(() => {
-  for (const db of dbs) {
-    loadedVectorIndex(db)?.close();
+  for (const [db, { accelerators }] of opened) {
+    accelerators.close();
     db.close();
   }
   fs.rmSync(dir, { recursive: true, force: true });
@@ -76,8 +75,16 @@ afterEach(() => {
 
 function open(file = path.join(dir, 'test.db')): Db {
   const db = openDatabase(file, { create: true });
-  dbs.push(db);
+  opened.set(db, { vec0: new Vec0Search(db), accelerators: new SearchAccelerators(db) });
   return db;
+}
+
+const copyOf = (db: Db) => opened.get(db)!.accelerators.vectors;
+
+/** One vector search as the retriever runs it: on the copy when it answers, else vec0. */
+function vectorCandidates(db: Db, query: Float32Array, n: number, paths: VectorPaths = DEFAULT_SEARCH_PATHS): VectorCandidate[] {
+  const { vec0, accelerators } = opened.get(db)!;
+  return nearest(accelerators.vectorSearch(paths, vec0), query, n);
 }
 
 function fill(db: Db, count: number, dim: number, seed: number): Map<number, Float32Array> {
@@ -97,9 +104,9 @@ describe('vectorCandidates', () => {
     const next = prng(99);
     const queries = Array.from({ length: 20 }, () => randomVector(next, 50));
     for (const query of queries.slice(0, 2)) expectSameNeighbours(vectorCandidates(db, query, 25), bruteForce(vectors, query, 25));
-    expect(loadedVectorIndex(db)?.ready).toBe(false); // two searches from vec0; the load was only scheduled
-    await warmVectorIndexInBackground(db);
-    expect(loadedVectorIndex(db)?.ready).toBe(true);
+    expect(copyOf(db).index?.ready).toBe(false); // two searches from vec0; the load was only scheduled
+    await copyOf(db).warmInBackground();
+    expect(copyOf(db).index?.ready).toBe(true);
     for (const query of queries) expectSameNeighbours(vectorCandidates(db, query, 25), bruteForce(vectors, query, 25));
   });
 
@@ -110,7 +117,7 @@ describe('vectorCandidates', () => {
     for (let q = 0; q < 3; q++) {
       const query = randomVector(next, 24);
       expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
-      expect(loadedVectorIndex(db)?.ready).toBe(q === 2);
+      expect(copyOf(db).index?.ready).toBe(q === 2);
     }
   });
 
@@ -118,14 +125,14 @@ describe('vectorCandidates', () => {
     const db = open();
     const vectors = fill(db, 2000, 24, 31);
     const next = prng(32);
-    const warming = warmVectorIndexInBackground(db);
+    const warming = copyOf(db).warmInBackground();
     for (let q = 0; q < 5; q++) {
       const query = randomVector(next, 24);
       expectSameNeighbours(vectorCandidates(db, query, 10), bruteForce(vectors, query, 10));
-      expect(loadedVectorIndex(db)?.ready).toBe(false); // past the third search: still vec0
+      expect(copyOf(db).index?.ready).toBe(false); // past the third search: still vec0
     }
     await warming;
-    expect(loadedVectorIndex(db)?.ready).toBe(true);
+    expect(copyOf(db).index?.ready).toBe(true);
   });
 
   it('search.vector = vec0 (RAGLINE_VECTOR_SEARCH=vec0) never copies the vectors', () => {
@@ -134,7 +141,7 @@ describe('vectorCandidates', () => {
     const vectors = fill(db, 500, 8, 23);
     const query = randomVector(prng(24), 8);
     for (let q = 0; q < 4; q++) expectSameNeighbours(vectorCandidates(db, query, 10, paths), bruteForce(vectors, query, 10));
-    expect(loadedVectorIndex(db)).toBeUndefined();
+    expect(copyOf(db).index).toBeUndefined();
   });
 
   it('a background load that races with writes from another connection ends up exact', async () => {
@@ -163,76 +170,6 @@ describe('vectorCandidates', () => {
     } finally {
       index.close();
     }
-  });
-
-  it('nearest first, with cosine distances, and fewer than n when the index is small', () => {
-    const db = open();
-    createVectorTable(db, 4);
-    const vectors = new Map<number, Float32Array>();
-    insert(db, vectors, 1, new Float32Array([1, 0, 0, 0]));
-    insert(db, vectors, 2, new Float32Array([1, 1, 0, 0]));
-    insert(db, vectors, 3, new Float32Array([0, 0, 5, 0]));
-    warmVectorIndex(db);
-    const got = vectorCandidates(db, new Float32Array([2, 0, 0, 0]), 10);
-    expect(got.map((c) => c.id)).toEqual([1, 2, 3]);
-    expect(got[0]!.distance).toBeCloseTo(0, 6);
-    expect(got[1]!.distance).toBeCloseTo(1 - Math.SQRT1_2, 6);
-    expect(got[2]!.distance).toBeCloseTo(1, 6);
-    expect(vectorCandidates(db, new Float32Array([2, 0, 0, 0]), 0)).toEqual([]);
-  });
-
-  it('returns nothing when there is no vector table, and finds one created later', () => {
-    const db = open();
-    expect(vectorCandidates(db, new Float32Array([1, 0]), 5)).toEqual([]);
-    createVectorTable(db, 2);
-    db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)').run(7n, vectorBytes(new Float32Array([1, 0])));
-    expect(vectorCandidates(db, new Float32Array([1, 0]), 5).map((c) => c.id)).toEqual([7]);
-  });
-
-  it('sees deletions and insertions committed by another connection', () => {
-    const file = path.join(dir, 'shared.db');
-    const reader = open(file);
-    const vectors = fill(reader, 2500, 32, 2);
-    const writer = open(file);
-    const next = prng(5);
-    const query = randomVector(next, 32);
-    warmVectorIndex(reader);
-    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(vectors, query, 10));
-
-    // the writer deletes the current nearest five and adds a vector equal to the query
-    const nearest = bruteForce(vectors, query, 5).map((c) => c.id);
-    writer.transaction(() => {
-      for (const id of nearest) remove(writer, vectors, id);
-      insert(writer, vectors, 100_000, Float32Array.from(query, (x) => x * 3));
-    })();
-    const after = vectorCandidates(reader, query, 10);
-    expect(after[0]!.id).toBe(100_000);
-    expect(after[0]!.distance).toBeCloseTo(0, 5);
-    for (const id of nearest) expect(after.map((c) => c.id)).not.toContain(id);
-    expectSameNeighbours(after, bruteForce(vectors, query, 10));
-
-    // many inserts (new vec0 chunks) and a reindex (table dropped and rebuilt)
-    writer.transaction(() => {
-      for (let i = 0; i < 2000; i++) insert(writer, vectors, 200_000 + i, randomVector(next, 32));
-    })();
-    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(vectors, query, 10));
-    dropVectorTable(writer);
-    const rebuilt = fill(writer, 500, 32, 3);
-    expectSameNeighbours(vectorCandidates(reader, query, 10), bruteForce(rebuilt, query, 10));
-  });
-
-  it('sees writes made on its own connection', () => {
-    const db = open();
-    const vectors = fill(db, 1500, 16, 4);
-    const query = randomVector(prng(6), 16);
-    warmVectorIndex(db);
-    const top = vectorCandidates(db, query, 3)[0]!.id;
-    remove(db, vectors, top);
-    insert(db, vectors, 9_999_999, query);
-    const got = vectorCandidates(db, query, 10);
-    expect(got[0]!.id).toBe(9_999_999);
-    expect(got.map((c) => c.id)).not.toContain(top);
-    expectSameNeighbours(got, bruteForce(vectors, query, 10));
   });
 
   it('gives the same answers with the scan split across a helper thread', async () => {
@@ -265,6 +202,85 @@ describe('vectorCandidates', () => {
   });
 });
 
+// The contract of a vector search: both implementations, vec0 (the reference) and
+// the in-memory copy, give the exact nearest neighbours and follow every write.
+const implementations: [string, VectorPaths][] = [
+  ['vec0 (the reference)', { vector: 'vec0', vectorThreads: 2 }],
+  ['the in-memory copy', { vector: 'memory', vectorThreads: 2 }],
+];
+
+describe.each(implementations)('VectorSearch: %s', (_name, paths) => {
+  const search = (db: Db, query: Float32Array, n: number) => vectorCandidates(db, query, n, paths);
+
+  it('nearest first, with cosine distances, and fewer than n when the index is small', () => {
+    const db = open();
+    createVectorTable(db, 4);
+    const vectors = new Map<number, Float32Array>();
+    insert(db, vectors, 1, new Float32Array([1, 0, 0, 0]));
+    insert(db, vectors, 2, new Float32Array([1, 1, 0, 0]));
+    insert(db, vectors, 3, new Float32Array([0, 0, 5, 0]));
+    const got = search(db, new Float32Array([2, 0, 0, 0]), 10);
+    expect(got.map((c) => c.id)).toEqual([1, 2, 3]);
+    expect(got[0]!.distance).toBeCloseTo(0, 6);
+    expect(got[1]!.distance).toBeCloseTo(1 - Math.SQRT1_2, 6);
+    expect(got[2]!.distance).toBeCloseTo(1, 6);
+    expect(search(db, new Float32Array([2, 0, 0, 0]), 0)).toEqual([]);
+  });
+
+  it('returns nothing when there is no vector table, and finds one created later', () => {
+    const db = open();
+    expect(search(db, new Float32Array([1, 0]), 5)).toEqual([]);
+    createVectorTable(db, 2);
+    db.prepare('INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)').run(7n, vectorBytes(new Float32Array([1, 0])));
+    expect(search(db, new Float32Array([1, 0]), 5).map((c) => c.id)).toEqual([7]);
+  });
+
+  it('sees deletions and insertions committed by another connection', () => {
+    const file = path.join(dir, 'shared.db');
+    const reader = open(file);
+    const vectors = fill(reader, 2500, 32, 2);
+    const writer = open(file);
+    const next = prng(5);
+    const query = randomVector(next, 32);
+    expectSameNeighbours(search(reader, query, 10), bruteForce(vectors, query, 10));
+
+    // the writer deletes the current nearest five and adds a vector equal to the query
+    const nearest = bruteForce(vectors, query, 5).map((c) => c.id);
+    writer.transaction(() => {
+      for (const id of nearest) remove(writer, vectors, id);
+      insert(writer, vectors, 100_000, Float32Array.from(query, (x) => x * 3));
+    })();
+    const after = search(reader, query, 10);
+    expect(after[0]!.id).toBe(100_000);
+    expect(after[0]!.distance).toBeCloseTo(0, 5);
+    for (const id of nearest) expect(after.map((c) => c.id)).not.toContain(id);
+    expectSameNeighbours(after, bruteForce(vectors, query, 10));
+
+    // many inserts (new vec0 chunks) and a reindex (table dropped and rebuilt)
+    writer.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert(writer, vectors, 200_000 + i, randomVector(next, 32));
+    })();
+    expectSameNeighbours(search(reader, query, 10), bruteForce(vectors, query, 10));
+    dropVectorTable(writer);
+    const rebuilt = fill(writer, 500, 32, 3);
+    expectSameNeighbours(search(reader, query, 10), bruteForce(rebuilt, query, 10));
+  });
+
+  it('sees writes made on its own connection', () => {
+    const db = open();
+    const vectors = fill(db, 1500, 16, 4);
+    const query = randomVector(prng(6), 16);
+    const top = search(db, query, 3)[0]!.id;
+    remove(db, vectors, top);
+    insert(db, vectors, 9_999_999, query);
+    const got = search(db, query, 10);
+    expect(got[0]!.id).toBe(9_999_999);
+    expect(got.map((c) => c.id)).not.toContain(top);
+    expectSameNeighbours(got, bruteForce(vectors, query, 10));
+  });
+
+});
+
 describe('search paths', () => {
   it('search.vector = memory with search.vectorThreads = 1 scans on one thread from the first search', () => {
     const db = open();
@@ -273,9 +289,9 @@ describe('search paths', () => {
     for (let q = 0; q < 3; q++) {
       const query = randomVector(next, 16);
       expectSameNeighbours(vectorCandidates(db, query, 10, { vector: 'memory', vectorThreads: 1 }), bruteForce(vectors, query, 10));
-      expect(loadedVectorIndex(db)?.ready).toBe(true);
+      expect(copyOf(db).index?.ready).toBe(true);
     }
-    expect((loadedVectorIndex(db) as unknown as { helper?: unknown }).helper).toBeUndefined();
+    expect((copyOf(db).index as unknown as { helper?: unknown }).helper).toBeUndefined();
   });
 });
 

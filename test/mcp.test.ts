@@ -390,7 +390,7 @@ test('a session that cannot be created for a reason other than its name being ta
       db.pragma('busy_timeout = 1');
       return db;
     },
-    createContext: (db) => createTurnContext(settings, db, ''),
+    createContext: (db, accelerators) => createTurnContext(settings, db, '', accelerators),
     version: '0',
     log: () => {},
   });

@@ -127,7 +127,7 @@ describe('weighted query and term shares on the fixture index', () => {
     const prepare = db.prepare.bind(db);
     const spy = vi.spyOn(db, 'prepare').mockImplementation((sql: string) => {
       const statement = prepare(sql);
-      if (!/MATCH \?/.test(sql)) return statement;
+      if (!/chunks_fts MATCH \?/.test(sql)) return statement; // FTS5 queries only (not the vec0 KNN)
       const all = statement.all.bind(statement);
       statement.all = ((...args: unknown[]) => {
         const key = JSON.stringify(args);

@@ -12,7 +12,7 @@ import { extractiveAnswer } from '../src/chat/extractive.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsQuery } from '../src/retrieve/fts-query.js';
-import { KeywordIndex } from '../src/retrieve/keyword-index.js';
+import { KeywordIndex } from '../src/retrieve/memory/keyword-index.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { assertSameEmbedder, embedderMismatchHint, getFingerprint, setFingerprint } from '../src/store/meta.js';

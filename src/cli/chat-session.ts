@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../domain/index.js';
 import { runTurn, type TurnContext } from '../chat/turn.js';
 import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
+import type { SearchAccelerators } from '../retrieve/memory/accelerators.js';
 import { formatLocation, Retriever } from '../retrieve/search.js';
 import { createRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
@@ -12,14 +13,15 @@ import { embedderConfig } from './context.js';
 import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
 
-export async function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string): Promise<TurnContext> {
+/** `accelerators`: the in-memory copies of `db`'s indexes, when the caller made them (and closes them). */
+export async function createTurnContext(settings: ResolvedConfig, db: Db, sessionId: string, accelerators?: SearchAccelerators): Promise<TurnContext> {
   const { config } = settings;
   const rewriteModel = await createRewriteModel(config);
   return {
     db,
     config,
     sessionId,
-    retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), config.search),
+    retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), config.search, { accelerators }),
     rewriter: createRewriter(rewriteModel),
     answerModel: await createChatModel(config),
     topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,

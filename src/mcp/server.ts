@@ -19,8 +19,7 @@ import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../cha
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
 import type { Config } from '../config/index.js';
 import { loadReplay } from '../replay/index.js';
-import { warmKeywordIndexInBackground } from '../retrieve/keyword.js';
-import { warmVectorIndexInBackground } from '../retrieve/knn.js';
+import { SearchAccelerators } from '../retrieve/memory/accelerators.js';
 import type { Db } from '../store/db.js';
 import { createSession, findSession, getSession, listSessions, type SessionInfo } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
@@ -51,8 +50,8 @@ export interface McpDependencies {
   config: Config;
   /** Opens the database; a UserError when it is missing or not a ragline database. */
   openDb(): Db;
-  /** Providers for turns on `db`; a UserError when the index was built with another embedder. */
-  createContext(db: Db): Promise<TurnContext>;
+  /** Providers for turns on `db`, searching with `accelerators`; a UserError when the index was built with another embedder. */
+  createContext(db: Db, accelerators: SearchAccelerators): Promise<TurnContext>;
   /** The session of calls that name none (`--session`); default: one named after the client. */
   sessionName?: string;
   version: string;
@@ -70,6 +69,8 @@ interface TurnRun {
 export class RaglineMcpServer {
   readonly mcp: McpServer;
   private db?: Db;
+  /** The in-memory copies of `db`'s indexes, made and closed with it. */
+  private accelerators?: SearchAccelerators;
   private context?: Promise<TurnContext>;
   private defaultSessionId?: string;
   private queue: Promise<unknown> = Promise.resolve();
@@ -104,6 +105,8 @@ export class RaglineMcpServer {
   async close(): Promise<void> {
     await this.mcp.close();
     await this.queue.catch(() => {});
+    this.accelerators?.close();
+    this.accelerators = undefined;
     this.db?.close();
     this.db = undefined;
   }
@@ -113,8 +116,9 @@ export class RaglineMcpServer {
     if (this.db?.open) return this.db;
     const db = this.deps.openDb();
     this.db = db;
-    const { search } = this.deps.config;
-    void Promise.all([warmVectorIndexInBackground(db, search), warmKeywordIndexInBackground(db, search.keyword)]).then(
+    this.accelerators?.close();
+    const accelerators = (this.accelerators = new SearchAccelerators(db));
+    void accelerators.warmInBackground(this.deps.config.search).then(
       () => db.open && this.deps.log('in-memory vector and keyword copies loaded'),
       () => {},
     );
@@ -126,7 +130,7 @@ export class RaglineMcpServer {
 
   /** The providers for turns on `db`, made once; made again at the next call if they failed. */
   private turnContext(db: Db): Promise<TurnContext> {
-    const context = (this.context ??= this.deps.createContext(db));
+    const context = (this.context ??= this.deps.createContext(db, this.accelerators!));
     context.catch(() => {
       if (this.context === context) this.context = undefined;
     });

@@ -1,6 +1,9 @@
 // Hybrid retrieval: the same query goes to the vector index (sqlite-vec) and to
 // the keyword index (FTS5 bm25); the two ranked lists are fused, and each result
 // keeps its score parts so the chat, `search` and replay can show why it was found.
+// Each side is a search behind its interface (interfaces.ts): SQLite answers (vec0.ts,
+// fts5.ts) until the database's in-memory copies, which the retriever is given or
+// makes (memory/accelerators.ts), are loaded; both give the same answers.
 
 import type { Statement } from 'better-sqlite3';
 import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
@@ -13,9 +16,10 @@ import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
-import { beginVectorCandidates, type VectorCandidate } from './knn.js';
-import { keywordIndexFor } from './keyword.js';
-import type { KeywordIndex } from './keyword-index.js';
+import { Fts5Search } from './fts5.js';
+import type { KeywordSearch, VectorCandidate } from './interfaces.js';
+import { SearchAccelerators } from './memory/accelerators.js';
+import { Vec0Search } from './vec0.js';
 import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITLE_WEIGHT } from './rescore.js';
 
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
@@ -73,8 +77,22 @@ export interface RetrievalSettings {
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
+export interface RetrieverOptions {
+  /**
+   * The in-memory copies of `db`'s indexes (made once per database and shared by its
+   * retrievers); the caller closes them. Without it the retriever makes its own, and
+   * `close()` closes them.
+   */
+  accelerators?: SearchAccelerators;
+}
+
 export class Retriever {
-  private readonly keywordStatements = new Map<string, Statement<unknown[]>>();
+  /** The in-memory copies that answer in place of SQLite once loaded (see memory/). */
+  readonly accelerators: SearchAccelerators;
+  private readonly ownsAccelerators: boolean;
+  /** The reference searches: sqlite-vec's KNN and FTS5's bm25. */
+  private readonly vec0: Vec0Search;
+  private readonly fts5: Fts5Search;
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
 
@@ -83,9 +101,14 @@ export class Retriever {
     private readonly db: Db,
     readonly embedder: Embedder,
     readonly paths: SearchPaths = DEFAULT_SEARCH_PATHS,
+    options: RetrieverOptions = {},
   ) {
     assertSameEmbedder(db, embedder);
     assertKeywordTextCurrent(db, INDEX_TEXT_VERSION);
+    this.ownsAccelerators = !options.accelerators;
+    this.accelerators = options.accelerators ?? new SearchAccelerators(db);
+    this.vec0 = new Vec0Search(db);
+    this.fts5 = new Fts5Search(db);
     this.chunkStatement = db.prepare(`
       SELECT c.id AS chunkId, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
              c.start_line AS startLine, c.end_line AS endLine, c.locator AS locator, c.text_hash AS textHash
@@ -95,6 +118,11 @@ export class Retriever {
       SELECT c.id AS id, coalesce(d.title, '') || ' ' || c.heading AS title
       FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id IN (SELECT value FROM json_each(?))`);
+  }
+
+  /** Closes the in-memory copies if this retriever made them (stops their threads). */
+  close(): void {
+    if (this.ownsAccelerators) this.accelerators.close();
   }
 
   /** Embeds `query` (and the secondary query, if any) and retrieves. */
@@ -126,17 +154,17 @@ export class Retriever {
     const plans = [this.keywordPlan(query, candidates, settings, settings.expansion)];
     if (secondary) plans.push(this.keywordPlan(secondary.query, candidates, settings));
 
-    // Each query's vector scan runs on the helper thread while its FTS5 queries run
-    // here (knn.ts); a scan is always joined, even if the keyword side throws, before
-    // anything else may search.
+    // Each query's vector scan runs on the helper thread while its keyword queries run
+    // here (memory/vector-index.ts); a scan is always joined, even if the keyword side
+    // throws, before anything else may search.
     const vectors = secondary ? [vector, secondaryVector!] : [vector];
     const keywordResults = new Map<string, RankedHit<number>[]>();
     const vectorLists: VectorCandidate[][] = [];
-    const keywords = keywordIndexFor(this.db, this.paths.keyword);
+    const keywords = this.accelerators.keywordSearch(this.paths, this.fts5);
     plans.forEach((plan, i) => {
-      const finishVectors = beginVectorCandidates(this.db, vectors[i]!, candidates, this.paths);
+      const finishVectors = this.beginVectors(vectors[i]!, candidates);
       try {
-        this.runKeywordJobs(plan.jobs, keywordResults, keywords);
+        runKeywordJobs(plan.jobs, keywordResults, keywords);
       } finally {
         vectorLists.push(finishVectors());
       }
@@ -174,6 +202,17 @@ export class Retriever {
       if (results.length >= settings.k) break;
     }
     return results;
+  }
+
+  /** The `n` nearest chunks to `vector`, nearest first, as a search's vector side finds them (exact). */
+  nearest(vector: Float32Array, n: number): VectorCandidate[] {
+    return this.beginVectors(vector, n)();
+  }
+
+  /** Starts the vector side of one query: on the in-memory copy when it answers, else vec0. */
+  private beginVectors(vector: Float32Array, n: number): () => VectorCandidate[] {
+    if (n <= 0) return () => [];
+    return this.accelerators.vectorSearch(this.paths, this.vec0).begin(vector, n);
   }
 
   /** Fuses one query's two sides and adds its title coverage (of `titleQuery`: the words as asked). */
@@ -228,37 +267,6 @@ export class Retriever {
       },
     };
   }
-
-  /**
-   * Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw
-   * question often repeats one): on the in-memory copy when it is loaded, else FTS5.
-   */
-  private runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>, keywords: KeywordIndex | undefined): void {
-    for (const j of jobs) {
-      if (!results.has(j.key)) results.set(j.key, keywords?.search(j.job.match, j.job.weights, j.job.limit) ?? this.bm25(j.job));
-    }
-  }
-
-  private bm25(job: Bm25Job): RankedHit<number>[] {
-    const key = job.weights.join(',');
-    let statement = this.keywordStatements.get(key);
-    if (!statement) {
-      // Ties go to the lower rowid, so equal scores always come back in one order.
-      statement = this.db.prepare(
-        `SELECT rowid AS id, bm25(chunks_fts, ${job.weights.map(Number).join(', ')}) AS bm25
-         FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25, rowid LIMIT ?`,
-      );
-      this.keywordStatements.set(key, statement);
-    }
-    try {
-      const rows = statement.all(job.match, job.limit) as { id: number; bm25: number }[];
-      return rows.map((row, i) => ({ id: row.id, rank: i + 1, score: row.bm25 }));
-    } catch {
-      // buildFtsQuery quotes every token, so this is not expected; a keyword
-      // failure must still never reach the user: fall back to vectors only.
-      return [];
-    }
-  }
 }
 
 /** One bm25 query: the best `limit` chunks for `match`. */
@@ -277,6 +285,16 @@ interface KeywordJob {
 interface KeywordPlan {
   jobs: KeywordJob[];
   hits(results: Map<string, RankedHit<number>[]>): RankedHit<number>[];
+}
+
+/**
+ * Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw
+ * question often repeats one) on `keywords`.
+ */
+function runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>, keywords: KeywordSearch): void {
+  for (const j of jobs) {
+    if (!results.has(j.key)) results.set(j.key, keywords.search(j.job.match, j.job.weights, j.job.limit));
+  }
 }
 
 function job(match: string | null, limit: number, weights: [number, number]): KeywordJob | undefined {

@@ -19,8 +19,7 @@ import { openDb, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { termShares } from '../../retrieve/term-stats.js';
-import { warmVectorIndexInBackground } from '../../retrieve/knn.js';
-import { warmKeywordIndexInBackground } from '../../retrieve/keyword.js';
+import { SearchAccelerators } from '../../retrieve/memory/accelerators.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { applyRetention } from './prune.js';
 import { judgeLastTurn } from '../repl-judge.js';
@@ -92,13 +91,14 @@ ${HELP}`,
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = createOutput();
       const db = openDb(settings);
+      const accelerators = new SearchAccelerators(db);
       try {
         applyRetention(db, settings.config, output);
         const interactive = Boolean(process.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
-        if (interactive) void Promise.all([warmVectorIndexInBackground(db, settings.config.search), warmKeywordIndexInBackground(db, settings.config.search.keyword)]).catch(() => {});
+        if (interactive) void accelerators.warmInBackground(settings.config.search).catch(() => {});
         const chosen = await chooseSession(db, flags, interactive);
         if (!chosen) {
           // The picker was cancelled (Ctrl-C or Escape): leave quietly.
@@ -106,9 +106,10 @@ ${HELP}`,
           return;
         }
         const state: ReplState = { ...chosen, lastChunks: [] };
-        if (interactive) await repl(settings, db, state, output);
-        else await piped(settings, db, state, output, Boolean(flags.json));
+        if (interactive) await repl(settings, db, accelerators, state, output);
+        else await piped(settings, db, accelerators, state, output, Boolean(flags.json));
       } finally {
+        accelerators.close();
         db.close();
       }
     });
@@ -168,10 +169,10 @@ function noteStored(db: Db, state: ReplState): void {
   if (state.planned && isStored(db, state.session.id)) state.planned = false;
 }
 
-async function piped(settings: ResolvedConfig, db: Db, state: ReplState, output: Output, json: boolean): Promise<void> {
+async function piped(settings: ResolvedConfig, db: Db, accelerators: SearchAccelerators, state: ReplState, output: Output, json: boolean): Promise<void> {
   // Providers and prepared statements are made once; each turn names its session.
   // Before the lines are read: their iterator sees no line that comes earlier.
-  const context = await createTurnContext(settings, db, state.session.id);
+  const context = await createTurnContext(settings, db, state.session.id, accelerators);
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
@@ -215,7 +216,7 @@ async function piped(settings: ResolvedConfig, db: Db, state: ReplState, output:
   else if (failed) process.exitCode = 1;
 }
 
-async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: Output): Promise<void> {
+async function repl(settings: ResolvedConfig, db: Db, accelerators: SearchAccelerators, state: ReplState, output: Output): Promise<void> {
   const { session } = state;
   const { color } = output;
   const earlier = loadTurns(db, session.id);
@@ -226,7 +227,7 @@ async function repl(settings: ResolvedConfig, db: Db, state: ReplState, output: 
     ),
   );
   const inputHistory: string[] = earlier.map((t) => t.question).reverse();
-  const context = await createTurnContext(settings, db, session.id);
+  const context = await createTurnContext(settings, db, session.id, accelerators);
   for (;;) {
     const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand });
     if (line === null) break;

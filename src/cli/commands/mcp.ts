@@ -32,7 +32,7 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
       const server = new RaglineMcpServer({
         config: settings.config,
         openDb: () => openDb(settings),
-        createContext: (db) => createTurnContext(settings, db, ''),
+        createContext: (db, accelerators) => createTurnContext(settings, db, '', accelerators),
         sessionName: flags.session,
         version: command.parent?.version() ?? '0.0.0',
         log,

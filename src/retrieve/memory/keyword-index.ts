@@ -23,12 +23,12 @@
 // keyword-worker.ts); later chunks are added one by one to per-term lists.
 
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/db.js';
-import { parseKeywordTotals } from '../store/documents.js';
-import { ftsStem } from '../text/stem.js';
-import { spellOutSymbols } from '../text/symbols.js';
-import { unicode61Tokens } from '../text/unicode61.js';
-import type { RankedHit } from './fuse.js';
+import type { Db } from '../../store/db.js';
+import { parseKeywordTotals } from '../../store/documents.js';
+import { ftsStem } from '../../text/stem.js';
+import { spellOutSymbols } from '../../text/symbols.js';
+import { unicode61Tokens } from '../../text/unicode61.js';
+import type { RankedHit } from '../fuse.js';
 
 const K1 = 1.2;
 const B = 0.75;

@@ -14,9 +14,9 @@
 // noticed; ragline's writer never does that (a changed chunk gets a new id).
 
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
 import { createKernelMemory, instantiateKernel, type Kernel } from './vector-kernel.js';
-import type { VectorCandidate } from './knn.js';
+import type { VectorCandidate, VectorSearch } from '../interfaces.js';
 import { ScanHelper } from './vector-worker.js';
 import os from 'node:os';
 
@@ -43,7 +43,7 @@ const helpers = new FinalizationRegistry<ScanHelper>((helper) => helper.close())
 /** Below this many slots one thread is as fast as two (the hand-off costs tens of microseconds). */
 const SPLIT_MIN_SLOTS = 16384;
 
-export class VectorIndex {
+export class VectorIndex implements VectorSearch {
   readonly dimensions: number;
   /** Bytes per stored vector: dimensions rounded up to 16 floats. */
   readonly stride: number;

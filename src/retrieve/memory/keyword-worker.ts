@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
 import { buildKeywordSnapshot, snapshotBuffers, type KeywordSnapshot } from './keyword-index.js';
 
 const require = createRequire(import.meta.url);
