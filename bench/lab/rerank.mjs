@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../dist/store/db.js';
 import { OfflineEmbedder } from '../../dist/providers/offline-embedder.js';
-import { vectorCandidates } from '../../dist/retrieve/knn.js';
+import { Vec0Search } from '../../dist/retrieve/vec0.js';
 import { fuse } from '../../dist/retrieve/fuse.js';
 import { buildFtsQuery, quoteFtsToken } from '../../dist/retrieve/fts-query.js';
 import { tokenize, stem, STOPWORDS } from '../../dist/text/index.js';
@@ -55,7 +55,7 @@ export class Lab {
     let v = this.vecCache.get(query);
     if (!v) {
       const [vec] = await this.embedder.embed([query]);
-      v = vectorCandidates(this.db, vec, 100).map((h, i) => ({ id: h.id, rank: i + 1, score: h.distance }));
+      v = (this.vec0 ??= new Vec0Search(this.db)).begin(vec, 100)().map((h, i) => ({ id: h.id, rank: i + 1, score: h.distance }));
       this.vecCache.set(query, v);
     }
     return v;

@@ -24,7 +24,6 @@ const { openDatabase } = await import(dist('store/db.js'));
 const { Retriever } = await import(dist('retrieve/search.js'));
 const { OfflineEmbedder } = await import(dist('providers/offline-embedder.js'));
 const { DocumentNames, runEval, parseTasks } = await import(dist('eval/run.js'));
-const { vectorCandidates } = await import(dist('retrieve/knn.js'));
 const { fuse } = await import(dist('retrieve/fuse.js'));
 const { buildFtsQuery } = await import(dist('retrieve/fts-query.js'));
 const { OfflineRewriter, updateTopics, classifyQuestion, extractTerms, rankTopics } = await import(dist('rewrite/index.js'));
@@ -203,10 +202,10 @@ for (const domain of domains) {
       norm = Math.sqrt(norm) || 1;
       for (let i = 0; i < v.length; i++) v[i] /= norm;
     }
-    const vectorHits = vectorCandidates(db, v, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+    const vectorHits = retriever.nearest(v, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
     let fused = fuse(vectorHits, keyword);
     if (TERMS_RAW > 0) {
-      const rawVector = vectorCandidates(db, vq, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+      const rawVector = retriever.nearest(vq, N).map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
       const rawList = fuse(rawVector, rawHits.map((h, i) => ({ id: h.id, rank: i + 1, score: h.bm25 })));
       const byId = new Map(fused.map((h) => [h.id, h.score]));
       for (const h of rawList) byId.set(h.id, (byId.get(h.id) ?? 0) + TERMS_RAW * h.score);

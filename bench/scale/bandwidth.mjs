@@ -9,8 +9,8 @@
 //   memchr  Buffer.indexOf of a byte that is not there: glibc's vectorised memchr, one
 //           thread, no arithmetic: the closest a node process gets to raw read bandwidth
 // The floor is computed from the fastest of them.
-import { createKernelMemory, instantiateKernel } from '../out/scale/lib/retrieve/vector-kernel.js';
-import { ScanHelper } from '../out/scale/lib/retrieve/vector-worker.js';
+import { createKernelMemory, instantiateKernel } from '../out/scale/lib/retrieve/memory/vector-kernel.js';
+import { ScanHelper } from '../out/scale/lib/retrieve/memory/vector-worker.js';
 
 const MB = Number(process.argv[2] ?? 1536);
 const REPS = Number(process.argv[3] ?? 7);

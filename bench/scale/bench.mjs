@@ -14,8 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../out/scale/lib/store/db.js';
-import { VectorIndex } from '../out/scale/lib/retrieve/vector-index.js';
-import { createKernelMemory, instantiateKernel } from '../out/scale/lib/retrieve/vector-kernel.js';
+import { VectorIndex } from '../out/scale/lib/retrieve/memory/vector-index.js';
+import { createKernelMemory, instantiateKernel } from '../out/scale/lib/retrieve/memory/vector-kernel.js';
 import { rng, randomUnit } from './gen.mjs';
 
 const [file, strategy = 'memory', queriesArg = '200', nArg = '50'] = process.argv.slice(2);

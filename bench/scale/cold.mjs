@@ -1,6 +1,6 @@
 // One-shot searches: each in a fresh process (what `ragline search` does), timing
-// the open of the database and the first vectorCandidates() call (ragline's policy:
-// the first search answers from vec0 and only schedules the in-memory load).
+// the open of the database and the first vector search as a retriever runs it (ragline's
+// policy: the first search answers from vec0 and only schedules the in-memory load).
 // Process start and imports are excluded.
 //   node bench/scale/cold.mjs bench/out/scale/100k.db [runs=20]
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 if (process.argv[2] === '--child') {
   const { openDatabase } = await import('../out/scale/lib/store/db.js');
-  const { vectorCandidates } = await import('../out/scale/lib/retrieve/knn.js');
+  const { SearchAccelerators } = await import('../out/scale/lib/retrieve/memory/accelerators.js');
+  const { Vec0Search } = await import('../out/scale/lib/retrieve/vec0.js');
+  const { DEFAULT_SEARCH_PATHS } = await import('../out/scale/lib/config/index.js');
   const { rng, randomUnit } = await import('./gen.mjs');
   const [file, seed] = process.argv.slice(3);
   const t0 = performance.now();
@@ -16,7 +18,7 @@ if (process.argv[2] === '--child') {
   const dim = Number(/float\[(\d+)\]/.exec(db.prepare("SELECT sql FROM sqlite_master WHERE name='vec_chunks'").get().sql)[1]);
   const query = randomUnit(rng(Number(seed)), dim);
   const t1 = performance.now();
-  vectorCandidates(db, query, 50);
+  new SearchAccelerators(db).vectorSearch(DEFAULT_SEARCH_PATHS, new Vec0Search(db)).begin(query, 50)();
   const t2 = performance.now();
   console.log(JSON.stringify({ openMs: t1 - t0, searchMs: t2 - t1 }));
 } else {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../out/scale/lib/store/db.js';
-import { VectorIndex } from '../out/scale/lib/retrieve/vector-index.js';
+import { VectorIndex } from '../out/scale/lib/retrieve/memory/vector-index.js';
 import { rng, randomUnit } from './gen.mjs';
 
 const [file, queriesArg = '200', kArg = '10'] = process.argv.slice(2);

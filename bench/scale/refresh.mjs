@@ -5,7 +5,7 @@
 //   node bench/scale/refresh.mjs bench/out/scale/100k.db
 import fs from 'node:fs';
 import { openDatabase } from '../out/scale/lib/store/db.js';
-import { VectorIndex } from '../out/scale/lib/retrieve/vector-index.js';
+import { VectorIndex } from '../out/scale/lib/retrieve/memory/vector-index.js';
 import { rng, randomUnit } from './gen.mjs';
 
 const source = process.argv[2];

@@ -90,7 +90,37 @@ export async function turnModules(buildRoot = root) {
   const { runTurn } = await lib('chat/turn.js');
   const { createSession } = await lib('store/sessions.js');
   const { ingest } = await lib('ingest/ingest.js');
+  const accelerate = await acceleratorsOf(buildRoot);
+  return { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, ingest, accelerate };
+}
+
+/**
+ * `accelerate(db, search)`: the in-memory copies of `db` as the build at `buildRoot`
+ * keeps them: `warmVectors()` and `warmKeywords()` load them now, `keywordIndex()` is
+ * the keyword copy, and `retrieverOptions` goes to `new Retriever(db, embedder,
+ * search, retrieverOptions)`. Builds before the copies moved to dist/retrieve/memory/
+ * kept them per database in module state (retrieve/knn.js, retrieve/keyword.js).
+ */
+async function acceleratorsOf(buildRoot) {
+  const lib = (p) => import(path.join(buildRoot, 'dist', p));
+  if (fs.existsSync(path.join(buildRoot, 'dist/retrieve/memory/accelerators.js'))) {
+    const { SearchAccelerators } = await lib('retrieve/memory/accelerators.js');
+    return (db, search) => {
+      const accelerators = new SearchAccelerators(db);
+      return {
+        warmVectors: () => accelerators.vectors.warm(search),
+        warmKeywords: () => accelerators.keywords.warm(search.keyword),
+        keywordIndex: () => accelerators.keywords.index,
+        retrieverOptions: { accelerators },
+      };
+    };
+  }
   const { warmVectorIndex } = await lib('retrieve/knn.js');
   const { loadedKeywordIndex, warmKeywordIndex } = await lib('retrieve/keyword.js');
-  return { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, ingest, warmVectorIndex, loadedKeywordIndex, warmKeywordIndex };
+  return (db, search) => ({
+    warmVectors: () => warmVectorIndex(db, search),
+    warmKeywords: () => warmKeywordIndex(db, search?.keyword),
+    keywordIndex: () => loadedKeywordIndex(db),
+    retrieverOptions: undefined,
+  });
 }

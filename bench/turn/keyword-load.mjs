@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What loading the in-memory keyword copy costs a chat at 100k chunks: it loads in
-// the background when the REPL starts (keyword.ts, warmKeywordIndexInBackground).
+// the background when the REPL starts (retrieve/memory/keyword-copy.ts, warmInBackground).
 // Reports the load's wall time, how long the main thread was blocked (event-loop
 // delay while loading: what a user typing meanwhile would feel), the memory the
 // copy holds, and the process's RSS before and after (garbage collected).
@@ -16,11 +16,12 @@ import { arg, existingTurnDb, root } from './common.mjs';
 const chunks = arg('chunks', 100_000);
 const dbPath = existingTurnDb(chunks);
 const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
-const { loadedKeywordIndex, warmKeywordIndexInBackground } = await import(path.join(root, 'dist/retrieve/keyword.js'));
+const { SearchAccelerators } = await import(path.join(root, 'dist/retrieve/memory/accelerators.js'));
 
 const gc = globalThis.gc ?? (() => {});
 const mb = (bytes) => (bytes / 1e6).toFixed(0);
 const db = openDatabase(dbPath);
+const copy = new SearchAccelerators(db).keywords;
 gc();
 const rssBefore = process.memoryUsage().rss;
 const delay = monitorEventLoopDelay({ resolution: 5 });
@@ -36,11 +37,11 @@ const timer = setInterval(() => {
 }, 10);
 delay.enable();
 const started = performance.now();
-await warmKeywordIndexInBackground(db);
+await copy.warmInBackground();
 const wallMs = performance.now() - started;
 delay.disable();
 clearInterval(timer);
-const index = loadedKeywordIndex(db);
+const index = copy.index;
 await new Promise((resolve) => setTimeout(resolve, 1000)); // a worker that built it has exited
 gc();
 const rssAfter = process.memoryUsage().rss;

@@ -23,8 +23,7 @@ const { openDatabase } = await import(path.join(root, 'dist/store/db.js'));
 const { resolveConfig } = await import(path.join(root, 'dist/config/index.js'));
 const { createEmbedder } = await import(path.join(root, 'dist/providers/index.js'));
 const { Retriever } = await import(path.join(root, 'dist/retrieve/search.js'));
-const { warmVectorIndex } = await import(path.join(root, 'dist/retrieve/knn.js'));
-const { warmKeywordIndex } = await import(path.join(root, 'dist/retrieve/keyword.js'));
+const { SearchAccelerators } = await import(path.join(root, 'dist/retrieve/memory/accelerators.js'));
 
 const questions = mtragQuestions();
 const pct = (values, p) => {
@@ -35,9 +34,9 @@ const row = (name, values) => `| ${name} | ${values.length} | ${pct(values, 0.5)
 
 const { config } = resolveConfig({ env: { HOME: path.join(root, 'bench/out/turn'), RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
-const retriever = new Retriever(db, await createEmbedder(config), config.search);
-warmVectorIndex(db, config.search);
-warmKeywordIndex(db, config.search.keyword); // RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5
+const accelerators = new SearchAccelerators(db);
+const retriever = new Retriever(db, await createEmbedder(config), config.search, { accelerators });
+accelerators.warm(config.search); // RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5
 const settings = { k: config.retrieval.k };
 for (let i = 0; i < 10; i++) await retriever.search(questions[i], settings); // warm-up
 const warm = [];
@@ -46,6 +45,7 @@ for (let i = 0; i < queries; i++) {
   await retriever.search(questions[(i + 10) % questions.length], settings);
   warm.push(performance.now() - started);
 }
+accelerators.close();
 db.close();
 
 const inside = [];

@@ -31,12 +31,14 @@ async function setUp(root) {
     console.error(`${dbPath} not found; build it with that build's bench/turn/turn-cost.mjs --chunks ${chunks}`);
     process.exit(2);
   }
-  const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, warmVectorIndex, warmKeywordIndex } = await turnModules(root);
+  const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, accelerate } = await turnModules(root);
   const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
   const db = openDatabase(dbPath);
-  warmVectorIndex(db, config.search);
-  warmKeywordIndex(db, config.search?.keyword);
-  const context = { db, config, retriever: new Retriever(db, await createEmbedder(config), config.search), rewriter: createRewriter(undefined), sessionId: createSession(db).id };
+  const copies = accelerate(db, config.search);
+  copies.warmVectors();
+  copies.warmKeywords();
+  const retriever = new Retriever(db, await createEmbedder(config), config.search, copies.retrieverOptions);
+  const context = { db, config, retriever, rewriter: createRewriter(undefined), sessionId: createSession(db).id };
   return { db, context, runTurn, createSession, outside: [], answer: [] };
 }
 

@@ -57,7 +57,7 @@ if (!fs.existsSync(dbPath)) {
   console.error(`built ${dbPath}: ${JSON.parse(result.stdout).chunks.written} chunks in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, warmVectorIndex, loadedKeywordIndex, warmKeywordIndex } = await turnModules();
+const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession, accelerate } = await turnModules();
 
 const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline', ...searchEnv() }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
@@ -65,18 +65,19 @@ const chunkCount = db.prepare('SELECT count(*) AS n FROM chunks').get().n;
 const questions = mtragQuestions();
 // A chat loads both in-memory copies in the background when it starts; here they are
 // loaded before the timed turns (RAGLINE_KEYWORD_SEARCH=fts5 keeps the keyword side on FTS5).
+const copies = accelerate(db, config.search);
 let started = performance.now();
-warmVectorIndex(db, config.search);
+copies.warmVectors();
 const vectorLoadMs = performance.now() - started;
 started = performance.now();
-warmKeywordIndex(db, config.search.keyword);
+copies.warmKeywords();
 const keywordLoadMs = performance.now() - started;
-const keywordIndex = loadedKeywordIndex(db);
+const keywordIndex = copies.keywordIndex();
 
 const context = {
   db,
   config,
-  retriever: new Retriever(db, await createEmbedder(config), config.search),
+  retriever: new Retriever(db, await createEmbedder(config), config.search, copies.retrieverOptions),
   rewriter: createRewriter(undefined),
   sessionId: createSession(db).id,
 };
