@@ -9,10 +9,12 @@
 
 import type { Config } from '../config/index.js';
 import type { ChatMessage, RewritePolicy, TokenUsage } from '../domain/index.js';
-import { loadHistory, retrievalSettingsFor, rewriteRequestFor, type TurnHistory } from '../chat/turn.js';
+import { loadHistory, type TurnHistory } from '../chat/stages/history.js';
+import { retrieve } from '../chat/stages/retrieve.js';
+import { gateAndRewrite } from '../chat/stages/rewrite.js';
 import { termShares } from '../retrieve/term-stats.js';
 import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
-import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
+import type { QueryRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
 import type { StoredTurn } from '../store/sessions.js';
 import type { RelevantSource, TurnJudgment } from '../store/judgments.js';
@@ -151,21 +153,13 @@ async function rerunTurn(
 ): Promise<RerunTurn> {
   const { config } = context;
   const history = await historyAt(context.db, sessionId, turn, config);
-  const request = rewriteRequestFor(turn.question, history, config, policy, signal, termShares(context.db));
-  let outcome: RewriteOutcome;
-  try {
-    outcome = await context.rewriter.rewrite(request);
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    // As in a live turn: a rewriter that throws anyway means searching the question as asked.
-    const message = error instanceof Error ? error.message : String(error);
-    outcome = { standaloneQuery: turn.question, decision: 'fallback', reason: 'the rewriter failed; searching with the question as asked', error: message };
-  }
+  const rewrite = await gateAndRewrite(context.rewriter, { question: turn.question, history, config, policy, signal, termShare: termShares(context.db) });
+  const { outcome } = rewrite;
   const after: RerunRewrite = {
-    standaloneQuery: outcome.standaloneQuery.trim() || turn.question,
+    standaloneQuery: rewrite.standaloneQuery,
     decision: outcome.decision,
     reason: outcome.reason,
-    model: outcome.model ?? context.rewriter.id,
+    model: rewrite.model,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.prompt === undefined ? {} : { prompt: outcome.prompt }),
     ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
@@ -176,9 +170,8 @@ async function rerunTurn(
       : { standaloneQuery: turn.standaloneQuery, decision: turn.rewriteDecision ?? 'skipped', reason: turn.rewriteReason ?? '' };
 
   const k = turn.k ?? config.retrieval.k;
-  const settings = retrievalSettingsFor(turn.question, { ...after, weighting: outcome.weighting }, k, config);
-  const retrieved = after.decision === 'small_talk' ? [] : await context.retriever.search(after.standaloneQuery, settings, signal);
-  const newChunks = retrieved.map(withoutText);
+  const found = after.decision === 'small_talk' ? undefined : await retrieve(context.retriever, turn.question, rewrite, k, config, signal);
+  const newChunks = (found?.chunks ?? []).map(withoutText);
   const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, indexedLookup(context.db)) : undefined;
   return {
     turnId: turn.id,
@@ -186,7 +179,7 @@ async function rerunTurn(
     question: turn.question,
     status: turn.status,
     k,
-    ...(settings.secondary && after.decision !== 'small_talk' ? { fusedWith: settings.secondary } : {}),
+    ...(found?.settings.secondary ? { fusedWith: found.settings.secondary } : {}),
     before,
     after,
     rewriteChanged: rewriteChanged(before, after),
@@ -223,7 +216,7 @@ export function checkJudged(
 }
 
 /**
- * The history turn `turn` saw: the shared loader of src/chat (earlier exchanges
+ * The history turn `turn` saw: the chat's history stage (earlier exchanges
  * within the token budget, topics stored on the previous turn), with the running
  * summary the turn itself stored when it covers the same turns (the loader would
  * otherwise recompute it offline, and replay never calls a model for a summary).

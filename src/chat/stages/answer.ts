@@ -1,0 +1,81 @@
+// The answer stage: a canned reply to small talk (no retrieval, no model), an
+// extractive answer offline, or the model's answer streamed token by token (and
+// then the exchange's topics, extracted by the topic model before the turn is
+// stored, since they are stored with it). Returns how the turn ends.
+
+import type { FinishedStatus } from '../../domain/index.js';
+import { extractTopicsWithModel } from '../../rewrite/index.js';
+import type { TurnEvent } from '../events.js';
+import { extractiveAnswer } from '../extractive.js';
+import { buildAnswerMessages } from '../prompt.js';
+import type { TurnContext, TurnState } from './state.js';
+
+/** Id recorded as the chat model of an offline (extractive) answer. */
+export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v1';
+export const GREETING_REPLY = 'Hello! Ask me about your documents.';
+export const THANKS_REPLY = "You're welcome.";
+/** A model's topic extraction gives up after this; the local extractor's topics are used then. */
+const TOPIC_TIMEOUT_MS = 8000;
+
+/** Small talk reply by what was said. */
+export function smallTalkReply(question: string): string {
+  return /\b(thanks?|thank you|thx|ty|cheers|merci|danke|gracias)\b/i.test(question) ? THANKS_REPLY : GREETING_REPLY;
+}
+
+/** Answers the turn (after the rewrite, and the retrieval unless it is small talk), yielding its tokens. */
+export async function* answer(context: TurnContext, state: TurnState, signal?: AbortSignal): AsyncGenerator<TurnEvent, FinishedStatus> {
+  const { question, rewrite } = state;
+  const standaloneQuery = rewrite?.standaloneQuery ?? question;
+  if (rewrite?.outcome.decision === 'small_talk') {
+    state.answerKind = 'small_talk';
+    state.answer = smallTalkReply(question);
+    yield { type: 'token', text: state.answer };
+    return 'answered';
+  }
+
+  const started = performance.now();
+  const { answerModel, config } = context;
+  if (!answerModel) {
+    state.answerKind = 'extractive';
+    state.models.chat = EXTRACTIVE_MODEL_ID;
+    state.answer = extractiveAnswer(standaloneQuery, state.chunks, question).text;
+    state.timings.answerMs = performance.now() - started;
+    yield { type: 'token', text: state.answer };
+    return 'answered';
+  }
+
+  state.answerKind = 'llm';
+  state.models.chat = answerModel.id;
+  // Searches have no answer to show the model; their questions live on in the rewrite.
+  const answered = (state.history?.verbatim ?? []).filter((t) => t.answerKind !== 'search');
+  const answerWindow = config.history.answerTurns > 0 ? answered.slice(-config.history.answerTurns) : [];
+  state.prompt = buildAnswerMessages({
+    question,
+    standaloneQuery,
+    chunks: state.chunks,
+    history: answerWindow.map((t) => ({ question: t.question, answer: t.answer ?? '' })),
+    summary: state.history?.summary,
+    scope: config.assistant?.scope,
+  });
+  try {
+    for await (const chunk of answerModel.stream(state.prompt, { signal })) {
+      if (chunk.type === 'usage') {
+        state.usage.answer = chunk.usage;
+        continue;
+      }
+      state.answer += chunk.text;
+      yield { type: 'token', text: chunk.text };
+    }
+  } finally {
+    state.timings.answerMs = performance.now() - started;
+  }
+  if (signal?.aborted) return 'interrupted';
+  if (context.topicModel) {
+    const extracted = await extractTopicsWithModel(context.topicModel, { question, answer: state.answer }, { timeoutMs: TOPIC_TIMEOUT_MS, signal });
+    if (extracted) {
+      state.modelTopics = extracted.terms;
+      if (extracted.usage) state.usage.topics = extracted.usage;
+    }
+  }
+  return 'answered';
+}
