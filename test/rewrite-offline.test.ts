@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/config/index.js';
+import { ConversationRewriter } from '../src/eval/conversation.js';
 import { askedAction } from '../src/rewrite/offline.js';
 import {
   activeTopic,
@@ -15,7 +17,6 @@ import {
   OfflineRewriter,
   summarizeOffline,
   updateTopics,
-  type ConversationTurn,
   type RewriteOutcome,
 } from '../src/rewrite/index.js';
 import type { Topic } from '../src/domain/index.js';
@@ -26,19 +27,16 @@ interface Conversation {
 }
 const conversations = JSON.parse(fs.readFileSync(new URL('../fixtures/CONVERSATIONS.json', import.meta.url), 'utf8')) as Conversation[];
 
-/** Plays a conversation the way the chat does: rewrite, then update the topics (no answers in the fixture). */
+/** Plays a conversation through the chat's own history and rewrite stages, as eval does (no answers in the fixture). */
 async function play(conversation: Conversation): Promise<RewriteOutcome[]> {
-  const rewriter = createRewriter(undefined);
-  const history: ConversationTurn[] = [];
-  let topics: Topic[] = [];
-  const outcomes: RewriteOutcome[] = [];
-  for (const [index, turn] of conversation.turns.entries()) {
-    const outcome = await rewriter.rewrite({ question: turn.question, history: history.slice(-3), topics, policy: 'auto' });
-    outcomes.push(outcome);
-    history.push({ question: turn.question, standaloneQuery: outcome.standaloneQuery, answer: '' });
-    topics = updateTopics(topics, { ordinal: index + 1, question: turn.question, standaloneQuery: outcome.standaloneQuery, answer: '' });
-  }
-  return outcomes;
+  const { config } = resolveConfig({ env: { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config' } });
+  const rewriter = new ConversationRewriter(createRewriter(undefined), config, 'auto');
+  const questions = conversation.turns.map((turn) => turn.question);
+  return Promise.all(
+    questions.map((question, index) =>
+      rewriter.rewrite({ id: `${conversation.id}::${index}`, group: conversation.id, question, history: questions.slice(0, index).map((user) => ({ user, assistant: '' })), relevant: [] }),
+    ),
+  );
 }
 
 const conversation = (id: string) => conversations.find((c) => c.id === id)!;

@@ -1,21 +1,35 @@
 // ragline's own rewrite of a judged turn, made the way the chat makes it: the
-// earlier turns are replayed through the same rewriter (their standalone
-// queries) and the same topic tracker (with the recorded answers), then the
-// question is rewritten with the chat's rewrite window. Earlier turns are
-// memoised per conversation prefix, so a conversation costs one rewrite per turn.
+// earlier turns are played through the chat's own history stage (verbatim
+// exchanges within history.tokenBudget, the running summary of what fell out,
+// offline as the chat makes it without a summary model) and gate-and-rewrite stage
+// (their standalone queries), the topics updated after each as the chat records
+// them (with the recorded answers), then the question is rewritten the same way.
+// Rewrites are memoised per conversation prefix, so a conversation costs one
+// rewrite per turn.
 
+import { buildHistory, EMPTY_CONVERSATION, isExchange, topicsAfter, type ConversationState, type Exchange } from '../chat/stages/history.js';
+import { gateAndRewrite, type TurnRewrite } from '../chat/stages/rewrite.js';
 import type { Config } from '../config/index.js';
-import type { RewritePolicy, Topic } from '../domain/index.js';
-import { updateTopics, type ConversationTurn, type QueryRewriter, type RewriteOutcome } from '../rewrite/index.js';
+import type { AnswerKind, RewritePolicy } from '../domain/index.js';
+import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
 import type { EvalTask } from './run.js';
 
-interface State {
-  turns: ConversationTurn[];
-  topics: Topic[];
+/** The conversation before a turn: its exchanges and the state the previous turn left. */
+interface Before {
+  exchanges: Exchange[];
+  state: ConversationState;
+}
+
+/** A turn of the conversation played: what it started from, and its rewrite. */
+interface Played {
+  before: Before;
+  rewrite: TurnRewrite;
+  /** The rewrite's history, as the chat would have read it. */
+  history: Pick<ConversationState, 'topics' | 'summary' | 'summaryThrough'>;
 }
 
 export class ConversationRewriter {
-  private readonly states = new Map<string, Promise<State>>();
+  private readonly played = new Map<string, Promise<Played>>();
 
   constructor(
     private readonly rewriter: QueryRewriter,
@@ -29,39 +43,42 @@ export class ConversationRewriter {
 
   /** The rewrite outcome of the task's question, as the chat would produce it. */
   async rewrite(task: EvalTask): Promise<RewriteOutcome> {
-    const state = await this.stateAfter(task.history);
-    return this.rewriteWith(task.question, state);
+    return (await this.play(task.history, task.question)).rewrite.outcome;
   }
 
-  private rewriteWith(question: string, state: State): Promise<RewriteOutcome> {
-    const window = this.config.history.rewriteTurns;
-    return this.rewriter.rewrite({
-      question,
-      history: window > 0 ? state.turns.slice(-window) : [],
-      topics: this.useTopics ? state.topics : [],
-      scope: this.config.assistant?.scope,
-      policy: this.policy,
-      ...(this.termShare ? { termShare: this.termShare } : {}),
-    });
-  }
-
-  /** Conversation state after the given earlier turns. */
-  private stateAfter(history: EvalTask['history']): Promise<State> {
-    const key = JSON.stringify(history.map((h) => h.user));
-    let state = this.states.get(key);
-    if (!state) {
-      state = (async () => {
-        if (history.length === 0) return { turns: [], topics: [] };
-        const before = await this.stateAfter(history.slice(0, -1));
-        const last = history.at(-1)!;
-        const outcome = await this.rewriteWith(last.user, before);
-        const turn = { question: last.user, standaloneQuery: outcome.standaloneQuery, answer: last.assistant };
-        const topics =
-          outcome.decision === 'small_talk' ? before.topics : updateTopics(before.topics, { ordinal: history.length, ...turn });
-        return { turns: [...before.turns, turn], topics };
+  /** The turn `question` after the earlier turns `history`, played once per distinct conversation prefix. */
+  private play(history: EvalTask['history'], question: string): Promise<Played> {
+    const key = JSON.stringify([history, question]);
+    let played = this.played.get(key);
+    if (!played) {
+      played = (async () => {
+        const before = await this.before(history);
+        const built = await buildHistory(before.exchanges, before.state, { tokenBudget: this.config.history.tokenBudget });
+        const rewrite = await gateAndRewrite(this.rewriter, {
+          question,
+          history: this.useTopics ? built : { ...built, topics: [] },
+          config: this.config,
+          policy: this.policy,
+          termShare: this.termShare,
+        });
+        return { before, rewrite, history: built };
       })();
-      this.states.set(key, state);
+      this.played.set(key, played);
     }
-    return state;
+    return played;
+  }
+
+  /** The conversation after the earlier turns `history`, each recorded as the chat records an answered turn. */
+  private async before(history: EvalTask['history']): Promise<Before> {
+    if (history.length === 0) return { exchanges: [], state: EMPTY_CONVERSATION };
+    const last = history.at(-1)!;
+    const { before, rewrite, history: seen } = await this.play(history.slice(0, -1), last.user);
+    // The recorded answer stands for the model's; a turn with none counts as a search, as in a session.
+    const answerKind: AnswerKind = rewrite.outcome.decision === 'small_talk' ? 'small_talk' : last.assistant ? 'llm' : 'search';
+    const turn = { ordinal: history.length, question: last.user, standaloneQuery: rewrite.standaloneQuery, answer: last.assistant, answerKind, status: 'answered' as const };
+    return {
+      exchanges: isExchange(turn) ? [...before.exchanges, turn] : before.exchanges,
+      state: { topics: topicsAfter(seen.topics, turn), summary: seen.summary, summaryThrough: seen.summary ? seen.summaryThrough : 0 },
+    };
   }
 }
