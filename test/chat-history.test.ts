@@ -11,7 +11,10 @@ import {
   type ConversationState,
   type Exchange,
 } from '../src/chat/stages/history.js';
+import { resolveConfig } from '../src/config/index.js';
+import { ConversationRewriter } from '../src/eval/conversation.js';
 import type { ChatModel } from '../src/providers/types.js';
+import type { QueryRewriter, RewriteRequest } from '../src/rewrite/index.js';
 
 /** An exchange of `tokens` estimated tokens (question and answer together). */
 function exchange(ordinal: number, tokens = 10): Exchange {
@@ -119,5 +122,31 @@ describe('buildHistory', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(buildHistory(exchanges(5), EMPTY_CONVERSATION, { tokenBudget: 35, model: failing, signal: controller.signal })).rejects.toThrow('503');
+  });
+});
+
+describe('eval plays a conversation through the same stages', () => {
+  it('rewrites with the window within the token budget and the offline summary, one rewrite per turn', async () => {
+    const { config } = resolveConfig({ env: { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config', RAGLINE_HISTORY_TOKENS: '60' } });
+    const requests: RewriteRequest[] = [];
+    const rewriter: QueryRewriter = {
+      id: 'test:rewriter',
+      async rewrite(request) {
+        requests.push(request);
+        return { standaloneQuery: `${request.question} (rewritten)`, decision: 'rewritten', reason: 'test' };
+      },
+    };
+    const conversation = new ConversationRewriter(rewriter, config, 'auto');
+    const turns = Array.from({ length: 5 }, (_, i) => ({ user: `question ${i + 1}?`, assistant: 'b'.repeat(100) }));
+    for (let i = 0; i < turns.length; i++) {
+      await conversation.rewrite({ id: `c::${i}`, group: 'c', question: turns[i]!.user, history: turns.slice(0, i), relevant: [] });
+    }
+    expect(requests.map((r) => r.question)).toEqual(turns.map((t) => t.user));
+    // Each exchange is 28 tokens: two fit in 60, the rest are summarised as the chat does offline.
+    const last = requests.at(-1)!;
+    expect(last.history.map((h) => h.question)).toEqual(['question 3?', 'question 4?']);
+    expect(last.history[0]!.standaloneQuery).toBe('question 3? (rewritten)');
+    expect(last.summary).toMatch(/^Asked: question 1\? \(rewritten\); question 2\? \(rewritten\)/);
+    expect(last.topics.length).toBeGreaterThan(0);
   });
 });
