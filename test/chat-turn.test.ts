@@ -13,7 +13,7 @@ import type { ChatModel, ChatChunk, Embedder } from '../src/providers/types.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { createRewriter, type QueryRewriter, type RewriteOutcome, type RewriteRequest } from '../src/rewrite/index.js';
 import { openDatabase, type Db } from '../src/store/db.js';
-import { createSession, forkSession, getTurn, loadTurnChunks, loadTurns } from '../src/store/sessions.js';
+import { createSession, forkSession, getTurn, latestTopics, loadTurnChunks, loadTurns } from '../src/store/sessions.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 import { FIXTURE_DOCS } from './helpers/cli.js';
 
@@ -298,6 +298,20 @@ describe('a turn with an OpenAI-compatible server', () => {
       if (event.type === 'token') break;
     }
     expect(getTurn(db, turnId)).toMatchObject({ status: 'interrupted', answer: 'Keys ' });
+  });
+
+  test('a turn left before its history was read keeps the topics the conversation had', async () => {
+    server.queueChat({ chunks: ['Rotate keys from the dashboard.'] });
+    await collect(runTurn(context, 'How do I rotate an API key?'));
+    const before = latestTopics(db, context.sessionId);
+    expect(before.length).toBeGreaterThan(0);
+    let turnId = 0;
+    for await (const event of runTurn(context, 'and the webhook signature?')) {
+      if (event.type === 'start') turnId = event.turnId;
+      break;
+    }
+    expect(getTurn(db, turnId)).toMatchObject({ status: 'interrupted', topics: null });
+    expect(latestTopics(db, context.sessionId)).toEqual(before);
   });
 
   test('small talk gets a canned reply without retrieval or a model call', async () => {

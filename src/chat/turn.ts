@@ -31,8 +31,9 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   const signal = options.signal;
   const state = openTurn(context, question, options);
   const { timings, usage } = state;
-  yield { type: 'start', sessionId: context.sessionId, turnId: state.turnId, ordinal: state.ordinal, question };
   try {
+    // Inside the try: a consumer that leaves at `start` still gets the turn stored, not left pending.
+    yield { type: 'start', sessionId: context.sessionId, turnId: state.turnId, ordinal: state.ordinal, question };
     const summaryModel = context.summaryModel ?? context.answerModel;
     const history = await timed(timings, 'historyMs', () =>
       loadHistory(db, context.sessionId, state.ordinal, { tokenBudget: config.history.tokenBudget, model: summaryModel, signal }),

@@ -84,8 +84,11 @@ export interface FinishTurnInput {
   settings?: Record<string, unknown>;
   timings: TurnTimings;
   usage: TurnUsage;
-  /** Tracked topics after this turn. */
-  topics: Topic[];
+  /**
+   * Tracked topics after this turn; undefined when the turn ended before it read the
+   * conversation's state (stored NULL, so the next turn starts from an earlier turn's).
+   */
+  topics?: Topic[];
   /** Running summary of the turns that fell out of the history budget, as of this turn. */
   summary?: string;
   /** Ordinal of the last turn the summary covers (0 or undefined: no summary). */
@@ -383,7 +386,7 @@ export function finishTurn(db: Db, turnId: number, input: FinishTurnInput): Turn
         settings: input.settings ? JSON.stringify(input.settings) : null,
         timings: JSON.stringify(timings),
         usage: JSON.stringify(input.usage),
-        topics: JSON.stringify(input.topics),
+        topics: input.topics ? JSON.stringify(input.topics) : null,
         summary: input.summary ?? null,
         summaryThrough: input.summaryThrough ?? null,
       });

@@ -59,11 +59,14 @@ export function recordTurn(context: TurnContext, state: TurnState, status: Finis
     timings: { ...timings, persistMs: timings.persistMs + (performance.now() - persistStart) },
     usage: state.usage,
     // What counts as conversation when history is read back (isExchange) updates the topics now.
-    topics: topicsAfter(
-      history?.topics ?? [],
-      { ordinal: state.ordinal, question: state.question, status, answerKind, standaloneQuery: rewrite?.standaloneQuery, answer },
-      state.modelTopics,
-    ),
+    // A turn that ended before its history was read leaves the topics as they were.
+    topics:
+      history &&
+      topicsAfter(
+        history.topics,
+        { ordinal: state.ordinal, question: state.question, status, answerKind, standaloneQuery: rewrite?.standaloneQuery, answer },
+        state.modelTopics,
+      ),
     summary,
     summaryThrough: summary ? history?.summaryThrough : undefined,
   });
