@@ -13,7 +13,7 @@
 // the query builder keeps them together as one phrase ("node js", "leak check").
 //
 // The indexed text changes with this, so an index records which spelling its keyword
-// side holds (INDEX_TEXT_VERSION, in the index fingerprint); see ingest.ts.
+// side holds (INDEX_TEXT_VERSION, in the index fingerprint); see src/ingest/keywords.ts.
 
 import { tokenize, type TokenizeOptions } from './tokenize.js';
 

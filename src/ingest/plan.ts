@@ -1,0 +1,124 @@
+// The first stage of an ingest: make sure the index fits this embedder and chunker
+// (or start a new one), list the folder's stored documents, and walk the folder
+// deciding per file what it is: unchanged (same size and mtime, not listed), a file
+// skipped before and unchanged since (counted again, not read), or work to read.
+
+import type { Db } from '../store/db.js';
+import { clearIndex, listDocuments, listSkippedFiles, type SkippedFile, type StoredDocuments } from '../store/documents.js';
+import { earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, setFingerprint } from '../store/meta.js';
+import { createVectorTable, hasVectorTable } from '../store/vectors.js';
+import type { Embedder } from '../providers/types.js';
+import { INDEX_TEXT_VERSION } from '../text/symbols.js';
+import { UserError } from '../util/errors.js';
+import type { ChunkerSettings } from './chunk.js';
+import { keywordsOutdated, rewriteKeywordIndex } from './keywords.js';
+import { loadFileTools } from './prepare.js';
+import { countSkipped, dataVersion, type IngestRun } from './run.js';
+import { walk, type FoundFile, type SkipReason } from './walk.js';
+
+export interface IngestPlan {
+  /** The folder's documents as stored before this ingest. */
+  stored: StoredDocuments;
+  /** Which stored documents still have their file (1); the others are removed at the end. */
+  seen: Uint8Array;
+  /**
+   * Files read and skipped before (binary, unparseable, no text): one that has not
+   * changed is counted as skipped again without being read; the record of a file that
+   * is gone, or was read again, is brought up to date at the end.
+   */
+  skippedBefore: Map<string, SkippedFile>;
+  /** Paths of skippedBefore that the walk found again. */
+  skippedFound: Set<string>;
+  /** Files skipped for what they hold in this run, remembered at the end. */
+  skippedNow: Map<string, SkippedFile>;
+  /** Files to read: new or changed (size or mtime), every file with `checksum`, and those skipped before that changed. */
+  work: FoundFile[];
+}
+
+export async function planIngest(run: IngestRun): Promise<IngestPlan> {
+  const { db, options, root, summary } = run;
+  await prepareIndex(run);
+  // data_version is read before the listing: a commit landing between the two then
+  // shows as a changed version at the lock, never as one the listing is taken to include.
+  const versionBefore = run.lock.taken ? undefined : dataVersion(db);
+  const stored = listDocuments(db, root);
+  if (versionBefore !== undefined) run.lock.listedBefore(stored, versionBefore);
+  const seen = new Uint8Array(stored.count);
+  const skippedBefore = listSkippedFiles(db, root);
+  const skippedFound = new Set<string>();
+  const found = walk(root, {
+    include: options.include,
+    exclude: options.exclude,
+    maxFileBytes: options.maxFileBytes,
+    // Unchanged files are counted here and not listed.
+    select: (relative, size, mtimeMs) => {
+      const at = stored.indexOf(relative);
+      if (at === undefined) {
+        const before = skippedBefore.get(relative);
+        if (!before) return true;
+        skippedFound.add(relative);
+        if (options.checksum || before.size !== size || before.mtimeMs !== mtimeMs) return true;
+        countSkipped(summary, before.reason as SkipReason, [relative]);
+        return false;
+      }
+      seen[at] = 1;
+      if (options.checksum || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
+      summary.files.unchanged++;
+      return false;
+    },
+  });
+  for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
+  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files };
+}
+
+/**
+ * Checks the index against the embedder and chunker, starting a new one (taking
+ * the lock) when there is none or `reindex` asks for it, and rewrites a keyword
+ * index written in an older text version.
+ */
+async function prepareIndex(run: IngestRun): Promise<void> {
+  const { db, embedder, options } = run;
+  // A remote model's dimension is learnt from the server only when a new index
+  // needs it; an existing index records it.
+  const fingerprint = getFingerprint(db);
+  if (embedder.dimensions === 0 && (!fingerprint || options.reindex || fingerprint.embedder !== embedder.id)) {
+    await embedder.resolveDimensions?.(options.signal);
+  }
+  if (!fingerprint || options.reindex) run.lock.take();
+  if (checkFingerprint(db, embedder, options.chunker, options.reindex ?? false) === 'rewrite-keywords') {
+    rewriteKeywordIndex(db, (await loadFileTools()).indexText, () => keywordsOutdated(db));
+  }
+}
+
+/**
+ * Checks that the index was built with this embedder and chunker, or starts a new one;
+ * says whether its keyword index is in an older text version and must be rewritten.
+ */
+function checkFingerprint(db: Db, embedder: Embedder, chunker: ChunkerSettings, reindex: boolean): 'ok' | 'rewrite-keywords' {
+  const fingerprint = getFingerprint(db);
+  if (fingerprint && reindex) clearIndex(db);
+  else if (fingerprint) {
+    const sameEmbedder = fingerprint.embedder === embedder.id && (embedder.dimensions === 0 || fingerprint.dimensions === embedder.dimensions);
+    const sameChunker = fingerprint.chunker.size === chunker.size && fingerprint.chunker.overlap === chunker.overlap;
+    if (!sameEmbedder) {
+      throw new UserError(
+        isEarlierOfflineEmbedder(fingerprint.embedder, embedder.id)
+          ? earlierOfflineMessage(fingerprint.embedder, embedder.id)
+          : `This database was built with the embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions); ${embedder.id} (${embedder.dimensions}) is configured now.`,
+        { hint: embedderMismatchHint(fingerprint.embedder, embedder.id), exitCode: 2 },
+      );
+    }
+    if (!sameChunker) {
+      throw new UserError(
+        `This database was chunked with size ${fingerprint.chunker.size} and overlap ${fingerprint.chunker.overlap}; size ${chunker.size} and overlap ${chunker.overlap} are configured now.`,
+        { hint: 'Rebuild the index with `ragline ingest <folder> --reindex`, or set chunk.size and chunk.overlap back.', exitCode: 2 },
+      );
+    }
+    return keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION ? 'rewrite-keywords' : 'ok';
+  }
+  db.transaction(() => {
+    if (!hasVectorTable(db)) createVectorTable(db, embedder.dimensions);
+    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker }, text: INDEX_TEXT_VERSION });
+  }).immediate();
+  return 'ok';
+}

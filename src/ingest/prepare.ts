@@ -1,0 +1,116 @@
+// The second stage: read one file of the plan's work, and load and chunk it into a
+// pending file, or say why it is not written (skipped, or the same bytes as stored).
+
+import fs from 'node:fs';
+import type { DocumentWriter } from '../store/documents.js';
+import { hexDigest } from '../util/hash.js';
+import type { IngestPlan } from './plan.js';
+import { countSkipped, type IngestRun, type PendingFile } from './run.js';
+import type { FoundFile } from './walk.js';
+
+/** What reading, chunking and indexing a file takes. */
+export type FileTools = Pick<typeof import('./load.js'), 'loadDocument' | 'looksBinary'> &
+  Pick<typeof import('./chunk.js'), 'chunkDocument'> &
+  Pick<typeof import('./index-text.js'), 'indexText'>;
+
+/** Loaded with the first file that needs them: a re-ingest that finds nothing changed never compiles them. */
+export async function loadFileTools(): Promise<FileTools> {
+  const [{ loadDocument, looksBinary }, { chunkDocument }, { indexText }] = await Promise.all([
+    import('./load.js'),
+    import('./chunk.js'),
+    import('./index-text.js'),
+  ]);
+  return { loadDocument, looksBinary, chunkDocument, indexText };
+}
+
+/** What became of a file: chunks to write, a stored document whose bytes did not change, or skipped (already counted). */
+export type Prepared = { kind: 'write'; pending: PendingFile } | { kind: 'unchanged'; documentId: number } | { kind: 'skipped' };
+
+/**
+ * Reads `file` and chunks it. Skips are counted in the run's summary; one for what
+ * the file holds is also remembered in the plan, and the document it was is then
+ * no longer seen (it is removed at the end).
+ */
+export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: DocumentWriter, tools: FileTools, file: FoundFile): Promise<Prepared> {
+  const { options, summary } = run;
+  const { loadDocument, looksBinary, chunkDocument, indexText } = tools;
+  const at = plan.stored.indexOf(file.relative);
+  const previousId = at === undefined ? undefined : plan.stored.ids[at]!;
+  const read = readRegularFile(file.absolute, options.maxFileBytes);
+  if (typeof read === 'string') {
+    countSkipped(summary, read, [file.relative]);
+    return { kind: 'skipped' };
+  }
+  const bytes = read;
+  // A new file is hashed once it is known to be written: one that is skipped
+  // (empty, binary) needs no hash.
+  let contentHash: string | undefined;
+  if (previousId !== undefined) {
+    contentHash = hexDigest('sha256', bytes);
+    if (writer.contentHash(previousId) === contentHash) return { kind: 'unchanged', documentId: previousId };
+  }
+  /** Skipped for what it holds: remembered, and a document it was is removed at the end. */
+  const skipForContent = (reason: 'binary' | 'parse-error' | 'empty'): Prepared => {
+    countSkipped(summary, reason, [file.relative]);
+    plan.skippedNow.set(file.relative, { size: file.size, mtimeMs: file.mtimeMs, reason });
+    if (at !== undefined) plan.seen[at] = 0;
+    return { kind: 'skipped' };
+  };
+  if (file.kind !== 'pdf' && looksBinary(bytes)) return skipForContent('binary');
+  let loaded;
+  try {
+    loaded = await loadDocument(file.absolute, bytes);
+  } catch {
+    return skipForContent('parse-error');
+  }
+  if (loaded.invalidUtf8) summary.invalidUtf8++;
+  const chunks = chunkDocument(loaded, options.chunker);
+  if (chunks.length === 0) return skipForContent('empty');
+  const pending: PendingFile = {
+    file,
+    contentHash: contentHash ?? hexDigest('sha256', bytes),
+    title: loaded.title,
+    isNew: previousId === undefined,
+    chunks: chunks.map((chunk) => {
+      const indexed = indexText(loaded.title, chunk.headingPath, chunk.text);
+      return {
+        heading: indexed.heading,
+        text: chunk.text,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        locator: chunk.locator,
+        textHash: indexed.hash,
+        fts: indexed.fts,
+        embedText: indexed.embed,
+      };
+    }),
+  };
+  return { kind: 'write', pending };
+}
+
+/**
+ * The bytes of the file at `absolute` if it is still a regular file, checked on
+ * the opened descriptor: a FIFO or device put in its place after the listing is
+ * opened without blocking (O_NONBLOCK) and never read, so it cannot hang the
+ * ingest (a blocked read would not even let Ctrl-C through).
+ */
+function readRegularFile(absolute: string, maxBytes: number): Buffer | 'unreadable' | 'not-a-file' | 'too-large' {
+  let fd: number;
+  try {
+    fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+  } catch (err) {
+    // A FIFO opened for writing elsewhere, or a socket: not a document either.
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP' ? 'not-a-file' : 'unreadable';
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return 'not-a-file';
+    if (stat.size > maxBytes) return 'too-large';
+    return fs.readFileSync(fd);
+  } catch {
+    return 'unreadable';
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,190 @@
+// One ingest's state, handed explicitly from stage to stage (plan -> prepare ->
+// embed -> commit): what was asked, where the folder's documents are stored, the
+// write lock, and the summary and progress being counted.
+
+import fs from 'node:fs';
+import type { Db } from '../store/db.js';
+import { listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
+import { acquireIngestLock } from '../store/meta.js';
+import type { Embedder } from '../providers/types.js';
+import { UserError } from '../util/errors.js';
+import type { ChunkerSettings } from './chunk.js';
+import type { FoundFile, SkipReason } from './walk.js';
+
+export interface IngestOptions {
+  /** Absolute path of the folder to ingest (its documents are stored under its real path). */
+  root: string;
+  db: Db;
+  embedder: Embedder;
+  chunker: ChunkerSettings;
+  include?: string[];
+  exclude?: string[];
+  maxFileBytes: number;
+  /** Drop the whole index first (needed after changing the embedder or chunker). */
+  reindex?: boolean;
+  /** Hash every file even when its size and mtime are unchanged. */
+  checksum?: boolean;
+  /** Stops between files; what was written stays written. */
+  signal?: AbortSignal;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+export interface IngestProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  chunksWritten: number;
+  elapsedMs: number;
+}
+
+export interface IngestSummary {
+  root: string;
+  files: {
+    added: number;
+    changed: number;
+    unchanged: number;
+    removed: number;
+    skipped: Partial<Record<SkipReason, number>>;
+  };
+  /** Up to SKIPPED_PATHS_KEPT paths of the files skipped for each reason, relative to the folder. */
+  skippedPaths: Partial<Record<SkipReason, string[]>>;
+  /** Files that were not valid UTF-8 and were decoded with replacement characters. */
+  invalidUtf8: number;
+  chunks: { written: number; embedded: number; reused: number; removed: number };
+  bytes: number;
+  seconds: number;
+  embedder: string;
+  interrupted: boolean;
+}
+
+/** Paths of skipped files kept per reason in the summary. */
+export const SKIPPED_PATHS_KEPT = 5;
+
+/** A file read and chunked, waiting for its vectors to be written. */
+export interface PendingFile {
+  file: FoundFile;
+  contentHash: string;
+  title?: string;
+  isNew: boolean;
+  chunks: (Omit<NewChunk, 'vector'> & { embedText: string })[];
+}
+
+export interface IngestRun {
+  readonly options: IngestOptions;
+  readonly db: Db;
+  readonly embedder: Embedder;
+  /** The folder as its documents are stored (see storedRoot). */
+  readonly root: string;
+  /** performance.now() at the start. */
+  readonly started: number;
+  readonly summary: IngestSummary;
+  /** One object, updated in place and handed to onProgress at each report. */
+  readonly progress: IngestProgress;
+  readonly lock: WriteLock;
+}
+
+export function newRun(options: IngestOptions): IngestRun {
+  const started = performance.now();
+  const { db, embedder } = options;
+  const root = storedRoot(db, options.root);
+  return {
+    options,
+    db,
+    embedder,
+    root,
+    started,
+    summary: {
+      root,
+      files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
+      skippedPaths: {},
+      invalidUtf8: 0,
+      chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
+      bytes: 0,
+      seconds: 0,
+      embedder: embedder.id,
+      interrupted: false,
+    },
+    progress: { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, chunksWritten: 0, elapsedMs: 0 },
+    lock: new WriteLock(db, root),
+  };
+}
+
+/** Counts `count` files skipped for `reason` and keeps `paths` among its examples. */
+export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: readonly string[], count = paths.length): void {
+  summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
+  for (const path of paths) {
+    const kept = (summary.skippedPaths[reason] ??= []);
+    if (kept.length < SKIPPED_PATHS_KEPT) kept.push(path);
+  }
+}
+
+export function reportProgress(run: IngestRun): void {
+  run.progress.elapsedMs = performance.now() - run.started;
+  run.options.onProgress?.(run.progress);
+}
+
+/** Changes whenever another connection commits to the database. */
+export function dataVersion(db: Db): number {
+  return db.pragma('data_version', { simple: true }) as number;
+}
+
+/**
+ * The ingest lock, taken at the first write. A re-ingest that finds nothing to
+ * write (the usual case) then writes nothing at all: no lock, no last-ingest record
+ * and no WAL for close() to checkpoint, which was a tenth of its time.
+ */
+export class WriteLock {
+  private readonly db: Db;
+  private readonly root: string;
+  private releaseLock: (() => void) | undefined;
+  /** What was listed before the lock, to check nothing changed under it. */
+  private listed: { documents: StoredDocuments; dataVersion: number } | undefined;
+
+  constructor(db: Db, root: string) {
+    this.db = db;
+    this.root = root;
+  }
+
+  get taken(): boolean {
+    return this.releaseLock !== undefined;
+  }
+
+  /** The folder's documents as listed without the lock, and the data_version read before listing them. */
+  listedBefore(documents: StoredDocuments, dataVersionBefore: number): void {
+    this.listed = { documents, dataVersion: dataVersionBefore };
+  }
+
+  /** Takes the lock unless held; refuses if another ingest changed the listed documents meanwhile. */
+  take(): void {
+    if (this.releaseLock) return;
+    this.releaseLock = acquireIngestLock(this.db);
+    const { listed } = this;
+    if (listed && dataVersion(this.db) !== listed.dataVersion && !listDocuments(this.db, this.root).equals(listed.documents)) {
+      throw new UserError('Another ingest changed the documents of this folder while this one was reading them; nothing was written.', {
+        hint: 'Run the same command again.',
+      });
+    }
+  }
+
+  release(): void {
+    this.releaseLock?.();
+  }
+}
+
+/**
+ * The folder as its documents are stored: its real path, so that the same folder
+ * reached through a symlink is not a second copy of it; or the path as given when
+ * documents are already stored under that path (an index that stored it so).
+ */
+function storedRoot(db: Db, given: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(given);
+  } catch {
+    return given; // the walk reports an unreadable folder
+  }
+  if (real === given) return given;
+  const storedAsGiven = db.prepare('SELECT 1 FROM documents WHERE root = ? LIMIT 1').get(given) !== undefined;
+  return storedAsGiven ? given : real;
+}
