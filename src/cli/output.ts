@@ -1,7 +1,7 @@
 // Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
 // on stderr, and JSON for scripts.
 
-import { jsonSafe } from '../util/sanitize.js';
+import { toJson } from '../util/json.js';
 import { redactSecrets } from '../util/secrets.js';
 
 /** The styles the CLI writes with; each returns its text as it is when there is no colour. */
@@ -91,12 +91,7 @@ export class ProgressLine {
   }
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  if (bytes < 1024 * 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  return `${(bytes / 1024 / 1024 / 1024).toFixed(2)} GB`;
-}
+export { formatBytes } from '../util/bytes.js';
 
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '?';
@@ -105,7 +100,4 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
-/** JSON.stringify, with terminal-active characters written as \u escapes (still the same JSON value). */
-export function toJson(value: unknown, indent?: number): string {
-  return jsonSafe(JSON.stringify(value, null, indent));
-}
+export { toJson } from '../util/json.js';

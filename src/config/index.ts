@@ -275,8 +275,8 @@ export interface ResolveInput {
   /** How each flag is spelled on the command line, for messages (default `--<dotted key>`). */
   flagNames?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
-  /** `--config <file>`; when given, the file must exist. */
-  configFile?: string;
+  /** `--config <file>`; when given, the file must exist. `false`: read no config file. */
+  configFile?: string | false;
 }
 
 function blankToUndefined(value: string | undefined): string | undefined {
@@ -326,9 +326,9 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
 /** Resolves flags > environment > config file > defaults into one Config. */
 export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
   const env = input.env ?? process.env;
-  const explicitFile = input.configFile ?? blankToUndefined(env.RAGLINE_CONFIG);
+  const explicitFile = input.configFile === false ? undefined : (input.configFile ?? blankToUndefined(env.RAGLINE_CONFIG));
   const configFile = explicitFile ?? defaultConfigFile(env);
-  const fileValues = readConfigFile(configFile, explicitFile !== undefined);
+  const fileValues = input.configFile === false ? undefined : readConfigFile(configFile, explicitFile !== undefined);
   if (fileValues) {
     const unknown = Object.keys(fileValues).filter((key) => !SETTING_KEYS.includes(key));
     if (unknown.length > 0) {

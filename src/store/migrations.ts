@@ -188,15 +188,31 @@ export function assertKnownSchema(userVersion: number): void {
   }
 }
 
+/**
+ * A database with an older schema opened read-only: it cannot be migrated. Told
+ * apart by its class (and `code`), not by its message: `doctor` reports it as a
+ * warning, since any command that writes upgrades it.
+ */
+export class OutdatedSchemaError extends UserError {
+  readonly code = 'SCHEMA_OUTDATED';
+  constructor(
+    readonly schemaVersion: number,
+    readonly expectedSchemaVersion: number = SCHEMA_VERSION,
+  ) {
+    super(`This database needs an upgrade (schema ${schemaVersion} -> ${expectedSchemaVersion}) and was opened read-only.`, {
+      hint: 'Run any ragline command on it without read-only access once to upgrade it.',
+    });
+    this.name = 'OutdatedSchemaError';
+  }
+}
+
 /** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
 export function migrate(db: Database.Database, options: { readonly: boolean }): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   assertKnownSchema(current);
   if (current === SCHEMA_VERSION) return;
   if (options.readonly) {
-    throw new UserError(`This database needs an upgrade (schema ${current} -> ${SCHEMA_VERSION}) and was opened read-only.`, {
-      hint: 'Run any ragline command on it without read-only access once to upgrade it.',
-    });
+    throw new OutdatedSchemaError(current);
   }
   // The version is read again under the write lock: another process opening the
   // same file at the same moment may have applied a migration in between.

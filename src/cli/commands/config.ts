@@ -4,9 +4,8 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { chooseEmbedder, defaultConfigFile, SETTING_KEYS, type EmbedderChoice, type ResolvedConfig, type Source } from '../../config/index.js';
-import { openDatabase } from '../../store/db.js';
-import { getFingerprint } from '../../store/meta.js';
+import { embedderInUse } from '../../app/index.js';
+import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
 import { createOutput } from '../output.js';
 
@@ -66,24 +65,6 @@ export function configFileLocation(command: Command, env: NodeJS.ProcessEnv = pr
   const fromEnv = env.RAGLINE_CONFIG;
   if (fromEnv !== undefined && fromEnv.trim() !== '') return { file: fromEnv, from: 'env:RAGLINE_CONFIG' };
   return { file: defaultConfigFile(env), from: 'default' };
-}
-
-/** The embedder commands will use with this configuration and database (the index, when there is one, is read). */
-function embedderInUse(resolved: ResolvedConfig): EmbedderChoice {
-  let indexEmbedder: string | undefined;
-  if (resolved.config.db !== ':memory:' && fs.existsSync(resolved.config.db)) {
-    try {
-      const db = openDatabase(resolved.config.db, { readonly: true });
-      try {
-        indexEmbedder = getFingerprint(db)?.embedder;
-      } finally {
-        db.close();
-      }
-    } catch {
-      // An unreadable database: `ragline doctor` says why; here the choice without it.
-    }
-  }
-  return chooseEmbedder(resolved, indexEmbedder);
 }
 
 export function registerConfig(program: Command): void {

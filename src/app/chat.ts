@@ -1,0 +1,114 @@
+// A conversation with the documents: a chat in one session at a time, each turn a
+// stream of typed events (rewrite, retrieval, token, error, done) that is stored
+// as it runs. A new session is only planned until its first question is asked, so
+// a chat that asks nothing leaves nothing behind.
+
+import type { TurnEvent } from '../chat/events.js';
+import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
+import { findSession, isStored, loadTurns, planSession, requireSession, type SessionInfo, type StoredTopic, type StoredTurn } from '../store/sessions.js';
+import { UserError } from '../util/errors.js';
+import { forkSessionById, latestTopics } from './sessions.js';
+import type { Workspace } from './workspace.js';
+
+export interface ChatStart {
+  /** Continue this session (id, name, or `last`); a UserError when there is none. */
+  session?: string;
+  /** Continue the most recent session, if there is one (else a new one). */
+  continueLast?: boolean;
+  /** The new session's name (when neither of the above). */
+  name?: string;
+}
+
+export class Chat {
+  private context?: Promise<TurnContext>;
+
+  private constructor(
+    private readonly workspace: Workspace,
+    /** The session the next question is asked in. */
+    public session: SessionInfo,
+    /** The session is planned, not stored yet (no question asked in it). */
+    public planned: boolean,
+  ) {}
+
+  /** A chat in a new session (planned), or in the session `start` names. */
+  static start(workspace: Workspace, start: ChatStart = {}): Chat {
+    if (start.session !== undefined) return new Chat(workspace, requireSession(workspace.db, start.session), false);
+    if (start.continueLast) {
+      const last = findSession(workspace.db, 'last');
+      if (last) return new Chat(workspace, last, false);
+    }
+    return new Chat(workspace, newSession(workspace, start.name), true);
+  }
+
+  /** Makes the providers and the retriever now (a UserError when the index was built with another embedder); asking does it otherwise. */
+  async prepare(): Promise<void> {
+    await this.turnContext();
+  }
+
+  /**
+   * Asks `question` in the current session: the turn's events, as they happen. A
+   * planned session is stored with the question.
+   */
+  async *ask(question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
+    const context = await this.turnContext();
+    context.sessionId = this.session.id;
+    context.plannedSession = this.planned ? this.session : undefined;
+    try {
+      yield* runTurn(context, question, options);
+    } finally {
+      if (this.planned && isStored(this.workspace.db, this.session.id)) this.planned = false;
+    }
+  }
+
+  /** Switches to a new (planned) session, optionally named; a UserError when the name is taken. */
+  startNew(name?: string): SessionInfo {
+    this.session = newSession(this.workspace, name);
+    this.planned = true;
+    return this.session;
+  }
+
+  /** Switches to the session with this id, name, or `last`. */
+  switchTo(ref: string): SessionInfo {
+    this.session = requireSession(this.workspace.db, ref);
+    this.planned = false;
+    return this.session;
+  }
+
+  /** Switches to a new session holding the first `atTurn` turns of this one. */
+  fork(atTurn: number): SessionInfo {
+    this.session = forkSessionById(this.workspace, this.session.id, atTurn);
+    this.planned = false;
+    return this.session;
+  }
+
+  /** This session's turns, oldest first. */
+  turns(): StoredTurn[] {
+    return loadTurns(this.workspace.db, this.session.id);
+  }
+
+  /** What this conversation is about: the topics tracked as of its last turn. */
+  topics(): StoredTopic[] {
+    return latestTopics(this.turns());
+  }
+
+  private turnContext(): Promise<TurnContext> {
+    const context = (this.context ??= this.workspace.turnContext(this.session.id));
+    context.catch(() => {
+      if (this.context === context) this.context = undefined;
+    });
+    return context;
+  }
+}
+
+/** A new planned session; a UserError when `name` is taken. */
+function newSession(workspace: Workspace, name?: string): SessionInfo {
+  if (name && findSession(workspace.db, name)) {
+    throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
+  }
+  return planSession(workspace.db, { name });
+}
+
+/** Runs one turn in `sessionId` with `context` (made by Workspace.turnContext, for callers that switch sessions per call). */
+export function askIn(context: TurnContext, sessionId: string, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
+  return runTurn({ ...context, sessionId }, question, options);
+}

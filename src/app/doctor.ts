@@ -1,0 +1,355 @@
+// The checks of `ragline doctor` as data: the database, the index, SQLite and
+// sqlite-vec, the embedder against the index, and the model server. Each check is
+// ok, warn or fail with a one-line fix. Nothing is changed: the database is opened
+// read-only (an outdated schema is reported, not migrated) and the only network
+// call is GET /models.
+
+import fs from 'node:fs';
+import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
+import { createEmbedder } from '../providers/index.js';
+import { displayURL } from '../providers/describe-error.js';
+import { listModels, OPENAI_API_BASE_URL } from '../providers/openai.js';
+import { openDatabase, type Db } from '../store/db.js';
+import { indexCounts, type IndexCounts } from '../store/documents.js';
+import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
+import { embedderMismatchHint, getFingerprint, keywordTextVersion, type IndexFingerprint } from '../store/meta.js';
+import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
+import { INDEX_TEXT_VERSION } from '../text/symbols.js';
+import { formatBytes } from '../util/bytes.js';
+import { UserError } from '../util/errors.js';
+import { fileSize } from './stats.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  /** Stable id, e.g. `database` or `model.embedding`. */
+  id: string;
+  status: CheckStatus;
+  /** One line: what was found. */
+  message: string;
+  /** One line: what to do about it (warn and fail only). */
+  fix?: string;
+}
+
+/** Everything `doctor --json` prints besides the checks. */
+export interface DoctorFacts {
+  configFile: string | null;
+  versions: { sqlite: string | null; sqliteVec: string | null };
+  database: { path: string; exists: boolean; sizeBytes: number | null; schemaVersion: number | null; expectedSchemaVersion: number };
+  index: { fingerprint: IndexFingerprint | null; counts: IndexCounts | null; documentChunkTotal: number | null };
+  provider: {
+    mode: 'offline' | 'openai' | 'mixed';
+    chat: 'offline' | 'openai';
+    embeddings: 'offline' | 'openai';
+    baseURL: string | null;
+    apiKeySet: boolean;
+    models: { chat: string; rewrite: string; embedding: string };
+    /** The configured embedder's id, compared with the one recorded in the index. */
+    embedder: string;
+    /** Why this embedder: the setting that chose it, or the index it follows. */
+    embedderReason: string;
+    reachable: boolean | null;
+    /** The server's model list, when it offered one. */
+    serverModels: string[] | null;
+  };
+}
+
+export const DEFAULT_DOCTOR_TIMEOUT_MS = 5_000;
+
+export interface DoctorReport {
+  checks: Check[];
+  /** Absent when the settings could not be resolved (the `config` check failed). */
+  facts?: DoctorFacts;
+}
+
+/**
+ * Runs every check; never throws for what it finds (a broken config, from
+ * `resolve`, is itself a failed check).
+ */
+export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number = DEFAULT_DOCTOR_TIMEOUT_MS): Promise<DoctorReport> {
+  const checks: Check[] = [];
+  let settings: ResolvedConfig;
+  try {
+    settings = resolve();
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    checks.push({ id: 'config', status: 'fail', message: error.message, fix: error.hint ?? 'Fix the setting named above; see `ragline config --help`.' });
+    return { checks };
+  }
+  checks.push({
+    id: 'config',
+    status: 'ok',
+    message: settings.configFile ? `Read ${settings.configFile}.` : 'No config file; flags, environment and defaults apply (see `ragline config show`).',
+  });
+
+  const versions = sqliteVersions(checks);
+  const database = inspectDatabase(settings.config.db, checks);
+  // embedProvider auto: an existing index keeps its own embedder (chooseEmbedder).
+  const choice = chooseEmbedder(settings, database.fingerprint?.embedder);
+  const config = withEmbedder(settings.config, choice);
+  const embedder = await createEmbedder(config);
+  const facts: DoctorFacts = {
+    configFile: settings.configFile ?? null,
+    versions,
+    database: database.facts,
+    index: { fingerprint: database.fingerprint ?? null, counts: database.counts ?? null, documentChunkTotal: database.documentChunkTotal ?? null },
+    provider: {
+      mode: 'offline',
+      chat: usesRemoteChat(config) ? 'openai' : 'offline',
+      embeddings: usesRemoteEmbeddings(config) ? 'openai' : 'offline',
+      baseURL: null,
+      apiKeySet: Boolean(config.apiKey),
+      models: { ...config.models },
+      embedder: embedder.id,
+      embedderReason: choice.reason,
+      reachable: null,
+      serverModels: null,
+    },
+  };
+  const provider = facts.provider;
+  provider.mode = provider.chat === provider.embeddings ? provider.chat : 'mixed';
+
+  if (database.fingerprint) checkIndex(database.fingerprint, database.counts!, database.documentChunkTotal!, config, checks);
+  checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
+  await checkProvider(config, provider, timeoutMs, checks);
+  return { checks, facts };
+}
+
+function sqliteVersions(checks: Check[]): DoctorFacts['versions'] {
+  let db: Db | undefined;
+  try {
+    db = openDatabase(':memory:');
+    const versions = readSqliteVersions(db);
+    checks.push({ id: 'sqlite', status: 'ok', message: `SQLite ${versions.sqlite}, sqlite-vec ${versions.sqliteVec}.` });
+    return versions;
+  } catch (error) {
+    checks.push({
+      id: 'sqlite',
+      status: 'fail',
+      message: `SQLite with sqlite-vec could not be started: ${oneLine(error)}`,
+      fix: 'Reinstall ragline (npm install -g ragline) so its native modules match this Node version and platform.',
+    });
+    return { sqlite: null, sqliteVec: null };
+  } finally {
+    db?.close();
+  }
+}
+
+interface DatabaseFindings {
+  facts: DoctorFacts['database'];
+  fingerprint?: IndexFingerprint;
+  counts?: IndexCounts;
+  documentChunkTotal?: number;
+}
+
+function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
+  const facts: DoctorFacts['database'] = { path: file, exists: false, sizeBytes: null, schemaVersion: null, expectedSchemaVersion: SCHEMA_VERSION };
+  if (!fs.existsSync(file)) {
+    checks.push({
+      id: 'database',
+      status: 'warn',
+      message: `No database exists yet at ${file}.`,
+      fix: 'Run `ragline ingest <folder>` to create it, or point --db / RAGLINE_DB at an existing one.',
+    });
+    return { facts };
+  }
+  facts.exists = true;
+  facts.sizeBytes = fileSize(file);
+  let db: Db;
+  try {
+    db = openDatabase(file, { readonly: true });
+  } catch (error) {
+    const outdated = error instanceof OutdatedSchemaError;
+    checks.push({
+      id: 'database',
+      status: outdated ? 'warn' : 'fail',
+      message: error instanceof UserError ? error.message : `Cannot open ${file}: ${oneLine(error)}`,
+      fix: outdated ? 'Run `ragline stats` (or any command) once to upgrade it.' : ((error as UserError).hint ?? 'Choose another --db.'),
+    });
+    return { facts };
+  }
+  try {
+    facts.schemaVersion = schemaVersion(db);
+    checks.push({
+      id: 'database',
+      status: 'ok',
+      message: `${file} (${formatBytes(facts.sizeBytes)}, schema ${facts.schemaVersion} of ${SCHEMA_VERSION}).`,
+    });
+    const counts = indexCounts(db);
+    const fingerprint = getFingerprint(db);
+    if (!fingerprint && counts.documents === 0) {
+      checks.push({ id: 'index', status: 'warn', message: 'Nothing is ingested yet.', fix: 'Run `ragline ingest <folder>`.' });
+    } else if (!fingerprint) {
+      checks.push({
+        id: 'index',
+        status: 'fail',
+        message: `The index holds ${counts.documents} documents but records no embedder (fingerprint missing).`,
+        fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
+      });
+    }
+    return { facts, fingerprint, counts, documentChunkTotal: documentChunkTotal(db) };
+  } finally {
+    db.close();
+  }
+}
+
+function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, documentChunkTotal: number, config: Config, checks: Check[]): void {
+  const summary =
+    `${count(counts.documents, 'document')}, ${count(counts.chunks, 'chunk')}, ${count(counts.ftsRows, 'FTS row')}, ${count(counts.vectors, 'vector')}; ` +
+    `embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), chunks of ${fingerprint.chunker.size} with overlap ${fingerprint.chunker.overlap}`;
+  const mismatches: string[] = [];
+  if (counts.ftsRows !== counts.chunks) mismatches.push(`${counts.ftsRows} FTS rows`);
+  if (counts.vectors !== counts.chunks) mismatches.push(`${counts.vectors} vectors`);
+  if (documentChunkTotal !== counts.chunks) mismatches.push(`${documentChunkTotal} chunks recorded on the documents`);
+  if (mismatches.length > 0) {
+    checks.push({
+      id: 'index',
+      status: 'fail',
+      message: `The index is inconsistent: ${counts.chunks} chunks but ${mismatches.join(', ')} (${summary}).`,
+      fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
+    });
+  } else if (counts.documents === 0) {
+    checks.push({ id: 'index', status: 'warn', message: `The index is empty (${summary}).`, fix: 'Run `ragline ingest <folder>`.' });
+  } else {
+    checks.push({ id: 'index', status: 'ok', message: `${summary}.` });
+  }
+  if (keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION) {
+    checks.push({
+      id: 'keywords',
+      status: 'fail',
+      message: 'The keyword index was written by an earlier version of ragline (C++, C# and .NET indexed as plain letters); search will refuse.',
+      fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again (`--reindex` instead when the embedder check fails too).',
+    });
+  }
+  if (fingerprint.chunker.size !== config.chunk.size || fingerprint.chunker.overlap !== config.chunk.overlap) {
+    checks.push({
+      id: 'chunker',
+      status: 'warn',
+      message: `The index was chunked with size ${fingerprint.chunker.size} and overlap ${fingerprint.chunker.overlap}; size ${config.chunk.size} and overlap ${config.chunk.overlap} are configured, so the next ingest will refuse.`,
+      fix: 'Set chunk.size and chunk.overlap back, or rebuild with `ragline ingest <folder> --reindex`.',
+    });
+  }
+}
+
+function checkEmbedderMatchesIndex(
+  embedder: { id: string; dimensions: number },
+  config: Config,
+  fingerprint: IndexFingerprint | undefined,
+  choice: EmbedderChoice,
+  checks: Check[],
+): void {
+  if (!fingerprint) {
+    checks.push({ id: 'embedder', status: 'ok', message: `No index yet; ingest will embed with ${embedder.id} (${choice.reason}).` });
+    return;
+  }
+  // A remote embedder's dimension is unknown until it answers, unless configured.
+  const dimensions = embedder.dimensions || config.embedding.dimensions;
+  const sameId = fingerprint.embedder === embedder.id;
+  const sameDimensions = !dimensions || dimensions === fingerprint.dimensions;
+  if (sameId && sameDimensions) {
+    checks.push({ id: 'embedder', status: 'ok', message: `The embedder ${embedder.id} matches the index (${choice.reason}).` });
+    return;
+  }
+  const configured = dimensions ? `${embedder.id} (${dimensions} dimensions)` : embedder.id;
+  checks.push({
+    id: 'embedder',
+    status: 'fail',
+    message: `The index was built with ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), but ${configured} is configured (${choice.reason}); search and ingest will refuse.`,
+    fix: embedderMismatchHint(fingerprint.embedder, embedder.id),
+  });
+}
+
+async function checkProvider(config: Config, provider: DoctorFacts['provider'], timeoutMs: number, checks: Check[]): Promise<void> {
+  if (provider.mode === 'offline') {
+    checks.push({
+      id: 'provider',
+      status: 'ok',
+      message: 'Offline: built-in embedder, rewriter and extractive answers; no network, no key.',
+    });
+    return;
+  }
+  const baseURL = config.baseURL ?? OPENAI_API_BASE_URL;
+  provider.baseURL = displayURL(baseURL);
+  const remote = remoteModels(config, provider);
+  const uses = [...new Set(remote.map(({ role, model }) => `${role} ${model}`))].join(', ');
+  const offlineNote = provider.mode === 'mixed' ? `; ${provider.chat === 'offline' ? 'chat' : 'embeddings'} offline` : '';
+  checks.push({
+    id: 'provider',
+    status: 'ok',
+    message: `OpenAI-compatible server at ${provider.baseURL} (${uses}${offlineNote}); API key ${provider.apiKeySet ? 'set' : 'not set'}.`,
+  });
+
+  let models: string[];
+  try {
+    models = await listModels(
+      {
+        baseURL: config.baseURL,
+        apiKey: config.apiKey,
+        model: remote[0]!.model,
+        timeoutMs,
+        maxRetries: 0,
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    if ((error.cause as { status?: unknown } | undefined)?.status === 404) {
+      // The server answered, so it is reachable; some OpenAI-compatible servers have no model list.
+      provider.reachable = true;
+      checks.push({
+        id: 'server',
+        status: 'warn',
+        message: `${provider.baseURL} answered but has no model list (GET /models: 404), so the models could not be checked.`,
+        fix: 'Fine if your server does not offer one; otherwise check the base URL (it usually ends in /v1).',
+      });
+      return;
+    }
+    provider.reachable = false;
+    checks.push({ id: 'server', status: 'fail', message: error.message, fix: error.hint ?? 'Check the base URL with `ragline config show`.' });
+    return;
+  }
+  provider.reachable = true;
+  provider.serverModels = models;
+  checks.push({ id: 'server', status: 'ok', message: `${provider.baseURL} is reachable and lists ${count(models.length, 'model')}.` });
+
+  // Missing from the list is a warning, not a failure: proxies and some servers
+  // (Azure deployments, aliases) serve models they do not list.
+  const seen = new Set<string>();
+  for (const { role, model, variable } of remote) {
+    if (seen.has(`${role}:${model}`)) continue;
+    seen.add(`${role}:${model}`);
+    if (listed(models, model)) {
+      checks.push({ id: `model.${role}`, status: 'ok', message: `The ${role} model "${model}" is available.` });
+    } else {
+      const some = models.slice(0, 8).join(', ') + (models.length > 8 ? ', ...' : '');
+      checks.push({
+        id: `model.${role}`,
+        status: 'warn',
+        message: `The ${role} model "${model}" is not in the server's model list${models.length ? ` (${some})` : ' (it lists none)'}.`,
+        fix: `Set ${variable} to a model the server has, or install it (for Ollama: \`ollama pull ${model}\`).`,
+      });
+    }
+  }
+}
+
+function remoteModels(config: Config, provider: DoctorFacts['provider']): Array<{ role: string; model: string; variable: string }> {
+  const models: Array<{ role: string; model: string; variable: string }> = [];
+  if (provider.chat === 'openai') {
+    models.push({ role: 'chat', model: config.models.chat, variable: 'RAGLINE_CHAT_MODEL' });
+    if (config.models.rewrite !== config.models.chat) models.push({ role: 'rewrite', model: config.models.rewrite, variable: 'RAGLINE_REWRITE_MODEL' });
+  }
+  if (provider.embeddings === 'openai') models.push({ role: 'embedding', model: config.models.embedding, variable: 'RAGLINE_EMBED_MODEL' });
+  return models;
+}
+
+/** Whether `model` is in the list; Ollama lists `name:latest` for a model used as `name`. */
+function listed(models: string[], model: string): boolean {
+  return models.includes(model) || models.includes(`${model}:latest`) || (model.endsWith(':latest') && models.includes(model.slice(0, -':latest'.length)));
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+}

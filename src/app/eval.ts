@@ -1,0 +1,89 @@
+// Retrieval measured over judged multi-turn conversations: the query variants
+// (the question as asked, the reference rewrite, ragline's own rewrites) and the
+// cut-off they are scored at.
+
+import { retrievalSettingsFor } from '../chat/turn.js';
+import type { Config } from '../config/index.js';
+import { ConversationRewriter } from '../eval/conversation.js';
+import { DocumentNames, runEval, type EvalReport, type EvalTask, type EvalVariant } from '../eval/run.js';
+import { requireSessionTasks, type SessionTasks } from '../eval/sessions.js';
+import { sessionsWithJudgments } from '../store/judgments.js';
+import { getSession } from '../store/sessions.js';
+import { requireSession } from './sessions.js';
+import type { Workspace } from './workspace.js';
+
+/** The query variants, in the order they are reported. */
+export const EVAL_VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics'] as const;
+export type EvalVariantName = (typeof EVAL_VARIANTS)[number];
+
+/** Chunks retrieved per task: the metrics go to R@10, MRR@10 and nDCG@10. */
+export const EVAL_K = 10;
+
+export interface EvaluateOptions {
+  tasks: EvalTask[];
+  /** Which variants to run (default: all). */
+  variants?: readonly string[];
+  /** At most this many chunks of one document in the top k (0: no limit). */
+  maxPerDocument?: number;
+  /** Weight of the raw question fused beside a rewrite (`ragline+raw`); default: the retrieval.rawWeight setting. */
+  rawWeight?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs every task under each variant and scores the retrieval. */
+export async function evaluate(workspace: Workspace, options: EvaluateOptions): Promise<EvalReport> {
+  const { config, db } = workspace;
+  const wanted = options.variants ?? EVAL_VARIANTS;
+  const retriever = await workspace.retriever();
+  const variants: EvalVariant[] = [];
+  if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
+  if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
+  // ragline's own rewrite, through the chat's rewriter and gate (the configured
+  // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
+  const rawWeight = options.rawWeight ?? config.retrieval.rawWeight;
+  // `ragline+raw` is what the chat searches; `-notopics` the same without tracked topics.
+  const rewriteVariants = [
+    ['ragline', config.rewrite.policy],
+    ['ragline-always', 'always'],
+    ['ragline+raw', config.rewrite.policy],
+    ['ragline+raw-notopics', config.rewrite.policy],
+  ] as const;
+  const shares = workspace.termShares();
+  for (const [name, policy] of rewriteVariants) {
+    if (!wanted.includes(name)) continue;
+    const conversation = new ConversationRewriter(await workspace.rewriter(), config, policy, name !== 'ragline+raw-notopics', shares);
+    variants.push({
+      name,
+      rewrites: true,
+      query: async (t) => {
+        const outcome = await conversation.rewrite(t);
+        if (!name.startsWith('ragline+raw')) return { query: outcome.standaloneQuery, decision: outcome.decision };
+        // exactly what the chat searches: the same helper decides on the raw question
+        const retrieval = retrievalSettingsFor(t.question, outcome, EVAL_K, rawWeight === undefined ? config : withRawWeight(config, rawWeight));
+        return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary, expansion: retrieval.expansion };
+      },
+    });
+  }
+  return runEval({
+    tasks: options.tasks,
+    names: new DocumentNames(db),
+    variants,
+    retrieve: ({ query, secondary, expansion }) => retriever.search(query, { k: EVAL_K, maxPerDocument: options.maxPerDocument ?? 0, secondary, expansion }),
+    onProgress: options.onProgress,
+  });
+}
+
+function withRawWeight(config: Config, rawWeight: number): Config {
+  return { ...config, retrieval: { ...config.retrieval, rawWeight } };
+}
+
+/** The tasks of the judged turns of the sessions named (none named: every session with judged turns, oldest first). */
+export function sessionTasks(workspace: Workspace, refs: string[]): SessionTasks {
+  const { db } = workspace;
+  const sessions = refs.length
+    ? [...new Map(refs.map((ref) => requireSession(workspace, ref)).map((session) => [session.id, session])).values()]
+    : sessionsWithJudgments(db)
+        .map((id) => getSession(db, id)!)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  return requireSessionTasks(db, sessions, { named: refs.length > 0 });
+}

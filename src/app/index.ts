@@ -1,0 +1,54 @@
+// The application layer: a workspace (database, settings, providers, retriever)
+// and the operations every command needs, returning typed data or event streams.
+// src/cli, src/mcp and the library entry (src/index.ts) use ragline through it.
+
+export { openWorkspace, resolveSettings, Workspace, type Settings, type WorkspaceOptions } from './workspace.js';
+export { ingestFolder, type IngestFolderOptions } from './ingest.js';
+export { search, type SearchResult } from './search.js';
+export { askIn, Chat, type ChatStart } from './chat.js';
+export {
+  createSession,
+  exportSessionJson,
+  exportSessionMarkdown,
+  exportSessionTasks,
+  findSession,
+  forkSession,
+  forkSessionById,
+  getSession,
+  indexedPaths,
+  judgeLastTurn,
+  judgeSessionTurn,
+  latestTopics,
+  listSessions,
+  removeSession,
+  renameSession,
+  requireSession,
+  sessionTurns,
+  showSession,
+  turnChunks,
+  type JudgeInput,
+  type JudgeResult,
+  type QuickJudgment,
+  type QuickJudgmentResult,
+  type SessionDetails,
+} from './sessions.js';
+export { replay, rerun, type RerunResult } from './replay.js';
+export { EVAL_K, EVAL_VARIANTS, evaluate, sessionTasks, type EvalVariantName, type EvaluateOptions } from './eval.js';
+export { applyRetention, prune } from './prune.js';
+export { stats, type Stats } from './stats.js';
+export { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus, type DoctorFacts, type DoctorReport } from './doctor.js';
+export { embedderInUse } from './settings.js';
+
+// The types the operations take and return.
+export type { TurnEvent, RewriteEvent, RetrievalEvent, TokenEvent, ErrorEvent, DoneEvent, Citation } from '../chat/events.js';
+export type { TurnOptions } from '../chat/turn.js';
+export type { Config, ResolvedConfig, RewritePolicy, EmbedderChoice } from '../config/index.js';
+export { parseTasks, type EvalReport, type EvalTask, type MetricsRow } from '../eval/run.js';
+export type { SessionTask, SessionTasks } from '../eval/sessions.js';
+export type { IngestProgress, IngestSummary } from '../ingest/ingest.js';
+export type { RetrievedChunk } from '../retrieve/search.js';
+export type { ReplaySession, RerunReport } from '../replay/index.js';
+export type { PruneReport } from '../store/retention.js';
+export type { IndexFingerprint } from '../store/meta.js';
+export type { TurnJudgment } from '../store/judgments.js';
+export type { SessionInfo, SessionListing, StoredTopic, StoredTurn, StoredTurnChunk } from '../store/sessions.js';

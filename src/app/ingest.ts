@@ -1,0 +1,38 @@
+// Ingest a folder into a workspace: the embedder the index needs (or, rebuilding,
+// the configured one) and the chunker and size limit from the settings.
+
+import path from 'node:path';
+import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import type { Workspace } from './workspace.js';
+
+export interface IngestFolderOptions {
+  /** Only files matching these globs (relative to the folder). */
+  include?: string[];
+  /** Skip files matching these globs. */
+  exclude?: string[];
+  /** Drop the index and rebuild it (sessions are kept). */
+  reindex?: boolean;
+  /** Hash every file, even when its size and modification time are unchanged. */
+  checksum?: boolean;
+  /** Aborting stops the ingest; what was written is kept. */
+  signal?: AbortSignal;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+/** Chunks, embeds and indexes `folder`; a second run only processes what changed. */
+export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
+  const { config } = workspace;
+  return ingest({
+    root: path.resolve(folder),
+    db: workspace.db,
+    embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
+    chunker: config.chunk,
+    include: options.include,
+    exclude: options.exclude,
+    maxFileBytes: config.ingest.maxFileBytes,
+    reindex: options.reindex,
+    checksum: options.checksum,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
+}

@@ -1,0 +1,35 @@
+// Replay: a stored session as it happened, and re-run (its rewrites and retrievals
+// with today's settings and index) as a diff, optionally saved as a new session.
+
+import { loadReplay, rerunSession, saveRerun, type RerunReport, type ReplaySession } from '../replay/index.js';
+import type { RewritePolicy } from '../config/index.js';
+import type { SessionInfo } from '../store/sessions.js';
+import { requireSession } from './sessions.js';
+import type { Workspace } from './workspace.js';
+
+/** Session `ref` (id, name, or `last`) as stored: every turn, or only turn `turn`. */
+export function replay(workspace: Workspace, ref: string, options: { turn?: number } = {}): ReplaySession {
+  return loadReplay(workspace.db, requireSession(workspace, ref), options);
+}
+
+export interface RerunResult {
+  report: RerunReport;
+  /** The new session, with `save`. */
+  saved?: SessionInfo;
+}
+
+/**
+ * Runs each rewrite and retrieval of `replayed` again with the current rewriter
+ * and index. Nothing is written unless `save`: then the rerun is kept as a new
+ * session (named `name`, else `<session>-rerun-<n>`), the answers copied.
+ */
+export async function rerun(
+  workspace: Workspace,
+  replayed: ReplaySession,
+  options: { policy?: RewritePolicy; signal?: AbortSignal; save?: boolean; name?: string } = {},
+): Promise<RerunResult> {
+  const { db, config } = workspace;
+  const rewriter = await workspace.rewriter();
+  const report = await rerunSession({ db, config, rewriter, retriever: await workspace.retriever() }, replayed, { policy: options.policy, signal: options.signal });
+  return { report, saved: options.save ? saveRerun(db, replayed, report, { name: options.name }) : undefined };
+}

@@ -1,0 +1,23 @@
+// One-shot hybrid retrieval, outside any session.
+
+import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
+import type { Workspace } from './workspace.js';
+
+export interface SearchResult {
+  query: string;
+  k: number;
+  /** Time the search took, embedding included. */
+  ms: number;
+  /** Best first, each with its `path:lines` location. */
+  results: (RetrievedChunk & { location: string })[];
+}
+
+/** The `k` chunks (default: the retrieval.k setting) that best match `query`. */
+export async function search(workspace: Workspace, query: string, options: { k?: number; signal?: AbortSignal } = {}): Promise<SearchResult> {
+  const retriever = await workspace.retriever();
+  const k = options.k ?? workspace.config.retrieval.k;
+  const started = performance.now();
+  const results = await retriever.search(query, { k }, options.signal);
+  const ms = performance.now() - started;
+  return { query, k, ms, results: results.map((r) => ({ ...r, location: formatLocation(r) })) };
+}

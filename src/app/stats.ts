@@ -1,0 +1,52 @@
+// What is in a workspace's database.
+
+import fs from 'node:fs';
+import { indexCounts } from '../store/documents.js';
+import { conversationCounts } from '../store/inspect.js';
+import { getFingerprint, getMeta, type IndexFingerprint } from '../store/meta.js';
+import { SCHEMA_VERSION } from '../store/migrations.js';
+import type { Workspace } from './workspace.js';
+
+export interface Stats {
+  db: string;
+  schemaVersion: number;
+  /** The database file and its write-ahead log. */
+  sizeBytes: number;
+  documents: number;
+  chunks: number;
+  embedder: string | null;
+  dimensions: number | null;
+  chunker: IndexFingerprint['chunker'] | null;
+  sessions: number;
+  turns: number;
+  /** The last ingest that changed something. */
+  lastIngest: { root: string; finishedAt: string; seconds: number } | null;
+}
+
+export function stats(workspace: Workspace): Stats {
+  const { db } = workspace;
+  const counts = indexCounts(db);
+  const fingerprint = getFingerprint(db);
+  const last = getMeta(db, 'ingest.last');
+  const { sessions, turns } = conversationCounts(db);
+  const file = workspace.config.db;
+  const lastIngest = last ? (JSON.parse(last) as { root: string; finishedAt: string; seconds: number }) : undefined;
+  return {
+    db: file,
+    schemaVersion: SCHEMA_VERSION,
+    sizeBytes: fileSize(file),
+    documents: counts.documents,
+    chunks: counts.chunks,
+    embedder: fingerprint?.embedder ?? null,
+    dimensions: fingerprint?.dimensions ?? null,
+    chunker: fingerprint?.chunker ?? null,
+    sessions,
+    turns,
+    lastIngest: lastIngest ? { root: lastIngest.root, finishedAt: lastIngest.finishedAt, seconds: lastIngest.seconds } : null,
+  };
+}
+
+/** Bytes of a database file with its write-ahead log. */
+export function fileSize(file: string): number {
+  return ['', '-wal'].reduce((sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0), 0);
+}

@@ -1,0 +1,170 @@
+// A workspace: one database opened once, with the settings resolved for it and
+// the providers and retriever it needs, made when first asked for. Every command
+// of the CLI, the MCP server and a program that uses ragline as a library work
+// through one; the operations in this folder take it as their first argument.
+
+import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
+import type { TurnContext } from '../chat/turn.js';
+import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
+import type { ChatModel, Embedder } from '../providers/types.js';
+import { warmKeywordIndexInBackground } from '../retrieve/keyword.js';
+import { warmVectorIndexInBackground } from '../retrieve/knn.js';
+import { Retriever } from '../retrieve/search.js';
+import { termShares, type TermShare } from '../retrieve/term-stats.js';
+import { createRewriter } from '../rewrite/index.js';
+import type { QueryRewriter } from '../rewrite/types.js';
+import { openDatabase, type Db } from '../store/db.js';
+import { getFingerprint } from '../store/meta.js';
+
+/** Settings by dotted key, as in the config file: `{ 'retrieval.k': 8, provider: 'offline' }`. */
+export type Settings = Record<string, string | number | undefined>;
+
+export interface WorkspaceOptions {
+  /** The database file (`:memory:` works). Default: the `db` setting, else RAGLINE_DB in `env`, else $XDG_DATA_HOME/ragline/ragline.db. */
+  db?: string;
+  /** Settings by dotted key, checked as the CLI checks its flags; they win over `env` and the config file. */
+  settings?: Settings;
+  /**
+   * An environment to read RAGLINE_* and OPENAI_* variables and the config file
+   * ($RAGLINE_CONFIG, else $XDG_CONFIG_HOME/ragline/config.json) from, e.g.
+   * `process.env`. Without it nothing outside `settings` is read: defaults apply.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Settings resolved already (the CLI resolves its flags); `db`, `settings` and `env` are then not read. */
+  resolved?: ResolvedConfig;
+  /** Create the database (and its folder) when it does not exist. Default: true. */
+  create?: boolean;
+}
+
+/** Resolves the settings a workspace is opened with (see WorkspaceOptions). */
+export function resolveSettings(options: Omit<WorkspaceOptions, 'resolved' | 'create'> = {}): ResolvedConfig {
+  const flags: Settings = { ...options.settings };
+  if (options.db !== undefined) flags.db = options.db;
+  const flagNames = Object.fromEntries(Object.keys(flags).map((key) => [key, key === 'db' && options.db !== undefined ? 'db' : `settings['${key}']`]));
+  return resolveConfig({ flags, flagNames, env: options.env ?? {}, configFile: options.env ? undefined : false });
+}
+
+/** Opens the database named by the settings (created when missing unless `create: false`). */
+export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
+  const settings = options.resolved ?? resolveSettings(options);
+  return new Workspace(openDatabase(settings.config.db, { create: options.create ?? true }), settings);
+}
+
+/**
+ * A promise kept once it is fulfilled; one that was rejected is forgotten, so the
+ * next call tries again (the database may have been ingested meanwhile).
+ */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    const made = (pending ??= make());
+    made.catch(() => {
+      if (pending === made) pending = undefined;
+    });
+    return made;
+  };
+}
+
+export class Workspace {
+  private readonly embedders: Embedder[] = [];
+  private bulk?: { reindex: boolean; embedder: Promise<Embedder> };
+
+  constructor(
+    /** The open database. */
+    readonly db: Db,
+    /** The resolved settings, with where each came from. */
+    readonly settings: ResolvedConfig,
+  ) {}
+
+  get config(): Config {
+    return this.settings.config;
+  }
+
+  /** Whether the database is still open. */
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
+  /**
+   * The embedder this database needs (chooseEmbedder): with embedProvider auto, an
+   * existing index keeps its own. `reindex`: the index is about to be rebuilt, so
+   * it is not followed.
+   */
+  embedderChoice(options: { reindex?: boolean } = {}): EmbedderChoice {
+    return chooseEmbedder(this.settings, options.reindex ? undefined : getFingerprint(this.db)?.embedder);
+  }
+
+  /** The configuration with the embedder this database needs. */
+  embedderConfig(options: { reindex?: boolean } = {}): Config {
+    return withEmbedder(this.config, this.embedderChoice(options));
+  }
+
+  /** The embedder searches use. */
+  readonly embedder = once(async () => this.keep(await createEmbedder(this.embedderConfig())));
+
+  /** The embedder an ingest uses (on a worker thread offline); `reindex`: the one the settings choose, whatever the index holds. */
+  ingestEmbedder(options: { reindex?: boolean } = {}): Promise<Embedder> {
+    const reindex = Boolean(options.reindex);
+    if (!this.bulk || this.bulk.reindex !== reindex) {
+      this.bulk = { reindex, embedder: createEmbedder(this.embedderConfig({ reindex }), { bulk: true }).then((embedder) => this.keep(embedder)) };
+    }
+    return this.bulk.embedder;
+  }
+
+  /** Hybrid search over the index; a UserError when the index was built with another embedder. */
+  readonly retriever = once(async () => new Retriever(this.db, await this.embedder(), this.config.search));
+
+  /** The model follow-ups are rewritten with; undefined offline. */
+  readonly rewriteModel = once(() => createRewriteModel(this.config));
+
+  /** The model answers come from; undefined offline (extractive answers). */
+  readonly answerModel = once(() => createChatModel(this.config));
+
+  /** The follow-up rewriter (the configured model's, or the offline one). */
+  async rewriter(): Promise<QueryRewriter> {
+    return createRewriter(await this.rewriteModel());
+  }
+
+  /** What a turn in `sessionId` runs with: the providers are made once and shared. */
+  async turnContext(sessionId: string): Promise<TurnContext> {
+    const { config } = this;
+    const rewriteModel: ChatModel | undefined = await this.rewriteModel();
+    return {
+      db: this.db,
+      config,
+      sessionId,
+      retriever: await this.retriever(),
+      rewriter: createRewriter(rewriteModel),
+      answerModel: await this.answerModel(),
+      topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,
+    };
+  }
+
+  /** How specific each indexed term is (topics are ranked by it). */
+  termShares(): TermShare {
+    return termShares(this.db);
+  }
+
+  /**
+   * Starts copying the vectors and the keyword index into memory (the keyword copy
+   * on a worker thread), for a workspace that will answer many searches.
+   */
+  warmInBackground(): Promise<void> {
+    const { search } = this.config;
+    return Promise.all([warmVectorIndexInBackground(this.db, search), warmKeywordIndexInBackground(this.db, search.keyword)]).then(() => {});
+  }
+
+  /** Closes the embedders it made (worker threads) and the database. */
+  async close(): Promise<void> {
+    try {
+      for (const embedder of this.embedders.splice(0)) await embedder.close?.();
+    } finally {
+      if (this.db.open) this.db.close();
+    }
+  }
+
+  private keep(embedder: Embedder): Embedder {
+    this.embedders.push(embedder);
+    return embedder;
+  }
+}
