@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { resolveConfig } from '../src/config/index.js';
 import { RaglineMcpServer } from '../src/mcp/server.js';
 import { registerSecret } from '../src/util/secrets.js';
-import { createTurnContext } from '../src/cli/chat-session.js';
+import { Workspace } from '../src/app/index.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
@@ -314,7 +314,7 @@ test('an unexpected error reaches the client as a tool error without a known sec
   const logged: string[] = [];
   const server = new RaglineMcpServer({
     config: resolveConfig({ env: { HOME: home } }).config,
-    openDb: () => openDatabase(dbPath),
+    openWorkspace: () => new Workspace(openDatabase(dbPath), resolveConfig({ env: { HOME: home } })),
     createContext: async () => {
       throw new Error(`connect failed for key ${secret} \u001b]0;title\u0007`);
     },
@@ -344,10 +344,10 @@ test('a call cancelled while it waits behind another is not run nor stored as a 
   const providersReady = new Promise<void>((resolve) => (release = resolve));
   const server = new RaglineMcpServer({
     config: settings.config,
-    openDb: () => openDatabase(dbPath),
-    createContext: async (db) => {
+    openWorkspace: () => new Workspace(openDatabase(dbPath), settings),
+    createContext: async (workspace) => {
       await providersReady;
-      return createTurnContext(settings, db, '');
+      return workspace.turnContext('');
     },
     sessionName: 'cancelled-while-queued',
     version: '0',
@@ -385,12 +385,11 @@ test('a session that cannot be created for a reason other than its name being ta
   const settings = resolveConfig({ env: { HOME: home } });
   const server = new RaglineMcpServer({
     config: settings.config,
-    openDb: () => {
+    openWorkspace: () => {
       const db = openDatabase(dbPath);
       db.pragma('busy_timeout = 1');
-      return db;
+      return new Workspace(db, settings);
     },
-    createContext: (db, accelerators) => createTurnContext(settings, db, '', accelerators),
     version: '0',
     log: () => {},
   });

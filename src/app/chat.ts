@@ -4,8 +4,9 @@
 // a chat that asks nothing leaves nothing behind.
 
 import type { TurnEvent } from '../chat/events.js';
+import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
-import { findSession, isStored, loadTurns, planSession, requireSession, type SessionInfo, type StoredTopic, type StoredTurn } from '../store/sessions.js';
+import { findSession, isStored, loadTurns, planSession, requireSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { forkSessionById, latestTopics } from './sessions.js';
 import type { Workspace } from './workspace.js';
@@ -86,9 +87,9 @@ export class Chat {
     return loadTurns(this.workspace.db, this.session.id);
   }
 
-  /** What this conversation is about: the topics tracked as of its last turn. */
-  topics(): StoredTopic[] {
-    return latestTopics(this.turns());
+  /** What this conversation is about: the topics its next turn starts from. */
+  topics(): Topic[] {
+    return latestTopics(this.workspace, this.session.id);
   }
 
   private turnContext(): Promise<TurnContext> {

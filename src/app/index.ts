@@ -38,11 +38,13 @@ export { applyRetention, prune } from './prune.js';
 export { stats, type Stats } from './stats.js';
 export { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus, type DoctorFacts, type DoctorReport } from './doctor.js';
 export { embedderInUse } from './settings.js';
+export { listIndexedDocuments, readIndexedDocument, type DocumentRange, type DocumentText, type IndexedDocument } from './documents.js';
 
 // The types the operations take and return.
 export type { TurnEvent, RewriteEvent, RetrievalEvent, TokenEvent, ErrorEvent, DoneEvent, Citation } from '../chat/events.js';
 export type { TurnOptions } from '../chat/turn.js';
-export type { Config, ResolvedConfig, RewritePolicy, EmbedderChoice } from '../config/index.js';
+export type { Config, ResolvedConfig, EmbedderChoice } from '../config/index.js';
+export type { ChatMessage, ChunkLocation, RewriteDecision, RewritePolicy, Topic, TurnTimings, TurnUsage } from '../domain/index.js';
 export { parseTasks, type EvalReport, type EvalTask, type MetricsRow } from '../eval/run.js';
 export type { SessionTask, SessionTasks } from '../eval/sessions.js';
 export type { IngestProgress, IngestSummary } from '../ingest/ingest.js';
@@ -51,4 +53,4 @@ export type { ReplaySession, RerunReport } from '../replay/index.js';
 export type { PruneReport } from '../store/retention.js';
 export type { IndexFingerprint } from '../store/meta.js';
 export type { TurnJudgment } from '../store/judgments.js';
-export type { SessionInfo, SessionListing, StoredTopic, StoredTurn, StoredTurnChunk } from '../store/sessions.js';
+export type { SessionInfo, SessionListing, StoredTurn, StoredTurnChunk } from '../store/sessions.js';

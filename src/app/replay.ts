@@ -2,14 +2,14 @@
 // with today's settings and index) as a diff, optionally saved as a new session.
 
 import { loadReplay, rerunSession, saveRerun, type RerunReport, type ReplaySession } from '../replay/index.js';
-import type { RewritePolicy } from '../config/index.js';
+import type { RewritePolicy } from '../domain/index.js';
 import type { SessionInfo } from '../store/sessions.js';
 import { requireSession } from './sessions.js';
 import type { Workspace } from './workspace.js';
 
-/** Session `ref` (id, name, or `last`) as stored: every turn, or only turn `turn`. */
-export function replay(workspace: Workspace, ref: string, options: { turn?: number } = {}): ReplaySession {
-  return loadReplay(workspace.db, requireSession(workspace, ref), options);
+/** A session (or its id, name, or `last`) as stored: every turn, or only turn `turn`. */
+export function replay(workspace: Workspace, session: string | SessionInfo, options: { turn?: number } = {}): ReplaySession {
+  return loadReplay(workspace.db, typeof session === 'string' ? requireSession(workspace, session) : session, options);
 }
 
 export interface RerunResult {

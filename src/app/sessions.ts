@@ -4,6 +4,7 @@
 // MCP server render it.
 
 import { parseCitations } from '../chat/citations.js';
+import type { Topic } from '../domain/index.js';
 import { requireSessionTasks, type SessionTask } from '../eval/sessions.js';
 import { formatLocation } from '../retrieve/search.js';
 import { indexedPathLookup } from '../store/inspect.js';
@@ -22,6 +23,7 @@ import {
   findSession as storeFindSession,
   forkSession as storeForkSession,
   getSession as storeGetSession,
+  latestTopics as storeLatestTopics,
   listSessions as storeListSessions,
   loadTurnChunks,
   loadTurns,
@@ -30,7 +32,6 @@ import {
   requireSession as storeRequireSession,
   type SessionInfo,
   type SessionListing,
-  type StoredTopic,
   type StoredTurn,
   type StoredTurnChunk,
 } from '../store/sessions.js';
@@ -66,9 +67,9 @@ export function sessionTurns(workspace: Workspace, sessionId: string): StoredTur
   return loadTurns(workspace.db, sessionId);
 }
 
-/** Topics stored on the latest turn that has any. */
-export function latestTopics(turns: StoredTurn[]): StoredTopic[] {
-  return [...turns].reverse().find((t) => t.topics && t.topics.length > 0)?.topics ?? [];
+/** The topics the next turn of `sessionId` starts from (what `/topics` and `sessions show` list). */
+export function latestTopics(workspace: Workspace, sessionId: string): Topic[] {
+  return storeLatestTopics(workspace.db, sessionId);
 }
 
 /** Tells whether a document path is in the index (for "not indexed" marks). */
@@ -80,7 +81,7 @@ export interface SessionDetails {
   session: SessionInfo;
   /** The session it was forked from, if it still exists. */
   parent?: SessionInfo;
-  topics: StoredTopic[];
+  topics: Topic[];
   turns: StoredTurn[];
   /** By turn id. */
   judgments: Map<number, TurnJudgment>;
@@ -91,7 +92,7 @@ export function showSession(workspace: Workspace, ref: string): SessionDetails {
   const session = requireSession(workspace, ref);
   const turns = sessionTurns(workspace, session.id);
   const parent = session.parentSessionId ? getSession(workspace, session.parentSessionId) : undefined;
-  return { session, parent, topics: latestTopics(turns), turns, judgments: loadJudgments(workspace.db, session.id) };
+  return { session, parent, topics: latestTopics(workspace, session.id), turns, judgments: loadJudgments(workspace.db, session.id) };
 }
 
 /** Names (or renames) a session; returns it before and after. */

@@ -7,8 +7,7 @@ import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type Embedder
 import type { TurnContext } from '../chat/turn.js';
 import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
 import type { ChatModel, Embedder } from '../providers/types.js';
-import { warmKeywordIndexInBackground } from '../retrieve/keyword.js';
-import { warmVectorIndexInBackground } from '../retrieve/knn.js';
+import { SearchAccelerators } from '../retrieve/memory/accelerators.js';
 import { Retriever } from '../retrieve/search.js';
 import { termShares, type TermShare } from '../retrieve/term-stats.js';
 import { createRewriter } from '../rewrite/index.js';
@@ -68,6 +67,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 export class Workspace {
   private readonly embedders: Embedder[] = [];
   private bulk?: { reindex: boolean; embedder: Promise<Embedder> };
+  private copies?: SearchAccelerators;
 
   constructor(
     /** The open database. */
@@ -111,8 +111,13 @@ export class Workspace {
     return this.bulk.embedder;
   }
 
+  /** The in-memory copies of the vector and keyword indexes, shared by the workspace's searches. */
+  get accelerators(): SearchAccelerators {
+    return (this.copies ??= new SearchAccelerators(this.db));
+  }
+
   /** Hybrid search over the index; a UserError when the index was built with another embedder. */
-  readonly retriever = once(async () => new Retriever(this.db, await this.embedder(), this.config.search));
+  readonly retriever = once(async () => new Retriever(this.db, await this.embedder(), this.config.search, { accelerators: this.accelerators }));
 
   /** The model follow-ups are rewritten with; undefined offline. */
   readonly rewriteModel = once(() => createRewriteModel(this.config));
@@ -150,13 +155,14 @@ export class Workspace {
    * on a worker thread), for a workspace that will answer many searches.
    */
   warmInBackground(): Promise<void> {
-    const { search } = this.config;
-    return Promise.all([warmVectorIndexInBackground(this.db, search), warmKeywordIndexInBackground(this.db, search.keyword)]).then(() => {});
+    return this.accelerators.warmInBackground(this.config.search);
   }
 
-  /** Closes the embedders it made (worker threads) and the database. */
+  /** Closes the in-memory copies and the embedders it made (worker threads), and the database. */
   async close(): Promise<void> {
     try {
+      this.copies?.close();
+      this.copies = undefined;
       for (const embedder of this.embedders.splice(0)) await embedder.close?.();
     } finally {
       if (this.db.open) this.db.close();

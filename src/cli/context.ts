@@ -1,11 +1,9 @@
 // Per-command setup shared by every command: resolve the configuration from the
-// global options and the command's own flags, open the database, build the
-// providers.
+// global options and the command's own flags, and open the workspace on it.
 
 import type { Command } from 'commander';
-import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
-import { openDatabase, type Db, type OpenOptions } from '../store/db.js';
-import { getFingerprint } from '../store/meta.js';
+import { openWorkspace, type Workspace } from '../app/index.js';
+import { resolveConfig, type ResolvedConfig } from '../config/index.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -51,18 +49,9 @@ export function settingsFor(command: Command, flags: Record<string, string | num
   });
 }
 
-export function openDb(settings: ResolvedConfig, options: OpenOptions = {}): Db {
-  return openDatabase(settings.config.db, options);
-}
-
-/**
- * The configuration with the embedder this database needs (chooseEmbedder): with
- * embedProvider auto, an existing index keeps its own embedder. `reindex`: the
- * index is about to be rebuilt, so it is not followed.
- */
-export function embedderConfig(settings: ResolvedConfig, db: Db, options: { reindex?: boolean } = {}): { config: Config; choice: EmbedderChoice } {
-  const choice = chooseEmbedder(settings, options.reindex ? undefined : getFingerprint(db)?.embedder);
-  return { config: withEmbedder(settings.config, choice), choice };
+/** The workspace on the database the settings name; `create`: make the file when it does not exist (ingest), else refuse. */
+export function openWorkspaceFor(settings: ResolvedConfig, options: { create?: boolean } = {}): Workspace {
+  return openWorkspace({ resolved: settings, create: options.create ?? false });
 }
 
 /** A command's own numeric flags are checked as the settings are, named as the user typed them. */

@@ -1,16 +1,9 @@
 // How a turn's judgment reads on a terminal: shared by `sessions judge`,
 // `sessions show`, `replay` and the REPL's /good, /bad and /expect.
 
-import type { Db } from '../store/db.js';
-import type { TurnJudgment } from '../store/judgments.js';
+import type { TurnJudgment } from '../app/index.js';
 import { oneLine } from '../util/sanitize.js';
 import type { Output } from './output.js';
-
-/** Tells whether a document path is in the index (for "not indexed" marks). */
-export function indexedPaths(db: Db): (documentPath: string) => boolean {
-  const lookup = db.prepare('SELECT 1 FROM documents WHERE path = ? LIMIT 1').pluck();
-  return (documentPath) => lookup.get(documentPath) !== undefined;
-}
 
 /** e.g. `relevant guides/auth.md (chunk 1); expected notes/x.md (not indexed)`, or `nothing retrieved was useful`. */
 export function judgmentText(judgment: TurnJudgment, indexed: (documentPath: string) => boolean, color: Output['color']): string {

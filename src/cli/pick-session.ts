@@ -2,16 +2,15 @@
 // a list of recent sessions to choose from. Ctrl-C or Escape cancels it quietly:
 // the caller gets undefined and goes back to where it was.
 
-import { listSessions } from '../store/sessions.js';
-import type { Db } from '../store/db.js';
+import { listSessions, type Workspace } from '../app/index.js';
 import { oneLine } from '../util/sanitize.js';
 
 /** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled or aborted. */
 const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
 
 /** Lets the user choose one of the 30 most recent sessions; undefined when cancelled (Ctrl-C, Escape). */
-export async function pickSession(db: Db, message: string): Promise<string | undefined> {
-  const sessions = listSessions(db).slice(0, 30);
+export async function pickSession(workspace: Workspace, message: string): Promise<string | undefined> {
+  const sessions = listSessions(workspace).slice(0, 30);
   const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
   const controller = new AbortController();
   const onKeypress = (_text: string | undefined, key: { name?: string } | undefined) => {

@@ -2,6 +2,7 @@
 // `search`, `chat`, `ask` and `replay`, so all four show chunks the same way.
 // Every piece of document text passes through sanitizeForTerminal.
 
+import type { PruneReport } from '../app/index.js';
 import { formatLocation } from '../retrieve/search.js';
 import type { ChunkLocation, Topic } from '../domain/index.js';
 import { rankTopics, rankTopicsForDisplay } from '../rewrite/index.js';
@@ -70,4 +71,10 @@ export function topicList(topics: readonly Topic[], color: Colors, termShare?: (
   return (termShare ? rankTopicsForDisplay(topics, termShare) : rankTopics(topics))
     .map((topic, i) => (i === 0 ? color.bold(`${oneLine(topic.term, 60)} (active)`) : oneLine(topic.term, 60)))
     .join(', ');
+}
+
+/** `Removed 3 turns (12 retrieval rows) and 1 emptied session older than <cutoff>.` (`Would remove` on a dry run). */
+export function describePrune(report: PruneReport): string {
+  const verb = report.dryRun ? 'Would remove' : 'Removed';
+  return `${verb} ${report.turns} turn${report.turns === 1 ? '' : 's'} (${report.retrievalRows} retrieval rows) and ${report.sessions} emptied session${report.sessions === 1 ? '' : 's'} older than ${report.cutoff}.`;
 }

@@ -8,7 +8,7 @@ import type { ChunkSpan } from '../domain/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
 import type { ReplaySession } from '../replay/index.js';
 import { describeIndexState } from '../replay/index.js';
-import type { SessionInfo, SessionListing } from '../store/sessions.js';
+import type { SessionInfo, SessionListing } from '../app/index.js';
 import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
 import { documentUri } from './documents.js';
 import { stamp } from '../util/time.js';

@@ -16,16 +16,24 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../chat/events.js';
-import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
+import type { TurnContext, TurnOptions } from '../chat/turn.js';
+import {
+  askIn,
+  createSession,
+  findSession,
+  getSession,
+  listIndexedDocuments,
+  listSessions,
+  readIndexedDocument,
+  replay,
+  type SessionInfo,
+  type Workspace,
+} from '../app/index.js';
 import type { Config } from '../config/index.js';
-import { loadReplay } from '../replay/index.js';
-import { SearchAccelerators } from '../retrieve/memory/accelerators.js';
-import type { Db } from '../store/db.js';
-import { createSession, findSession, getSession, listSessions, type SessionInfo } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { sanitizeForTerminal } from '../util/sanitize.js';
 import { redactSecrets } from '../util/secrets.js';
-import { DOC_URI_PREFIX, documentUri, listIndexedDocuments, parseDocumentUri, readIndexedDocument } from './documents.js';
+import { DOC_URI_PREFIX, documentUri, parseDocumentUri } from './documents.js';
 import {
   askText,
   chunkResult,
@@ -48,10 +56,10 @@ const MAX_K = 50;
 
 export interface McpDependencies {
   config: Config;
-  /** Opens the database; a UserError when it is missing or not a ragline database. */
-  openDb(): Db;
-  /** Providers for turns on `db`, searching with `accelerators`; a UserError when the index was built with another embedder. */
-  createContext(db: Db, accelerators: SearchAccelerators): Promise<TurnContext>;
+  /** Opens the workspace; a UserError when the database is missing or not a ragline database. */
+  openWorkspace(): Workspace;
+  /** Providers for turns in `workspace` (default: its own); a UserError when the index was built with another embedder. */
+  createContext?(workspace: Workspace): Promise<TurnContext>;
   /** The session of calls that name none (`--session`); default: one named after the client. */
   sessionName?: string;
   version: string;
@@ -68,9 +76,7 @@ interface TurnRun {
 
 export class RaglineMcpServer {
   readonly mcp: McpServer;
-  private db?: Db;
-  /** The in-memory copies of `db`'s indexes, made and closed with it. */
-  private accelerators?: SearchAccelerators;
+  private workspace?: Workspace;
   private context?: Promise<TurnContext>;
   private defaultSessionId?: string;
   private queue: Promise<unknown> = Promise.resolve();
@@ -94,7 +100,7 @@ export class RaglineMcpServer {
   /** Opens the database if it is there and starts loading the in-memory copies; then serves on `transport`. */
   async connect(transport: Transport): Promise<void> {
     try {
-      this.openDb();
+      this.open();
     } catch (error) {
       // Not fatal: each call reports it (and opens the database once it exists).
       this.deps.log(message(error));
@@ -105,32 +111,28 @@ export class RaglineMcpServer {
   async close(): Promise<void> {
     await this.mcp.close();
     await this.queue.catch(() => {});
-    this.accelerators?.close();
-    this.accelerators = undefined;
-    this.db?.close();
-    this.db = undefined;
+    await this.workspace?.close();
+    this.workspace = undefined;
   }
 
-  /** The database, opened at the first call that finds it; its in-memory copies then start loading. */
-  private openDb(): Db {
-    if (this.db?.open) return this.db;
-    const db = this.deps.openDb();
-    this.db = db;
-    this.accelerators?.close();
-    const accelerators = (this.accelerators = new SearchAccelerators(db));
-    void accelerators.warmInBackground(this.deps.config.search).then(
-      () => db.open && this.deps.log('in-memory vector and keyword copies loaded'),
+  /** The workspace, opened at the first call that finds its database; its in-memory copies then start loading. */
+  private open(): Workspace {
+    if (this.workspace?.isOpen) return this.workspace;
+    const workspace = this.deps.openWorkspace();
+    this.workspace = workspace;
+    void workspace.warmInBackground().then(
+      () => workspace.isOpen && this.deps.log('in-memory vector and keyword copies loaded'),
       () => {},
     );
     // The providers too, so the first call does not wait for them; a failure (another
     // embedder) is reported by the calls that need them.
-    this.turnContext(db).catch(() => {});
-    return db;
+    this.turnContext(workspace).catch(() => {});
+    return workspace;
   }
 
-  /** The providers for turns on `db`, made once; made again at the next call if they failed. */
-  private turnContext(db: Db): Promise<TurnContext> {
-    const context = (this.context ??= this.deps.createContext(db, this.accelerators!));
+  /** The providers for turns in `workspace`, made once; made again at the next call if they failed. */
+  private turnContext(workspace: Workspace): Promise<TurnContext> {
+    const context = (this.context ??= this.deps.createContext ? this.deps.createContext(workspace) : workspace.turnContext(''));
     context.catch(() => {
       if (this.context === context) this.context = undefined;
     });
@@ -145,46 +147,46 @@ export class RaglineMcpServer {
   }
 
   /** The session a call names (conversational), or this server's own (searched as written). */
-  private sessionFor(db: Db, ref: string | undefined): { session: SessionInfo; conversational: boolean } {
+  private sessionFor(workspace: Workspace, ref: string | undefined): { session: SessionInfo; conversational: boolean } {
     if (ref !== undefined && ref.trim() !== '') {
-      const session = findSession(db, ref);
+      const session = findSession(workspace, ref);
       if (!session) {
         throw new UserError(`No session with the id or name "${ref.trim()}".`, {
-          hint: `Call the sessions tool to list them, or leave session out to use this server's session${this.defaultLabel(db)}.`,
+          hint: `Call the sessions tool to list them, or leave session out to use this server's session${this.defaultLabel(workspace)}.`,
         });
       }
       return { session, conversational: true };
     }
-    return { session: this.defaultSession(db), conversational: false };
+    return { session: this.defaultSession(workspace), conversational: false };
   }
 
-  private defaultLabel(db: Db): string {
-    const session = this.defaultSessionId ? getSession(db, this.defaultSessionId) : undefined;
+  private defaultLabel(workspace: Workspace): string {
+    const session = this.defaultSessionId ? getSession(workspace, this.defaultSessionId) : undefined;
     const name = session ? (session.name ?? session.id) : this.deps.sessionName;
     return name ? ` ("${name}")` : '';
   }
 
   /** Created at the first turn: the `--session` one (continued if it exists), else `<client name>-<n>`. */
-  private defaultSession(db: Db): SessionInfo {
-    const existing = this.defaultSessionId ? getSession(db, this.defaultSessionId) : undefined;
+  private defaultSession(workspace: Workspace): SessionInfo {
+    const existing = this.defaultSessionId ? getSession(workspace, this.defaultSessionId) : undefined;
     if (existing) return existing;
     let session: SessionInfo;
     if (this.deps.sessionName) {
-      session = findSession(db, this.deps.sessionName) ?? createSession(db, { name: this.deps.sessionName });
+      session = findSession(workspace, this.deps.sessionName) ?? createSession(workspace, { name: this.deps.sessionName });
     } else {
       const base = clientSessionBase(this.mcp.server.getClientVersion()?.name);
-      session = createNumbered(db, base);
+      session = createNumbered(workspace, base);
     }
     this.defaultSessionId = session.id;
     return session;
   }
 
   private async turn(question: string, ref: string | undefined, options: TurnOptions): Promise<{ run: TurnRun; session: SessionInfo; conversational: boolean }> {
-    const db = this.openDb();
-    const context = await this.turnContext(db);
-    const { session, conversational } = this.sessionFor(db, ref);
+    const workspace = this.open();
+    const context = await this.turnContext(workspace);
+    const { session, conversational } = this.sessionFor(workspace, ref);
     const run: Partial<TurnRun> = {};
-    const events = runTurn({ ...context, sessionId: session.id }, question, {
+    const events = askIn(context, session.id, question, {
       ...options,
       ...(conversational ? {} : { rewritePolicy: 'never' }),
     });
@@ -272,7 +274,7 @@ export class RaglineMcpServer {
       },
       async ({ limit }) =>
         this.guard(async () => {
-          const all = listSessions(this.openDb());
+          const all = listSessions(this.open());
           const sessions = sessionsResult(all.slice(0, limit ?? DEFAULT_SESSIONS));
           return ok(sessionsText(sessions, all.length), { sessions, total: all.length });
         }),
@@ -292,12 +294,12 @@ export class RaglineMcpServer {
       },
       async ({ session: ref, turn }) =>
         this.guard(async () => {
-          const db = this.openDb();
-          const session = findSession(db, requireText(ref, 'session', 'Give a session id or name from the sessions tool, or "last".'));
+          const workspace = this.open();
+          const session = findSession(workspace, requireText(ref, 'session', 'Give a session id or name from the sessions tool, or "last".'));
           if (!session) {
             throw new UserError(`No session with the id or name "${ref.trim()}".`, { hint: 'Call the sessions tool to list them.' });
           }
-          const result = replayResult(loadReplay(db, session, turn === undefined ? {} : { turn }));
+          const result = replayResult(replay(workspace, session, turn === undefined ? {} : { turn }));
           return ok(replayText(result), result);
         }),
     );
@@ -309,7 +311,7 @@ export class RaglineMcpServer {
       new ResourceTemplate(`${DOC_URI_PREFIX}{+path}`, {
         list: async () => {
           try {
-            const documents = listIndexedDocuments(this.openDb());
+            const documents = listIndexedDocuments(this.open());
             return {
               resources: documents.map((doc) => ({
                 uri: documentUri(doc.path),
@@ -334,7 +336,7 @@ export class RaglineMcpServer {
         if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Not a ragline document URI: ${uri}. Use ragline://doc/<path>#L<from>-<to>.`);
         let doc;
         try {
-          doc = readIndexedDocument(this.openDb(), parsed.path, parsed.range);
+          doc = readIndexedDocument(this.open(), parsed.path, parsed.range);
         } catch (error) {
           throw new McpError(-32602, message(error));
         }
@@ -418,16 +420,16 @@ export function clientSessionBase(clientName: string | undefined): string {
 }
 
 /** A new session named `<base>-<n>`, the first n not taken. */
-function createNumbered(db: Db, base: string): SessionInfo {
+function createNumbered(workspace: Workspace, base: string): SessionInfo {
   for (let n = 1; ; n++) {
     const name = `${base}-${n}`;
-    if (findSession(db, name)) continue;
+    if (findSession(workspace, name)) continue;
     try {
-      return createSession(db, { name });
+      return createSession(workspace, { name });
     } catch (error) {
       // Taken meanwhile by another process: try the next number. Anything else (a
       // database locked by another writer, a read-only file) fails the call now.
-      if (!findSession(db, name)) throw error;
+      if (!findSession(workspace, name)) throw error;
     }
   }
 }

@@ -1,10 +1,10 @@
 // `ragline ask "<question>"`: one turn without the REPL, same output as chat.
 
 import type { Command } from 'commander';
-import { isStored, planSession, requireSession } from '../../store/sessions.js';
+import { Chat } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
-import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
-import { openDb, settingsFor } from '../context.js';
+import { runTurnWithOutput } from '../chat-session.js';
+import { openWorkspaceFor, settingsFor } from '../context.js';
 import { createOutput } from '../output.js';
 
 export function registerAsk(program: Command): void {
@@ -32,27 +32,26 @@ export function registerAsk(program: Command): void {
       }
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = createOutput();
-      const db = openDb(settings);
+      const workspace = openWorkspaceFor(settings);
       const controller = new AbortController();
       const onSigint = () => controller.abort();
       process.on('SIGINT', onSigint);
       try {
         // A new session is only planned: it is stored with the question, so an ask
         // that fails before its turn starts leaves no empty session behind.
-        const session = flags.session ? requireSession(db, flags.session) : planSession(db);
-        const context = await createTurnContext(settings, db, session.id);
-        if (!flags.session) context.plannedSession = session;
-        const result = await runTurnWithOutput(context, question, output, {
+        const chat = Chat.start(workspace, { session: flags.session || undefined });
+        await chat.prepare();
+        const result = await runTurnWithOutput(chat, question, output, {
           json: Boolean(flags.json),
           quiet: Boolean(flags.quiet),
           signal: controller.signal,
         });
-        if (!flags.json && !flags.quiet && isStored(db, session.id)) output.err(output.errColor.dim(`session ${session.name ?? session.id}`));
+        if (!flags.json && !flags.quiet && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
         if (result.status === 'failed') process.exitCode = 1;
         if (result.status === 'interrupted') process.exitCode = 130;
       } finally {
         process.off('SIGINT', onSigint);
-        db.close();
+        await workspace.close();
       }
     });
 }

@@ -8,24 +8,19 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
+import { applyRetention, Chat, listSessions, type Workspace } from '../../app/index.js';
 import { decimalNumber, MAX_K, type ResolvedConfig } from '../../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
-import type { Db } from '../../store/db.js';
-import { findSession, forkSession, isStored, latestTopics, listSessions, loadTurns, planSession, requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { createTurnContext, runTurnWithOutput } from '../chat-session.js';
-import { openDb, settingsFor } from '../context.js';
+import { runTurnWithOutput } from '../chat-session.js';
+import { openWorkspaceFor, settingsFor } from '../context.js';
 import { createOutput, type Output } from '../output.js';
-import { topicList } from '../render.js';
-import { termShares } from '../../retrieve/term-stats.js';
-import { SearchAccelerators } from '../../retrieve/memory/accelerators.js';
+import { describePrune, topicList } from '../render.js';
 import { formatLocation } from '../../retrieve/search.js';
-import { applyRetention } from './prune.js';
 import { judgeLastTurn } from '../repl-judge.js';
 import { pickSession } from '../pick-session.js';
 import { readQuestion } from '../read-question.js';
-import type { TurnContext } from '../../chat/turn.js';
 
 interface ChatFlags {
   session?: string | boolean;
@@ -90,89 +85,62 @@ ${HELP}`,
     .action(async (flags: ChatFlags, command: Command) => {
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = createOutput();
-      const db = openDb(settings);
-      const accelerators = new SearchAccelerators(db);
+      const workspace = openWorkspaceFor(settings);
       try {
-        applyRetention(db, settings.config, output);
+        const retention = applyRetention(workspace);
+        // Said only when something was removed.
+        if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         const interactive = Boolean(process.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
-        if (interactive) void accelerators.warmInBackground(settings.config.search).catch(() => {});
-        const chosen = await chooseSession(db, flags, interactive);
-        if (!chosen) {
+        if (interactive) void workspace.warmInBackground().catch(() => {});
+        const chat = await chooseSession(workspace, flags, interactive);
+        if (!chat) {
           // The picker was cancelled (Ctrl-C or Escape): leave quietly.
           process.exitCode = 130;
           return;
         }
-        const state: ReplState = { ...chosen, lastChunks: [] };
-        if (interactive) await repl(settings, db, accelerators, state, output);
-        else await piped(settings, db, accelerators, state, output, Boolean(flags.json));
+        const state: ReplState = { chat, lastChunks: [] };
+        if (interactive) await repl(settings, workspace, state, output);
+        else await piped(workspace, state, output, Boolean(flags.json));
       } finally {
-        accelerators.close();
-        db.close();
+        await workspace.close();
       }
     });
 }
 
 /**
- * The session a chat starts in: a new one (planned, stored at its first question)
- * unless -c/--continue or --session names one. `--session` without a value shows
- * a picker on a terminal. Undefined when the picker was cancelled.
+ * The chat a command starts: in a new session (planned, stored at its first
+ * question) unless -c/--continue or --session names one. `--session` without a
+ * value shows a picker on a terminal. Undefined when the picker was cancelled.
  */
-async function chooseSession(db: Db, flags: ChatFlags, interactive: boolean): Promise<ChosenSession | undefined> {
+async function chooseSession(workspace: Workspace, flags: ChatFlags, interactive: boolean): Promise<Chat | undefined> {
   const chosen = [flags.continue && '-c/--continue', flags.session !== undefined && '--session', flags.new !== undefined && '--new'].filter(Boolean);
   if (chosen.length > 1) throw new UserError(`${chosen.join(' and ')} cannot be used together.`, { hint: 'Use -c for the most recent session, --session <id|name> for a given one, or neither for a new one.', exitCode: 2 });
-  if (typeof flags.session === 'string') return { session: requireSession(db, flags.session), planned: false };
+  if (typeof flags.session === 'string') return Chat.start(workspace, { session: flags.session });
   if (flags.session === true) {
     if (!interactive) throw new UserError('--session needs a session id or name when the chat is not on a terminal.', { hint: 'List them with `ragline sessions`; -c continues the most recent one.', exitCode: 2 });
-    if (listSessions(db).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
-    const id = await pickSession(db, 'Continue which session?');
-    return id === undefined ? undefined : { session: requireSession(db, id), planned: false };
+    if (listSessions(workspace).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
+    const id = await pickSession(workspace, 'Continue which session?');
+    return id === undefined ? undefined : Chat.start(workspace, { session: id });
   }
-  if (flags.continue) {
-    const last = findSession(db, 'last');
-    if (last) return { session: last, planned: false };
-  }
-  return { session: newSession(db, typeof flags.new === 'string' ? flags.new : undefined), planned: true };
+  return Chat.start(workspace, { continueLast: flags.continue, name: typeof flags.new === 'string' ? flags.new : undefined });
 }
 
-interface ChosenSession {
-  session: SessionInfo;
-  /** Not stored yet: its row is written with its first question. */
-  planned: boolean;
-}
-
-function newSession(db: Db, name?: string): SessionInfo {
-  if (name && findSession(db, name)) throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
-  return planSession(db, { name });
-}
-
-/** Mutable REPL state: the session, per-session settings and the last retrieval. */
+/** Mutable REPL state: the chat (its session), per-session settings and the last retrieval. */
 interface ReplState {
-  session: SessionInfo;
-  /** The session is planned, not stored yet (no question asked in it). */
-  planned: boolean;
+  chat: Chat;
   k?: number;
   rewritePolicy?: RewritePolicy;
   lastChunks: (ChunkLocation & { text: string; heading: string })[];
 }
 
-/** Points the turn context at the state's session (planned: stored with the turn's question). */
-function aimContext(context: TurnContext, state: ReplState): void {
-  context.sessionId = state.session.id;
-  context.plannedSession = state.planned ? state.session : undefined;
-}
-
-/** After a turn: a planned session is stored once its first question is. */
-function noteStored(db: Db, state: ReplState): void {
-  if (state.planned && isStored(db, state.session.id)) state.planned = false;
-}
-
-async function piped(settings: ResolvedConfig, db: Db, accelerators: SearchAccelerators, state: ReplState, output: Output, json: boolean): Promise<void> {
+async function piped(workspace: Workspace, state: ReplState, output: Output, json: boolean): Promise<void> {
+  const { chat } = state;
   // Providers and prepared statements are made once; each turn names its session.
   // Before the lines are read: their iterator sees no line that comes earlier.
-  const context = await createTurnContext(settings, db, state.session.id, accelerators);
+  await chat.prepare();
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
@@ -191,18 +159,17 @@ async function piped(settings: ResolvedConfig, db: Db, accelerators: SearchAccel
       const line = raw.trim();
       if (!line) continue;
       if (line.startsWith('/')) {
-        if (await slashCommand(line, state, db, commandOutput, false)) break;
+        if (await slashCommand(line, state, workspace, commandOutput, false)) break;
         continue;
       }
       // A transcript of several questions reads like the REPL: each question, then its turn.
       if (!json) output.out(`${output.color.bold('›')} ${oneLine(line, 500)}`);
-      aimContext(context, state);
-      const result = await runTurnWithOutput(context, line, output, {
+      const result = await runTurnWithOutput(chat, line, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
         json,
         signal: controller.signal,
-      }).finally(() => noteStored(db, state));
+      });
       state.lastChunks = result.chunks;
       if (result.status === 'failed') failed = true;
       if (controller.signal.aborted) break;
@@ -211,23 +178,24 @@ async function piped(settings: ResolvedConfig, db: Db, accelerators: SearchAccel
     process.off('SIGINT', onSigint);
     lines.close();
   }
-  if (!json && !state.planned) output.err(output.errColor.dim(`session ${state.session.name ?? state.session.id}`));
+  if (!json && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
   if (controller.signal.aborted) process.exitCode = 130;
   else if (failed) process.exitCode = 1;
 }
 
-async function repl(settings: ResolvedConfig, db: Db, accelerators: SearchAccelerators, state: ReplState, output: Output): Promise<void> {
-  const { session } = state;
+async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplState, output: Output): Promise<void> {
+  const { chat } = state;
+  const { session } = chat;
   const { color } = output;
-  const earlier = loadTurns(db, session.id);
+  const earlier = chat.turns();
   const turns = earlier.length;
   output.out(
     color.dim(
-      `${state.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier ${turns === 1 ? 'turn' : 'turns'})` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
+      `${chat.planned ? 'new ' : ''}session ${session.name ?? session.id}${turns ? ` (${turns} earlier ${turns === 1 ? 'turn' : 'turns'})` : ''} · ${settings.config.db} · /help for commands, Ctrl-D to leave`,
     ),
   );
   const inputHistory: string[] = earlier.map((t) => t.question).reverse();
-  const context = await createTurnContext(settings, db, session.id, accelerators);
+  await chat.prepare();
   for (;;) {
     const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand });
     if (line === null) break;
@@ -240,7 +208,7 @@ async function repl(settings: ResolvedConfig, db: Db, accelerators: SearchAccele
     if (!question) continue;
     if (question.startsWith('/')) {
       try {
-        if (await slashCommand(question, state, db, output, true)) break;
+        if (await slashCommand(question, state, workspace, output, true)) break;
       } catch (err) {
         // A prompt cancelled with Ctrl-C, or a store error: report it, keep the REPL.
         output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
@@ -251,13 +219,13 @@ async function repl(settings: ResolvedConfig, db: Db, accelerators: SearchAccele
     const onSigint = () => controller.abort();
     process.on('SIGINT', onSigint);
     try {
-      aimContext(context, state); // /new, /sessions and /fork switch it
-      const result = await runTurnWithOutput(context, question, output, {
+      // in the chat's session: /new, /sessions and /fork switch it
+      const result = await runTurnWithOutput(chat, question, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
         json: false,
         signal: controller.signal,
-      }).finally(() => noteStored(db, state));
+      });
       state.lastChunks = result.chunks;
     } catch (err) {
       // The REPL stays alive: a turn's failure is reported, the session kept.
@@ -271,8 +239,8 @@ async function repl(settings: ResolvedConfig, db: Db, accelerators: SearchAccele
       process.off('SIGINT', onSigint);
     }
   }
-  if (state.planned) output.out(color.dim('No question asked: nothing saved.'));
-  else output.out(color.dim(`session ${state.session.name ?? state.session.id} saved. Replay it with: ragline replay ${state.session.name ?? state.session.id}`));
+  if (chat.planned) output.out(color.dim('No question asked: nothing saved.'));
+  else output.out(color.dim(`session ${chat.session.name ?? chat.session.id} saved. Replay it with: ragline replay ${chat.session.name ?? chat.session.id}`));
 }
 
 /**
@@ -302,10 +270,11 @@ function editQuestion(initial: string, output: Output): string {
 }
 
 /** Handles a slash command; returns true when the REPL should end. */
-async function slashCommand(line: string, state: ReplState, db: Db, output: Output, interactive: boolean): Promise<boolean> {
+async function slashCommand(line: string, state: ReplState, workspace: Workspace, output: Output, interactive: boolean): Promise<boolean> {
   const [name, ...args] = line.slice(1).split(/\s+/);
   const arg = args.join(' ').trim();
   const { color } = output;
+  const { chat } = state;
   switch (name) {
     case 'quit':
     case 'exit':
@@ -316,16 +285,15 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       return false;
     case 'new':
       try {
-        state.session = newSession(db, arg || undefined);
-        state.planned = true;
+        const session = chat.startNew(arg || undefined);
         state.lastChunks = [];
-        output.out(color.dim(`new session ${state.session.name ?? state.session.id}`));
+        output.out(color.dim(`new session ${session.name ?? session.id}`));
       } catch (err) {
         output.err((err as Error).message);
       }
       return false;
     case 'sessions': {
-      const sessions = listSessions(db);
+      const sessions = listSessions(workspace);
       if (!interactive) {
         for (const s of sessions) output.out(`${s.id}  ${s.name ?? ''}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 60)}`);
         return false;
@@ -334,16 +302,15 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
         output.out('No sessions yet.');
         return false;
       }
-      const id = await pickSession(db, 'Switch to session');
+      const id = await pickSession(workspace, 'Switch to session');
       if (id === undefined) return false; // cancelled: stay where we were
-      state.session = requireSession(db, id);
-      state.planned = false;
+      const session = chat.switchTo(id);
       state.lastChunks = [];
-      output.out(color.dim(`session ${state.session.name ?? state.session.id}`));
+      output.out(color.dim(`session ${session.name ?? session.id}`));
       return false;
     }
     case 'history': {
-      const turns = loadTurns(db, state.session.id);
+      const turns = chat.turns();
       if (turns.length === 0) output.out('No turns yet in this session.');
       for (const turn of turns) {
         const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
@@ -379,28 +346,27 @@ async function slashCommand(line: string, state: ReplState, db: Db, output: Outp
       }
       return false;
     case 'topics': {
-      const topics = latestTopics(db, state.session.id);
+      const topics = chat.topics();
       if (topics.length === 0) output.out('No topics tracked yet.');
-      else output.out(topicList(topics, color, termShares(db)));
+      else output.out(topicList(topics, color, workspace.termShares()));
       return false;
     }
     case 'fork': {
       const n = Number(arg);
-      const turns = loadTurns(db, state.session.id).length;
+      const turns = chat.turns().length;
       if (!Number.isInteger(n) || n < 1 || n > turns) {
         output.err(turns ? `Usage: /fork N, with N from 1 to ${turns} (the turns to keep).` : 'Nothing to fork yet: this session has no turns. Use /new instead.');
         return false;
       }
-      state.session = forkSession(db, state.session.id, n);
-      state.planned = false;
+      const fork = chat.fork(n);
       state.lastChunks = [];
-      output.out(color.dim(`forked: new session ${state.session.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
+      output.out(color.dim(`forked: new session ${fork.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
       return false;
     }
     case 'good':
     case 'bad':
     case 'expect':
-      judgeLastTurn(name, arg, state.session.id, db, output);
+      judgeLastTurn(workspace, name, arg, chat.session.id, output);
       return false;
     case 'edit':
       output.err('/edit opens an editor: it works in the REPL on a terminal.');

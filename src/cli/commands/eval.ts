@@ -5,23 +5,11 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { DocumentNames, parseTasks, runEval, type EvalTask, type EvalVariant, type MetricsRow } from '../../eval/run.js';
-import { requireSessionTasks, type SessionTasks } from '../../eval/sessions.js';
-import type { Db } from '../../store/db.js';
-import { getSession, requireSession } from '../../store/sessions.js';
-import { sessionsWithJudgments } from '../../store/judgments.js';
-import { retrievalSettingsFor } from '../../chat/turn.js';
-import { MAX_K, type Config } from '../../config/index.js';
-import { ConversationRewriter } from '../../eval/conversation.js';
-import { createEmbedder, createRewriteModel } from '../../providers/index.js';
-import { createRewriter } from '../../rewrite/index.js';
-import { Retriever } from '../../retrieve/search.js';
-import { termShares } from '../../retrieve/term-stats.js';
+import { EVAL_VARIANTS as VARIANTS, evaluate, parseTasks, sessionTasks, type EvalTask, type MetricsRow, type SessionTasks } from '../../app/index.js';
+import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
-import { embedderConfig, numberFlag, openDb, settingsFor, wholeNumberFlag } from '../context.js';
+import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, ProgressLine } from '../output.js';
-
-const VARIANTS = ['raw', 'reference', 'ragline', 'ragline-always', 'ragline+raw', 'ragline+raw-notopics'] as const;
 
 export function registerEval(program: Command): void {
   program
@@ -75,51 +63,22 @@ Examples:
         if (!(VARIANTS as readonly string[]).includes(name)) throw new UserError(`Unknown variant "${name}".`, { hint: `Choose from ${VARIANTS.join(', ')}.`, exitCode: 2 });
       }
       const settings = settingsFor(command);
-      const db = openDb(settings);
+      const workspace = openWorkspaceFor(settings);
       const progress = new ProgressLine();
       try {
         let fromSessions: SessionTasks | undefined;
         if (flags.fromSessions) {
-          fromSessions = sessionTasks(db, inputs);
+          fromSessions = sessionTasks(workspace, inputs);
           tasks = fromSessions.tasks;
         }
-        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), settings.config.search);
+        await workspace.retriever();
         const maxPerDocument = wholeNumberFlag(flags.maxPerDocument, '--max-per-document', 0, MAX_K);
-        const variants: EvalVariant[] = [];
-        if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
-        if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
-        // ragline's own rewrite, through the chat's rewriter and gate (the configured
-        // model, or the offline rewriter); `ragline-always` rewrites every turn with history.
-        const rawWeightFlag = flags.rawWeight !== undefined ? numberFlag(flags.rawWeight, '--raw-weight', 0, 100) : settings.config.retrieval.rawWeight;
-        // `ragline+raw` is what the chat searches; `-notopics` the same without tracked topics.
-        const rewriteVariants = [
-          ['ragline', settings.config.rewrite.policy],
-          ['ragline-always', 'always'],
-          ['ragline+raw', settings.config.rewrite.policy],
-          ['ragline+raw-notopics', settings.config.rewrite.policy],
-        ] as const;
-        const shares = termShares(db);
-        for (const [name, policy] of rewriteVariants) {
-          if (!wanted.includes(name)) continue;
-          const rewriter = createRewriter(await createRewriteModel(settings.config));
-          const conversation = new ConversationRewriter(rewriter, settings.config, policy, name !== 'ragline+raw-notopics', shares);
-          variants.push({
-            name,
-            rewrites: true,
-            query: async (t) => {
-              const outcome = await conversation.rewrite(t);
-              if (!name.startsWith('ragline+raw')) return { query: outcome.standaloneQuery, decision: outcome.decision };
-              // exactly what the chat searches: the same helper decides on the raw question
-              const retrieval = retrievalSettingsFor(t.question, outcome, 10, rawWeightFlag === undefined ? settings.config : withRawWeight(settings.config, rawWeightFlag));
-              return { query: outcome.standaloneQuery, decision: outcome.decision, secondary: retrieval.secondary, expansion: retrieval.expansion };
-            },
-          });
-        }
-        const report = await runEval({
+        const rawWeight = flags.rawWeight !== undefined ? numberFlag(flags.rawWeight, '--raw-weight', 0, 100) : undefined;
+        const report = await evaluate(workspace, {
           tasks,
-          names: new DocumentNames(db),
-          variants,
-          retrieve: ({ query, secondary, expansion }) => retriever.search(query, { k: 10, maxPerDocument, secondary, expansion }),
+          variants: wanted,
+          maxPerDocument,
+          rawWeight,
           onProgress: (done, total) => progress.update(`eval ${done}/${total}`),
         });
         progress.clear();
@@ -160,23 +119,9 @@ Examples:
         if (fromSessions) describeSessionTasks(fromSessions, output);
       } finally {
         progress.clear();
-        db.close();
+        await workspace.close();
       }
     });
-}
-
-function withRawWeight(config: Config, rawWeight: number): Config {
-  return { ...config, retrieval: { ...config.retrieval, rawWeight } };
-}
-
-/** The sessions named (or, with none, every session with judged turns, oldest first) and their tasks. */
-function sessionTasks(db: Db, refs: string[]): SessionTasks {
-  const sessions = refs.length
-    ? [...new Map(refs.map((ref) => requireSession(db, ref)).map((session) => [session.id, session])).values()]
-    : sessionsWithJudgments(db)
-        .map((id) => getSession(db, id)!)
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  return requireSessionTasks(db, sessions, { named: refs.length > 0 });
 }
 
 function describeSessionTasks(found: SessionTasks, output: ReturnType<typeof createOutput>): void {

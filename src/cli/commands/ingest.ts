@@ -3,10 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ingest, type IngestSummary } from '../../ingest/ingest.js';
-import { createEmbedder } from '../../providers/index.js';
+import { ingestFolder, type IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
-import { embedderConfig, openDb, settingsFor } from '../context.js';
+import { openWorkspaceFor, settingsFor } from '../context.js';
 import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
@@ -66,10 +65,10 @@ Examples:
         'ingest.maxFileBytes': flags.maxFileSize,
       });
       const { config } = settings;
-      const db = openDb(settings, { create: true });
+      const workspace = openWorkspaceFor(settings, { create: true });
       // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
-      const embedder = await createEmbedder(embedderConfig(settings, db, { reindex: flags.reindex }).config, { bulk: true }).catch((err: unknown) => {
-        db.close();
+      await workspace.ingestEmbedder({ reindex: flags.reindex }).catch(async (err: unknown) => {
+        await workspace.close();
         throw err;
       });
       const controller = new AbortController();
@@ -80,14 +79,9 @@ Examples:
       process.on('SIGINT', onSigint);
       const progress = new ProgressLine();
       try {
-        const summary = await ingest({
-          root,
-          db,
-          embedder,
-          chunker: config.chunk,
+        const summary = await ingestFolder(workspace, root, {
           include: flags.include,
           exclude: flags.exclude,
-          maxFileBytes: config.ingest.maxFileBytes,
           reindex: flags.reindex,
           checksum: flags.checksum,
           signal: controller.signal,
@@ -118,8 +112,7 @@ Examples:
       } finally {
         progress.clear();
         process.off('SIGINT', onSigint);
-        await embedder.close?.();
-        db.close();
+        await workspace.close();
       }
     });
 }

@@ -4,8 +4,7 @@
 // on SIGINT/SIGTERM.
 
 import type { Command } from 'commander';
-import { createTurnContext } from '../chat-session.js';
-import { openDb, settingsFor } from '../context.js';
+import { openWorkspaceFor, settingsFor } from '../context.js';
 import { sanitizeForTerminal } from '../../util/sanitize.js';
 import { redactSecrets } from '../../util/secrets.js';
 
@@ -31,8 +30,7 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
       const log = (line: string) => process.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
       const server = new RaglineMcpServer({
         config: settings.config,
-        openDb: () => openDb(settings),
-        createContext: (db, accelerators) => createTurnContext(settings, db, '', accelerators),
+        openWorkspace: () => openWorkspaceFor(settings),
         sessionName: flags.session,
         version: command.parent?.version() ?? '0.0.0',
         log,

@@ -5,14 +5,11 @@
 // document or model text is sanitised before it reaches the terminal.
 
 import type { Command } from 'commander';
+import { indexedPaths, replay as loadReplay, rerun, type SessionInfo } from '../../app/index.js';
 import type { ChatMessage } from '../../domain/index.js';
-import { createEmbedder, createRewriteModel } from '../../providers/index.js';
 import {
   describeIndexState,
-  loadReplay,
   rerunOrigin,
-  rerunSession,
-  saveRerun,
   type ReplayChunk,
   type ReplaySession,
   type JudgedCheck,
@@ -21,15 +18,12 @@ import {
   type RerunTurn,
   type RewriteSide,
 } from '../../replay/index.js';
-import { Retriever } from '../../retrieve/search.js';
-import { createRewriter } from '../../rewrite/index.js';
-import { requireSession, type SessionInfo } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { embedderConfig, openDb, settingsFor, wholeNumberFlag } from '../context.js';
+import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
-import { indexedPaths, judgmentText } from '../judgment-view.js';
+import { judgmentText } from '../judgment-view.js';
 import { rewriteLine } from '../turn-view.js';
 import { stamp } from '../../util/time.js';
 
@@ -81,25 +75,19 @@ answers (not regenerated) with the new standalone queries and chunks.`,
       if (flags.name && !flags.save) throw new UserError('--name goes with --save.', { exitCode: 2 });
       const settings = settingsFor(command, { 'rewrite.policy': flags.rewrite });
       const output = createOutput();
-      const db = openDb(settings);
+      const workspace = openWorkspaceFor(settings);
       try {
-        const session = requireSession(db, ref);
-        const replay = loadReplay(db, session, { turn });
+        const replay = loadReplay(workspace, ref, { turn });
         if (!flags.rerun) {
           if (flags.json) output.json(replayJson(replay));
-          else renderReplay(replay, output, Boolean(flags.full), indexedPaths(db));
+          else renderReplay(replay, output, Boolean(flags.full), indexedPaths(workspace));
           return;
         }
-        const { config } = settings;
-        const report = await rerunSession(
-          { db, config, rewriter: createRewriter(await createRewriteModel(config)), retriever: new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), config.search) },
-          replay,
-        );
-        const saved = flags.save ? saveRerun(db, replay, report, { name: flags.name }) : undefined;
+        const { report, saved } = await rerun(workspace, replay, { save: flags.save, name: flags.name });
         if (flags.json) output.json({ ...report, saved: saved ?? null });
-        else renderRerun(report, session, output, Boolean(flags.full), saved);
+        else renderRerun(report, replay.session, output, Boolean(flags.full), saved);
       } finally {
-        db.close();
+        await workspace.close();
       }
     });
 }

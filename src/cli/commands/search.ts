@@ -1,10 +1,9 @@
 // `ragline search "<query>"`: one-shot hybrid retrieval, shown the way the chat shows it.
 
 import type { Command } from 'commander';
-import { createEmbedder } from '../../providers/index.js';
-import { Retriever, formatLocation } from '../../retrieve/search.js';
+import { search } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
-import { embedderConfig, openDb, settingsFor } from '../context.js';
+import { openWorkspaceFor, settingsFor } from '../context.js';
 import { createOutput } from '../output.js';
 import { chunkLine } from '../render.js';
 
@@ -21,14 +20,12 @@ export function registerSearch(program: Command): void {
       const query = words.join(' ').trim();
       if (!query) throw new UserError('The query is empty.', { hint: 'Example: ragline search "rotate an API key"', exitCode: 2 });
       const settings = settingsFor(command, { 'retrieval.k': flags.k });
-      const db = openDb(settings);
+      const workspace = openWorkspaceFor(settings);
       try {
-        const retriever = new Retriever(db, await createEmbedder(embedderConfig(settings, db).config), settings.config.search);
-        const started = performance.now();
-        const results = await retriever.search(query, { k: settings.config.retrieval.k });
-        const ms = performance.now() - started;
+        const found = await search(workspace, query, { k: settings.config.retrieval.k });
+        const { results } = found;
         if (flags.json) {
-          output.json({ query, k: settings.config.retrieval.k, ms: Number(ms.toFixed(2)), results: results.map((r) => ({ ...r, location: formatLocation(r) })) });
+          output.json({ ...found, ms: Number(found.ms.toFixed(2)) });
           return;
         }
         if (results.length === 0) {
@@ -38,7 +35,7 @@ export function registerSearch(program: Command): void {
         const width = process.stdout.columns ?? 100;
         for (const result of results) output.out(chunkLine(result, output.color, width));
       } finally {
-        db.close();
+        await workspace.close();
       }
     });
 }

@@ -1,34 +1,33 @@
 // `ragline sessions`: list (the default), show, rename, rm, export, fork and judge
-// the stored chat sessions. All reads and writes go through src/store/sessions; this
+// the stored chat sessions. All reads and writes go through src/app/sessions; this
 // file parses, confirms and renders. Session names, questions and answers are
 // user or model text: sanitised before they reach the terminal.
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import {
+  exportSessionJson,
+  exportSessionMarkdown,
+  exportSessionTasks,
   forkSession,
-  getSession,
+  indexedPaths,
+  judgeSessionTurn,
   listSessions,
-  loadTurnChunks,
-  latestTopics,
-  loadTurns,
   removeSession,
   renameSession,
   requireSession,
+  sessionTurns,
+  showSession,
   type SessionInfo,
   type StoredTurn,
-} from '../../store/sessions.js';
-import { requireSessionTasks } from '../../eval/sessions.js';
-import { formatLocation } from '../../retrieve/search.js';
-import { clearJudgment, judgeTurn, loadJudgments, requireTurnId, resolveDocumentName, type RelevantInput } from '../../store/judgments.js';
-import type { Db } from '../../store/db.js';
+  type Workspace,
+} from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
-import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { openDb, settingsFor, wholeNumberFlag } from '../context.js';
+import { oneLine } from '../../util/sanitize.js';
+import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { createOutput, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
-import { indexedPaths, judgmentText } from '../judgment-view.js';
-import { termShares } from '../../retrieve/term-stats.js';
+import { judgmentText } from '../judgment-view.js';
 import { stamp } from '../../util/time.js';
 
 export function registerSessions(program: Command): void {
@@ -54,8 +53,8 @@ Examples:
     .description('every session, most recently active first')
     .option('--json', 'print as JSON')
     .action((flags: { json?: boolean }, command: Command) =>
-      withDb(command, (db, output) => {
-        const listing = listSessions(db);
+      withWorkspace(command, (workspace, output) => {
+        const listing = listSessions(workspace);
         if (flags.json) return output.json(listing);
         if (listing.length === 0) {
           output.out('No sessions yet. Start one with `ragline chat`.');
@@ -79,12 +78,8 @@ Examples:
     .argument('<session>', 'id, name, or `last`')
     .option('--json', 'print as JSON')
     .action((ref: string, flags: { json?: boolean }, command: Command) =>
-      withDb(command, (db, output) => {
-        const session = requireSession(db, ref);
-        const turns = loadTurns(db, session.id);
-        const topics = latestTopics(db, session.id);
-        const parent = session.parentSessionId ? getSession(db, session.parentSessionId) : undefined;
-        const judgments = loadJudgments(db, session.id);
+      withWorkspace(command, (workspace, output) => {
+        const { session, turns, topics, parent, judgments } = showSession(workspace, ref);
         if (flags.json) {
           output.json({
             session,
@@ -112,9 +107,9 @@ Examples:
         if (session.parentSessionId) {
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
-        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, termShares(db)) : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, workspace.termShares()) : color.dim('(none tracked)')}`);
         output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}${judgments.size ? `, ${judgments.size} judged` : ''}`);
-        const indexed = indexedPaths(db);
+        const indexed = indexedPaths(workspace);
         for (const turn of turns) {
           const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
           const status = turn.status === 'answered' ? '' : color.yellow(` (${turn.status})`);
@@ -131,9 +126,8 @@ Examples:
     .argument('<session>', 'id, name, or `last`')
     .argument('<name>', 'the new name')
     .action((ref: string, name: string, _flags: unknown, command: Command) =>
-      withDb(command, (db, output) => {
-        const session = requireSession(db, ref);
-        const renamed = renameSession(db, session.id, name);
+      withWorkspace(command, (workspace, output) => {
+        const { before: session, after: renamed } = renameSession(workspace, ref, name);
         output.out(`Renamed ${session.id}${session.name ? ` (was ${oneLine(session.name, 60)})` : ''} to ${oneLine(renamed.name ?? '', 60)}.`);
       }),
     );
@@ -145,9 +139,9 @@ Examples:
     .argument('<session>', 'id, name, or `last`')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((ref: string, flags: { yes?: boolean }, command: Command) =>
-      withDb(command, async (db, output) => {
-        const session = requireSession(db, ref);
-        const turns = loadTurns(db, session.id).length;
+      withWorkspace(command, async (workspace, output) => {
+        const session = requireSession(workspace, ref);
+        const turns = sessionTurns(workspace, session.id).length;
         const what = `session ${session.name ? `${oneLine(session.name, 60)} (${session.id})` : session.id} and its ${turns} turn${turns === 1 ? '' : 's'}`;
         if (!flags.yes) {
           if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -162,7 +156,7 @@ Examples:
             return;
           }
         }
-        removeSession(db, session.id);
+        removeSession(workspace, session.id);
         output.out(`Removed ${what}.`);
       }),
     );
@@ -174,13 +168,13 @@ Examples:
     .option('--format <format>', 'md, json, or tasks (judged turns in the tasks.jsonl format `ragline eval` reads)', 'md')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .action((ref: string, flags: { format: string; output?: string }, command: Command) =>
-      withDb(command, (db, output) => {
+      withWorkspace(command, (workspace, output) => {
         const format = flags.format.trim().toLowerCase();
         if (format !== 'md' && format !== 'json' && format !== 'markdown' && format !== 'tasks') {
           throw new UserError(`--format must be md, json or tasks, got "${flags.format}".`, { exitCode: 2 });
         }
-        const session = requireSession(db, ref);
-        const text = format === 'json' ? exportJson(db, session) : format === 'tasks' ? exportTasks(db, session, output) : exportMarkdown(db, session);
+        const session = requireSession(workspace, ref);
+        const text = format === 'json' ? exportSessionJson(workspace, session) : format === 'tasks' ? exportTasks(workspace, session, output) : exportSessionMarkdown(workspace, session);
         if (flags.output) {
           try {
             // It holds the conversation: readable by its owner only, whatever the umask.
@@ -210,10 +204,9 @@ Examples:
     .option('--name <name>', 'name of the new session')
     .option('--json', 'print the new session as JSON')
     .action((ref: string, flags: { at: string; name?: string; json?: boolean }, command: Command) =>
-      withDb(command, (db, output) => {
+      withWorkspace(command, (workspace, output) => {
         const at = wholeNumberFlag(flags.at, '--at', 1, Number.MAX_SAFE_INTEGER, 'a turn number');
-        const source = requireSession(db, ref);
-        const fork = forkSession(db, source.id, at, flags.name);
+        const { source, fork } = forkSession(workspace, ref, at, flags.name);
         if (flags.json) return output.json(fork);
         output.out(`Forked ${source.name ? oneLine(source.name, 60) : source.id} at turn ${at}: new session ${fork.name ? `${oneLine(fork.name, 60)} (${fork.id})` : fork.id}.`);
         output.err(output.errColor.dim(`Continue it with: ragline chat --session ${fork.name ?? fork.id}`));
@@ -242,7 +235,7 @@ Examples:
   ragline sessions judge onboarding 3 --clear`,
     )
     .action((ref: string, turnArg: string, flags: { relevant?: string[]; none?: boolean; clear?: boolean; json?: boolean }, command: Command) =>
-      withDb(command, (db, output) => {
+      withWorkspace(command, (workspace, output) => {
         const ordinal = Number(turnArg);
         if (!Number.isInteger(ordinal) || ordinal < 1) throw new UserError(`The turn must be a turn number (1, 2, ...), got "${turnArg}".`, { exitCode: 2 });
         if (!flags.relevant?.length && !flags.none && !flags.clear) {
@@ -252,29 +245,15 @@ Examples:
           });
         }
         if (flags.clear && (flags.relevant?.length || flags.none)) throw new UserError('--clear goes alone, without --relevant or --none.', { exitCode: 2 });
-        const session = requireSession(db, ref);
-        const turnId = requireTurnId(db, session, ordinal);
+        const { session, judgment, notIndexed } = judgeSessionTurn(workspace, ref, ordinal, { relevant: flags.relevant, none: flags.none, clear: flags.clear, cwd: process.cwd() });
         const label = session.name ?? session.id;
-        if (flags.clear) {
-          clearJudgment(db, turnId);
+        if (!judgment) {
           if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment: null });
           output.out(`Turn ${ordinal} of ${oneLine(label, 60)} is no longer judged.`);
           return;
         }
-        const bestRank = new Map<string, number>();
-        for (const chunk of loadTurnChunks(db, turnId)) if (!bestRank.has(chunk.documentPath)) bestRank.set(chunk.documentPath, chunk.rank);
-        const notIndexed: string[] = [];
-        const add: RelevantInput[] = (flags.relevant ?? []).map((name) => {
-          const resolved = resolveDocumentName(db, name, process.cwd());
-          if (!resolved.indexed) notIndexed.push(resolved.documentPath);
-          const rank = flags.none ? undefined : bestRank.get(resolved.documentPath);
-          return rank === undefined
-            ? { documentPath: resolved.documentPath, source: 'expected' }
-            : { documentPath: resolved.documentPath, source: 'retrieved', chunkRank: rank };
-        });
-        const judgment = judgeTurn(db, turnId, { replace: true, add, noneUseful: Boolean(flags.none) });
         if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment, notIndexed });
-        output.out(`Turn ${ordinal} of ${oneLine(label, 60)} judged: ${judgmentText(judgment, indexedPaths(db), output.color)}.`);
+        output.out(`Turn ${ordinal} of ${oneLine(label, 60)} judged: ${judgmentText(judgment, indexedPaths(workspace), output.color)}.`);
         if (notIndexed.length) {
           output.err(output.errColor.yellow(`Not in the index: ${notIndexed.map((p) => oneLine(p, 100)).join(', ')} (kept; eval reports it as not indexed).`));
         }
@@ -282,13 +261,13 @@ Examples:
     );
 }
 
-async function withDb(command: Command, run: (db: Db, output: Output) => void | Promise<void>): Promise<void> {
+async function withWorkspace(command: Command, run: (workspace: Workspace, output: Output) => void | Promise<void>): Promise<void> {
   const output = createOutput();
-  const db = openDb(settingsFor(command));
+  const workspace = openWorkspaceFor(settingsFor(command));
   try {
-    await run(db, output);
+    await run(workspace, output);
   } finally {
-    db.close();
+    await workspace.close();
   }
 }
 
@@ -299,48 +278,11 @@ function statusCounts(turns: StoredTurn[]): string {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
-/** The whole trail, as stored: turns with their retrieved chunks. JSON escapes control characters. */
-function exportJson(db: Db, session: SessionInfo): string {
-  const judgments = loadJudgments(db, session.id);
-  const turns = loadTurns(db, session.id).map((turn) => ({ ...turn, chunks: loadTurnChunks(db, turn.id), judgment: judgments.get(turn.id) ?? null }));
-  return toJson({ format: 'ragline-session-v1', exportedAt: new Date().toISOString(), session, turns }, 2) + '\n';
-}
-
 /** The judged turns as eval tasks, one JSON object a line; a session without judged turns is a UserError (exit 2). */
-function exportTasks(db: Db, session: SessionInfo, output: Output): string {
-  const found = requireSessionTasks(db, [session], { named: true });
+function exportTasks(workspace: Workspace, session: SessionInfo, output: Output): string {
+  const found = exportSessionTasks(workspace, session);
   if (found.unscored.length > 0) {
     output.err(`${found.unscored.length} judged turn(s) name no relevant document and are left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
   }
   return found.tasks.map((task) => toJson(task)).join('\n') + '\n';
-}
-
-/** A readable transcript. Text is sanitised (it may be printed to a terminal) and kept otherwise as written. */
-function exportMarkdown(db: Db, session: SessionInfo): string {
-  const clean = (text: string) => sanitizeForTerminal(text).trim();
-  const inline = (text: string) => oneLine(text, 10_000).replace(/`/g, 'ʼ');
-  const lines: string[] = [`# Session ${inline(session.name ?? session.id)}`, ''];
-  lines.push(`- id: ${session.id}`, `- created: ${session.createdAt}`);
-  if (session.parentSessionId) lines.push(`- forked from: ${session.parentSessionId} at turn ${session.parentTurn}`);
-  const turns = loadTurns(db, session.id);
-  lines.push(`- turns: ${turns.length}`, '');
-  for (const turn of turns) {
-    lines.push(`## Turn ${turn.ordinal}`, '');
-    lines.push(`**Question:** ${inline(turn.question)}`, '');
-    if (turn.standaloneQuery !== null) {
-      const why = turn.rewriteReason ? `: ${inline(turn.rewriteReason)}` : '';
-      lines.push(`**Searched as:** ${inline(turn.standaloneQuery)} _(${turn.rewriteDecision ?? 'skipped'}${why})_`, '');
-    }
-    const chunks = loadTurnChunks(db, turn.id);
-    if (chunks.length > 0) {
-      lines.push('**Sources:**', '');
-      for (const chunk of chunks) {
-        lines.push(`${chunk.rank}. \`${inline(formatLocation(chunk))}\`${chunk.heading ? ` — ${inline(chunk.heading)}` : ''} (score ${chunk.score.toFixed(4)})`);
-      }
-      lines.push('');
-    }
-    if (turn.status !== 'answered') lines.push(`**Status:** ${turn.status}${turn.error ? ` — ${inline(turn.error)}` : ''}`, '');
-    if (turn.answer) lines.push('**Answer:**', '', clean(turn.answer), '');
-  }
-  return lines.join('\n');
 }

@@ -1,0 +1,78 @@
+// Indexed documents as the index holds them: the list of paths, and the text of
+// one (or a range of its lines, or pages for a PDF) put together from its chunks.
+// Served from the index, not read from the disk: a path names a document only if
+// it was ingested, and the lines are those a citation refers to even when the file
+// has changed since. Blank lines between chunks come back empty.
+
+import type { Locator } from '../domain/index.js';
+import { documentChunks, latestDocument, listDocumentPaths, type IndexedDocument } from '../store/inspect.js';
+import type { Workspace } from './workspace.js';
+
+export type { IndexedDocument };
+
+/** Lines (or pages), 1-based and inclusive. */
+export interface DocumentRange {
+  from: number;
+  to: number;
+}
+
+export interface DocumentText {
+  path: string;
+  title: string | null;
+  kind: string;
+  locator: Locator;
+  /** The range served (clamped to the document). */
+  from: number;
+  to: number;
+  /** Last line (or page) of the document. */
+  last: number;
+  text: string;
+}
+
+/** Every ingested document, by path. */
+export function listIndexedDocuments(workspace: Workspace): IndexedDocument[] {
+  return listDocumentPaths(workspace.db);
+}
+
+/**
+ * The indexed text of `path` (the whole document, or `range`), or undefined when no
+ * document with that path is in the index. A range outside the document is an Error.
+ */
+export function readIndexedDocument(workspace: Workspace, path: string, range?: DocumentRange): DocumentText | undefined {
+  const doc = latestDocument(workspace.db, path);
+  if (!doc) return undefined;
+  const chunks = documentChunks(workspace.db, doc.id);
+  const locator = chunks[0]?.locator ?? 'line';
+  const last = chunks.reduce((max, chunk) => Math.max(max, chunk.endLine), 0);
+  const unit = locator === 'page' ? 'page' : 'line';
+  if (range && (!Number.isInteger(range.from) || !Number.isInteger(range.to) || range.from < 1 || range.to < range.from)) {
+    throw new Error(`Bad range in the URI: use #L<from>-<to> with 1 <= from <= to (${unit}s), e.g. #L10-20.`);
+  }
+  if (range && range.from > last) {
+    throw new Error(`${path} has ${last} ${unit}${last === 1 ? '' : 's'}; ${unit} ${range.from} is past its end.`);
+  }
+  const from = range?.from ?? 1;
+  const to = Math.min(range?.to ?? last, last);
+  const base = { path: doc.path, title: doc.title, kind: doc.kind, locator, from, to, last };
+  if (locator === 'page') {
+    const parts: string[] = [];
+    for (const chunk of chunks) {
+      if (chunk.endLine < from || chunk.startLine > to) continue;
+      if (parts.at(-1) !== chunk.text) parts.push(chunk.text);
+    }
+    return { ...base, text: parts.join('\n\n') };
+  }
+  // Each line as the chunks hold it; overlapping chunks repeat lines, and a line split
+  // between two chunks is kept in its longest piece.
+  const lines = new Map<number, string>();
+  for (const chunk of chunks) {
+    if (chunk.endLine < from || chunk.startLine > to) continue;
+    chunk.text.split('\n').forEach((line, i) => {
+      const n = chunk.startLine + i;
+      if ((lines.get(n)?.length ?? -1) < line.length) lines.set(n, line);
+    });
+  }
+  const out: string[] = [];
+  for (let n = from; n <= to; n++) out.push(lines.get(n) ?? '');
+  return { ...base, text: out.join('\n') };
+}
