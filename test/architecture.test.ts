@@ -67,3 +67,52 @@ describe('the shared vocabulary lives in src/domain', () => {
     for (const name of names) expect(declarations[name]![0], name).toMatch(/^src\/domain\//);
   });
 });
+
+/** `src/<folder>/...` files, with their text. */
+function filesUnder(folder: string): { name: string; text: string }[] {
+  return sourceFiles(path.join(src, folder)).map((file) => ({ name: path.relative(src, file).split(path.sep).join('/'), text: fs.readFileSync(file, 'utf8') }));
+}
+
+/** The module specifiers a file imports (static, dynamic and re-exports). */
+function importsOf(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\1/g)].map((match) => match[2]!);
+}
+
+describe('the CLI is parse, call, render', () => {
+  it('no file in src/cli has SQL in a string', () => {
+    const offenders: string[] = [];
+    for (const { name, text } of filesUnder('cli')) {
+      for (const match of text.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g)) {
+        if (/\b(SELECT|INSERT|UPDATE|DELETE)\b/.test(match[0])) offenders.push(`src/${name}: ${match[0].slice(0, 80)}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/cli and src/mcp reach the database and the providers only through src/app', () => {
+    const offenders: string[] = [];
+    for (const { name, text } of [...filesUnder('cli'), ...filesUnder('mcp')]) {
+      for (const specifier of importsOf(text)) {
+        if (/(^|\/)store\//.test(specifier) || specifier === 'better-sqlite3' || /(^|\/)providers\/index\.js$/.test(specifier)) offenders.push(`src/${name} imports ${specifier}`);
+      }
+      if (/\bnew Retriever\(/.test(text)) offenders.push(`src/${name} builds a Retriever`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('no command imports another command', () => {
+    const offenders: string[] = [];
+    for (const { name, text } of filesUnder('cli/commands')) {
+      for (const specifier of importsOf(text)) {
+        if (specifier.startsWith('./') || /(^|\/)commands\//.test(specifier)) offenders.push(`src/${name} imports ${specifier}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the guards see what they look for', () => {
+    // A check that can never fail proves nothing: each pattern above, on a sample.
+    expect(importsOf(`import { a } from '../../store/db.js';\nconst b = await import('./prune.js');\nexport { c } from "better-sqlite3";`)).toEqual(['../../store/db.js', './prune.js', 'better-sqlite3']);
+    expect(/\b(SELECT|INSERT|UPDATE|DELETE)\b/.test("'SELECT count(*) FROM turns'")).toBe(true);
+  });
+});

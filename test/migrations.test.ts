@@ -9,7 +9,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { openDatabase } from '../src/store/db.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../src/store/migrations.js';
+import { MIGRATIONS, OutdatedSchemaError, SCHEMA_VERSION } from '../src/store/migrations.js';
+import { UserError } from '../src/util/errors.js';
 import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
 
 const FIXTURE = path.join(ROOT, 'fixtures', 'db', 'schema-v1.db');
@@ -90,6 +91,30 @@ describe('migrating the schema-v1 fixture', () => {
     const bytes = fs.readFileSync(copy);
     expect(() => openDatabase(copy, { readonly: true })).toThrow(`needs an upgrade (schema 1 -> ${SCHEMA_VERSION})`);
     expect(fs.readFileSync(copy).equals(bytes)).toBe(true);
+  });
+
+  test('the refusal is an OutdatedSchemaError (code SCHEMA_OUTDATED, both versions), told apart without reading its message', () => {
+    let error: unknown;
+    try {
+      openDatabase(copy, { readonly: true }).close();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(OutdatedSchemaError);
+    expect(error).toBeInstanceOf(UserError);
+    expect(error).toMatchObject({ code: 'SCHEMA_OUTDATED', schemaVersion: 1, expectedSchemaVersion: SCHEMA_VERSION });
+    // A current database opened read-only, and a missing one, are other errors (or none).
+    const current = path.join(tempDir('current-'), 'x.db');
+    openDatabase(current, { create: true }).close();
+    expect(() => openDatabase(current, { readonly: true }).close()).not.toThrow();
+    let missing: unknown;
+    try {
+      openDatabase(path.join(path.dirname(current), 'missing.db'), { readonly: true });
+    } catch (caught) {
+      missing = caught;
+    }
+    expect(missing).toBeInstanceOf(UserError);
+    expect(missing).not.toBeInstanceOf(OutdatedSchemaError);
   });
 
   test('the CLI migrates it on first use: stats reports the latest schema; search asks for a reindex, since its vectors are of an earlier offline embedder', async () => {

@@ -26,7 +26,7 @@ export interface WorkspaceOptions {
   /**
    * An environment to read RAGLINE_* and OPENAI_* variables and the config file
    * ($RAGLINE_CONFIG, else $XDG_CONFIG_HOME/ragline/config.json) from, e.g.
-   * `process.env`. Without it nothing outside `settings` is read: defaults apply.
+   * the environment of this process. Without it nothing outside `settings` is read: defaults apply.
    */
   env?: NodeJS.ProcessEnv;
   /** Settings resolved already (the CLI resolves its flags); `db`, `settings` and `env` are then not read. */
