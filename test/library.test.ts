@@ -1,0 +1,92 @@
+// ragline used from another program: the package imported by its name (Node's
+// package self-reference, through package.json `exports`, so the built dist/ and
+// its declarations), a folder ingested, a question and a follow-up asked, their
+// events read. Offline: no key, no network. The README's example is the file this
+// test runs, word for word.
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, tempDir } from './helpers/cli.js';
+
+const EXAMPLE = path.join(ROOT, 'examples', 'library.mjs');
+
+/** A folder of a few documents to ingest. */
+function docsFolder(): string {
+  const folder = tempDir('ragline-lib-docs-');
+  fs.cpSync(path.join(FIXTURE_DOCS, 'guides'), path.join(folder, 'guides'), { recursive: true });
+  fs.copyFileSync(path.join(FIXTURE_DOCS, 'faq.md'), path.join(folder, 'faq.md'));
+  return folder;
+}
+
+describe('the library API', () => {
+  test('imported by name, it ingests a folder, asks a question and a follow-up, and yields the turn events', async () => {
+    const ragline = await import('ragline');
+    const folder = docsFolder();
+    const db = path.join(tempDir('ragline-lib-db-'), 'lib.db');
+    const workspace = ragline.openWorkspace({ db, settings: { 'retrieval.k': 3 } });
+    try {
+      expect(workspace).toBeInstanceOf(ragline.Workspace);
+      expect(workspace.config.retrieval.k).toBe(3);
+      const summary = await ragline.ingestFolder(workspace, folder);
+      expect(summary.files.added).toBeGreaterThan(0);
+      expect(summary.embedder).toMatch(/^offline:/);
+
+      const chat = ragline.Chat.start(workspace);
+      expect(chat.planned).toBe(true);
+      const turns: import('ragline').TurnEvent[][] = [];
+      for (const question of ['How do I rotate an API key?', 'does it expire?']) {
+        const events: import('ragline').TurnEvent[] = [];
+        for await (const event of chat.ask(question)) events.push(event);
+        turns.push(events);
+      }
+      const [first, followUp] = turns;
+      expect(first!.map((e) => e.type)).toEqual(expect.arrayContaining(['start', 'rewrite', 'retrieval', 'done']));
+      expect(first!.at(-1)).toMatchObject({ type: 'done', status: 'answered', ordinal: 1, answerKind: 'extractive' });
+      // The follow-up is read against the first question: "it" is the API key.
+      const rewrite = followUp!.find((e) => e.type === 'rewrite');
+      expect(rewrite).toMatchObject({ question: 'does it expire?', decision: 'rewritten' });
+      expect((rewrite as { standaloneQuery: string }).standaloneQuery).toMatch(/API key/i);
+      const retrieval = followUp!.find((e) => e.type === 'retrieval') as import('ragline').RetrievalEvent;
+      expect(retrieval.chunks).toHaveLength(3);
+      expect(retrieval.chunks[0]!.documentPath).toBe('guides/authentication.md');
+      const done = followUp!.at(-1) as import('ragline').DoneEvent;
+      expect(done).toMatchObject({ status: 'answered', ordinal: 2 });
+      expect(done.answer).toMatch(/expire/i);
+
+      // Both turns are stored in one session, as the CLI stores them.
+      expect(chat.planned).toBe(false);
+      const stored = ragline.listSessions(workspace);
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatchObject({ id: chat.session.id, turns: 2 });
+    } finally {
+      await workspace.close();
+    }
+    expect(workspace.isOpen).toBe(false);
+  });
+
+  test('settings are checked as the CLI checks them, and nothing is read from the environment unless passed', async () => {
+    const { openWorkspace, resolveSettings, UserError } = await import('ragline');
+    expect(() => openWorkspace({ db: ':memory:', settings: { 'retrieval.k': 0 } })).toThrow(UserError);
+    expect(() => openWorkspace({ db: ':memory:', settings: { 'retrieval.k': 0 } })).toThrow(/settings\['retrieval\.k'\]/);
+    const env = { HOME: tempDir('ragline-lib-home-'), RAGLINE_K: '7' };
+    expect(resolveSettings({ db: ':memory:' }).config.retrieval.k).toBe(5);
+    expect(resolveSettings({ db: ':memory:', env }).config.retrieval.k).toBe(7);
+    expect(resolveSettings({ db: ':memory:', env, settings: { 'retrieval.k': 9 } }).sources['retrieval.k']).toBe('flag');
+  });
+
+  test("the README's example is examples/library.mjs, and it runs as another program would", async () => {
+    const code = fs.readFileSync(EXAMPLE, 'utf8');
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(code.trim());
+    const folder = docsFolder();
+    const home = tempDir('ragline-lib-home-');
+    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE, folder, path.join(home, 'example.db')], { cwd: ROOT, env: isolatedEnv(home) });
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^ingested \d+ files, \d+ chunks$/);
+    expect(lines).toContain('searched as: does the API key expire? (rewritten)');
+    expect(stdout).toMatch(/answer \(answered\): .*\n- API keys expire after 90 days/);
+  });
+});
