@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import '../dist/cli/main.js';
+process.exitCode = await (await import('../dist/cli/main.js')).run(process.argv.slice(2));

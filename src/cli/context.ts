@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { openWorkspace, type Workspace } from '../app/index.js';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
+import { ioOf } from './io.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -35,6 +36,7 @@ const FLAG_NAMES: Record<string, string> = {
 export function settingsFor(command: Command, flags: Record<string, string | number | undefined> = {}): ResolvedConfig {
   const globals = command.optsWithGlobals() as GlobalOptions;
   return resolveConfig({
+    env: ioOf(command).env,
     flagNames: FLAG_NAMES,
     configFile: globals.config,
     flags: {

@@ -3,6 +3,7 @@
 
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
+import { attachIo, processIo, type CliIo } from './io.js';
 import { createOutput } from './output.js';
 import { reportError } from './report-error.js';
 
@@ -50,9 +51,17 @@ export function commandIn(args: string[]): string | undefined {
   return undefined;
 }
 
-/** The program with the named command registered, none (`--version`), or all of them (help, unknown command). */
-export async function buildProgram(command?: string | null): Promise<Command> {
+/**
+ * The program with the named command registered, none (`--version`), or all of
+ * them (help, unknown command), writing to `io`.
+ */
+export async function buildProgram(command?: string | null, io: CliIo = processIo()): Promise<Command> {
   const program = new Command();
+  attachIo(program, io);
+  // Before the commands are added: they inherit it.
+  if (io.stdout !== process.stdout || io.stderr !== process.stderr) {
+    program.configureOutput({ writeOut: (text) => void io.stdout.write(text), writeErr: (text) => void io.stderr.write(text) });
+  }
   program
     .name('ragline')
     .description('Chat with your own documents: hybrid retrieval, visible follow-up rewriting, and a replayable trail in one SQLite file.')
@@ -80,20 +89,31 @@ Quick start:
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const args = argv.slice(2);
+/**
+ * Runs `ragline <args>` (the arguments after the program name) with `io` (default:
+ * this process's streams and environment) and returns its exit code. The
+ * process's exitCode is left as it was found; the `ragline` command sets it
+ * from the result (bin/ragline.js).
+ */
+export async function run(args: string[], io: Partial<CliIo> = {}): Promise<number> {
+  const streams: CliIo = { ...processIo(), ...io };
   const command = commandIn(args);
-  // `ragline --version` needs no command module.
-  const program = await buildProgram(command === undefined && args.some((a) => a === '-V' || a === '--version') ? null : command);
-  program.exitOverride();
-  const output = createOutput();
+  const before = process.exitCode;
+  process.exitCode = undefined;
   try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    // commander has printed its message already; help and version exit 0
-    if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? 0 : 2;
-    else process.exitCode = reportError(err, output);
+    // `ragline --version` needs no command module.
+    const program = await buildProgram(command === undefined && args.some((a) => a === '-V' || a === '--version') ? null : command, streams);
+    program.exitOverride();
+    const output = createOutput(streams.stdout, streams.stderr, streams.env);
+    try {
+      await program.parseAsync(args, { from: 'user' });
+    } catch (err) {
+      // commander has printed its message already; help and version exit 0
+      if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? 0 : 2;
+      else process.exitCode = reportError(err, output);
+    }
+    return Number(process.exitCode ?? 0);
+  } finally {
+    process.exitCode = before;
   }
 }
-
-await main(process.argv);

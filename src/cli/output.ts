@@ -1,7 +1,9 @@
 // Where the CLI writes: colour only on a TTY and never with NO_COLOR, progress
 // on stderr, and JSON for scripts.
 
+import type { Command } from 'commander';
 import { toJson } from '../util/json.js';
+import { ioOf } from './io.js';
 import { redactSecrets } from '../util/secrets.js';
 
 /** The styles the CLI writes with; each returns its text as it is when there is no colour. */
@@ -20,9 +22,9 @@ export interface Output {
   json(value: unknown): void;
 }
 
-function colorLevel(stream: NodeJS.WriteStream): 0 | 1 | 2 | 3 {
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return 0;
-  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0') return 1;
+function colorLevel(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): 0 | 1 | 2 | 3 {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return 1;
   if (!stream.isTTY) return 0;
   const depth = stream.getColorDepth?.() ?? 1;
   return depth >= 24 ? 3 : depth >= 8 ? 2 : depth >= 4 ? 1 : 0;
@@ -36,8 +38,8 @@ const NO_COLORS: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, yello
 const chalk = colorLevel(process.stdout) > 0 || colorLevel(process.stderr) > 0 ? await import('chalk') : undefined;
 
 /** Colours for `stream`: chalk at the stream's level, or none. */
-function colorsFor(stream: NodeJS.WriteStream): Colors {
-  const level = colorLevel(stream);
+function colorsFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Colors {
+  const level = colorLevel(stream, env);
   return chalk && level > 0 ? new chalk.Chalk({ level }) : NO_COLORS;
 }
 
@@ -55,11 +57,11 @@ function guardBrokenPipe(): void {
   }
 }
 
-export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
+export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
   guardBrokenPipe();
   return {
-    color: colorsFor(stdout),
-    errColor: colorsFor(stderr),
+    color: colorsFor(stdout, env),
+    errColor: colorsFor(stderr, env),
     isTTY: Boolean(stdout.isTTY),
     errIsTTY: Boolean(stderr.isTTY),
     out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
@@ -67,6 +69,12 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     err: (line = '') => void stderr.write(redactSecrets(line) + '\n'),
     json: (value) => void stdout.write(redactSecrets(toJson(value, 2)) + '\n'),
   };
+}
+
+/** The output of `command`'s run (its program's streams and environment). */
+export function outputFor(command: Command): Output {
+  const io = ioOf(command);
+  return createOutput(io.stdout, io.stderr, io.env);
 }
 
 /** A one-line progress display on a TTY stderr, redrawn at most ten times a second. */

@@ -5,7 +5,7 @@ import { Chat } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput } from '../output.js';
+import { outputFor } from '../output.js';
 
 export function registerAsk(program: Command): void {
   program
@@ -31,7 +31,7 @@ export function registerAsk(program: Command): void {
         throw new UserError('The question is empty.', { hint: 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.', exitCode: 2 });
       }
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
-      const output = createOutput();
+      const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);
       const controller = new AbortController();
       const onSigint = () => controller.abort();

@@ -15,7 +15,7 @@ import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput, type Output } from '../output.js';
+import { outputFor, type Output } from '../output.js';
 import { describePrune, topicList } from '../render.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { judgeLastTurn } from '../repl-judge.js';
@@ -84,7 +84,7 @@ ${HELP}`,
     )
     .action(async (flags: ChatFlags, command: Command) => {
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
-      const output = createOutput();
+      const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);
       try {
         const retention = applyRetention(workspace);

@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 import { embedderInUse } from '../../app/index.js';
 import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
-import { createOutput } from '../output.js';
+import { ioOf } from '../io.js';
+import { outputFor } from '../output.js';
 
 /** Where to set the settings that have no default, shown when they are unset (mirrors SETTINGS in src/config). */
 const ENV_NAMES: Record<string, string> = {
@@ -59,7 +60,7 @@ function valueAt(object: unknown, dotted: string): unknown {
 }
 
 /** The config file this invocation reads: --config, else RAGLINE_CONFIG, else the XDG default. */
-export function configFileLocation(command: Command, env: NodeJS.ProcessEnv = process.env): { file: string; from: string } {
+export function configFileLocation(command: Command, env: NodeJS.ProcessEnv = ioOf(command).env): { file: string; from: string } {
   const globals = command.optsWithGlobals() as GlobalOptions;
   if (globals.config !== undefined && globals.config.trim() !== '') return { file: globals.config, from: 'flag --config' };
   const fromEnv = env.RAGLINE_CONFIG;
@@ -96,7 +97,7 @@ Examples:
     .option('--json', 'print as JSON')
     .addHelpText('after', `\nExample config file:\n${EXAMPLE_CONFIG}`)
     .action((flags: { json?: boolean }, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const location = configFileLocation(command);
       const resolved = settingsFor(command);
       const settings = describeSettings(resolved);
@@ -122,7 +123,7 @@ Examples:
     .command('path')
     .description('print the location of the config file this command reads (whether or not it exists)')
     .action((_flags: unknown, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const location = configFileLocation(command);
       output.out(location.file);
       if (!fs.existsSync(location.file)) output.err(`(${location.from}; the file does not exist yet: create it to change the defaults, see \`ragline config --help\`)`);

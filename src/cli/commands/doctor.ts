@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus } from '../../app/index.js';
 import { settingsFor, wholeNumberFlag } from '../context.js';
-import { createOutput, type Output } from '../output.js';
+import { outputFor, type Output } from '../output.js';
 import { oneLine as safeLine } from '../../util/sanitize.js';
 
 export function registerDoctor(program: Command): void {
@@ -25,7 +25,7 @@ Examples:
   OPENAI_BASE_URL=http://localhost:11434/v1 ragline doctor`,
     )
     .action(async (flags: { json?: boolean; timeout: string }, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const timeoutMs = wholeNumberFlag(flags.timeout, '--timeout', 1, 2 ** 31 - 1, 'a whole number of milliseconds');
       const report = await runDoctor(() => settingsFor(command), timeoutMs);
       const failed = report.checks.some((check) => check.status === 'fail');

@@ -9,7 +9,7 @@ import { EVAL_VARIANTS as VARIANTS, evaluate, parseTasks, sessionTasks, type Eva
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
-import { createOutput, ProgressLine } from '../output.js';
+import { outputFor, ProgressLine, type Output } from '../output.js';
 
 export function registerEval(program: Command): void {
   program
@@ -40,7 +40,7 @@ Examples:
   ragline sessions export onboarding --format tasks -o regression.jsonl && ragline eval regression.jsonl`,
     )
     .action(async (inputs: string[], flags: { fromSessions?: boolean; variants: string; maxPerDocument: string; rawWeight?: string; perTask?: boolean; json?: boolean }, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       let tasks: EvalTask[] = [];
       if (!flags.fromSessions) {
         if (inputs.length !== 1) {
@@ -124,7 +124,7 @@ Examples:
     });
 }
 
-function describeSessionTasks(found: SessionTasks, output: ReturnType<typeof createOutput>): void {
+function describeSessionTasks(found: SessionTasks, output: Output): void {
   const used = found.sessions.filter((s) => s.tasks > 0).length;
   output.err(output.errColor.dim(`${found.tasks.length} judged turn${found.tasks.length === 1 ? '' : 's'} from ${used} session${used === 1 ? '' : 's'}`));
   if (found.unscored.length > 0) {

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { ingestFolder, type IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput, formatBytes, formatDuration, ProgressLine } from '../output.js';
+import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
 
@@ -45,7 +45,7 @@ Examples:
   ragline --db ./team.db ingest ./handbook --reindex`,
     )
     .action(async (dir: string, flags: IngestFlags, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const root = path.resolve(dir);
       let stat: fs.Stats;
       try {

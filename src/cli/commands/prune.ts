@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { prune } from '../../app/index.js';
 import { DURATION_HELP, parseDuration } from '../../config/index.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput } from '../output.js';
+import { outputFor } from '../output.js';
 import { describePrune } from '../render.js';
 
 export function registerPrune(program: Command): void {
@@ -20,7 +20,7 @@ export function registerPrune(program: Command): void {
     )
     .action(async (flags: { olderThan: string; dryRun?: boolean; json?: boolean }, command: Command) => {
       const ms = parseDuration(flags.olderThan, '--older-than');
-      const output = createOutput();
+      const output = outputFor(command);
       const workspace = openWorkspaceFor(settingsFor(command));
       try {
         const report = prune(workspace, ms, { dryRun: flags.dryRun });

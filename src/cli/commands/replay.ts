@@ -21,7 +21,7 @@ import {
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
-import { createOutput, type Output } from '../output.js';
+import { outputFor, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
 import { judgmentText } from '../judgment-view.js';
 import { rewriteLine } from '../turn-view.js';
@@ -74,7 +74,7 @@ answers (not regenerated) with the new standalone queries and chunks.`,
       }
       if (flags.name && !flags.save) throw new UserError('--name goes with --save.', { exitCode: 2 });
       const settings = settingsFor(command, { 'rewrite.policy': flags.rewrite });
-      const output = createOutput();
+      const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);
       try {
         const replay = loadReplay(workspace, ref, { turn });

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { search } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput } from '../output.js';
+import { outputFor } from '../output.js';
 import { chunkLine } from '../render.js';
 
 export function registerSearch(program: Command): void {
@@ -16,7 +16,7 @@ export function registerSearch(program: Command): void {
     .option('--json', 'print results as JSON (with text and score parts)')
     .addHelpText('after', '\nExamples:\n  ragline search "rotate an API key"\n  ragline search -k 10 --json "webhook signature header"')
     .action(async (words: string[], flags: { k?: string; json?: boolean }, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const query = words.join(' ').trim();
       if (!query) throw new UserError('The query is empty.', { hint: 'Example: ragline search "rotate an API key"', exitCode: 2 });
       const settings = settingsFor(command, { 'retrieval.k': flags.k });

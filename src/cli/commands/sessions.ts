@@ -25,7 +25,7 @@ import {
 import { UserError } from '../../util/errors.js';
 import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
-import { createOutput, toJson, type Output } from '../output.js';
+import { outputFor, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { judgmentText } from '../judgment-view.js';
 import { stamp } from '../../util/time.js';
@@ -262,7 +262,7 @@ Examples:
 }
 
 async function withWorkspace(command: Command, run: (workspace: Workspace, output: Output) => void | Promise<void>): Promise<void> {
-  const output = createOutput();
+  const output = outputFor(command);
   const workspace = openWorkspaceFor(settingsFor(command));
   try {
     await run(workspace, output);

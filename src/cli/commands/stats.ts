@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { stats } from '../../app/index.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { createOutput, formatBytes } from '../output.js';
+import { outputFor, formatBytes } from '../output.js';
 import { oneLine } from '../../util/sanitize.js';
 
 export function registerStats(program: Command): void {
@@ -12,7 +12,7 @@ export function registerStats(program: Command): void {
     .description('documents, chunks, database size, embedder, chunk settings and the last ingest that changed something')
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
-      const output = createOutput();
+      const output = outputFor(command);
       const workspace = openWorkspaceFor(settingsFor(command));
       try {
         const found = stats(workspace);

@@ -1,0 +1,52 @@
+// The CLI run in-process: run(args, io) writes to the streams it is given, reads
+// the environment it is given, returns the exit code, and leaves this process's
+// exitCode as it found it.
+
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, test } from 'vitest';
+import { run } from '../src/cli/main.js';
+import { FIXTURE_DOCS, isolatedEnv, tempDir } from './helpers/cli.js';
+
+function capture(): { stream: NodeJS.WriteStream; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
+}
+
+async function ragline(args: string[], env: NodeJS.ProcessEnv) {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream, env });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('run(args, io)', () => {
+  test('ingests and searches with the given environment, printing to the given streams', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home, { RAGLINE_DB: path.join(home, 'run.db') });
+    const before = process.exitCode;
+    const ingested = await ragline(['ingest', FIXTURE_DOCS, '--json'], env);
+    expect(ingested.code).toBe(0);
+    expect(JSON.parse(ingested.stdout)).toMatchObject({ db: path.join(home, 'run.db'), files: { added: expect.any(Number) } });
+    const found = await ragline(['search', '--json', '-k', '2', 'rotate an API key'], env);
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject({ query: 'rotate an API key', k: 2, results: [{ documentPath: 'guides/authentication.md' }, expect.anything()] });
+    expect(process.exitCode).toBe(before);
+  });
+
+  test('usage errors and failures come back as exit codes, their messages on the given stderr', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home);
+    const unknown = await ragline(['bogus'], env);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain("unknown command 'bogus'");
+    const missing = await ragline(['--db', path.join(home, 'none.db'), 'stats'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('No database at');
+    const version = await ragline(['--version'], env);
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    expect(process.exitCode).toBeUndefined();
+  });
+});
