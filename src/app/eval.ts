@@ -6,9 +6,12 @@ import { retrievalSettingsFor } from '../chat/turn.js';
 import type { Config } from '../config/index.js';
 import { ConversationRewriter } from '../eval/conversation.js';
 import { DocumentNames, runEval, type EvalReport, type EvalTask, type EvalVariant } from '../eval/run.js';
+
+export { parseTasks } from '../eval/run.js';
 import { requireSessionTasks, type SessionTasks } from '../eval/sessions.js';
 import { sessionsWithJudgments } from '../store/judgments.js';
 import { getSession } from '../store/sessions.js';
+import { termShares } from '../retrieve/term-stats.js';
 import { requireSession } from './sessions.js';
 import type { Workspace } from './workspace.js';
 
@@ -48,7 +51,7 @@ export async function evaluate(workspace: Workspace, options: EvaluateOptions): 
     ['ragline+raw', config.rewrite.policy],
     ['ragline+raw-notopics', config.rewrite.policy],
   ] as const;
-  const shares = workspace.termShares();
+  const shares = termShares(workspace.db);
   for (const [name, policy] of rewriteVariants) {
     if (!wanted.includes(name)) continue;
     const conversation = new ConversationRewriter(await workspace.rewriter(), config, policy, name !== 'ragline+raw-notopics', shares);

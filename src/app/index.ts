@@ -25,6 +25,7 @@ export {
   requireSession,
   sessionTurns,
   showSession,
+  termShares,
   turnChunks,
   type JudgeInput,
   type JudgeResult,
@@ -33,7 +34,7 @@ export {
   type SessionDetails,
 } from './sessions.js';
 export { replay, rerun, type RerunResult } from './replay.js';
-export { EVAL_K, EVAL_VARIANTS, evaluate, sessionTasks, type EvalVariantName, type EvaluateOptions } from './eval.js';
+export { EVAL_K, EVAL_VARIANTS, evaluate, parseTasks, sessionTasks, type EvalVariantName, type EvaluateOptions } from './eval.js';
 export { applyRetention, prune } from './prune.js';
 export { stats, type Stats } from './stats.js';
 export { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus, type DoctorFacts, type DoctorReport } from './doctor.js';
@@ -45,7 +46,7 @@ export type { TurnEvent, RewriteEvent, RetrievalEvent, TokenEvent, ErrorEvent, D
 export type { TurnOptions } from '../chat/turn.js';
 export type { Config, ResolvedConfig, EmbedderChoice } from '../config/index.js';
 export type { ChatMessage, ChunkLocation, RewriteDecision, RewritePolicy, Topic, TurnTimings, TurnUsage } from '../domain/index.js';
-export { parseTasks, type EvalReport, type EvalTask, type MetricsRow } from '../eval/run.js';
+export type { EvalReport, EvalTask, MetricsRow } from '../eval/run.js';
 export type { SessionTask, SessionTasks } from '../eval/sessions.js';
 export type { IngestProgress, IngestSummary } from '../ingest/ingest.js';
 export type { RetrievedChunk } from '../retrieve/search.js';

@@ -7,6 +7,7 @@ import { parseCitations } from '../chat/citations.js';
 import type { Topic } from '../domain/index.js';
 import { requireSessionTasks, type SessionTask } from '../eval/sessions.js';
 import { formatLocation } from '../retrieve/search.js';
+import { termShares as indexTermShares, type TermShare } from '../retrieve/term-stats.js';
 import { indexedPathLookup } from '../store/inspect.js';
 import {
   clearJudgment,
@@ -70,6 +71,11 @@ export function sessionTurns(workspace: Workspace, sessionId: string): StoredTur
 /** The topics the next turn of `sessionId` starts from (what `/topics` and `sessions show` list). */
 export function latestTopics(workspace: Workspace, sessionId: string): Topic[] {
   return storeLatestTopics(workspace.db, sessionId);
+}
+
+/** How specific each indexed term is: the share of chunks that hold it (topics are ranked by it). */
+export function termShares(workspace: Workspace): TermShare {
+  return indexTermShares(workspace.db);
 }
 
 /** Tells whether a document path is in the index (for "not indexed" marks). */

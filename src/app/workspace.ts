@@ -5,12 +5,9 @@
 
 import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import type { TurnContext } from '../chat/turn.js';
-import { createChatModel, createEmbedder, createRewriteModel } from '../providers/index.js';
 import type { ChatModel, Embedder } from '../providers/types.js';
-import { SearchAccelerators } from '../retrieve/memory/accelerators.js';
-import { Retriever } from '../retrieve/search.js';
-import { termShares, type TermShare } from '../retrieve/term-stats.js';
-import { createRewriter } from '../rewrite/index.js';
+import type { SearchAccelerators } from '../retrieve/memory/accelerators.js';
+import type { Retriever } from '../retrieve/search.js';
 import type { QueryRewriter } from '../rewrite/types.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { getFingerprint } from '../store/meta.js';
@@ -48,6 +45,11 @@ export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
   const settings = options.resolved ?? resolveSettings(options);
   return new Workspace(openDatabase(settings.config.db, { create: options.create ?? true }), settings);
 }
+
+// The providers, the retriever and the rewriter are imported when first needed:
+// a command that only reads the store (stats, sessions, prune) does not load them.
+const providers = () => import('../providers/index.js');
+const rewriters = () => import('../rewrite/index.js');
 
 /**
  * A promise kept once it is fulfilled; one that was rejected is forgotten, so the
@@ -100,62 +102,65 @@ export class Workspace {
   }
 
   /** The embedder searches use. */
-  readonly embedder = once(async () => this.keep(await createEmbedder(this.embedderConfig())));
+  readonly embedder = once(async () => this.keep(await (await providers()).createEmbedder(this.embedderConfig())));
 
   /** The embedder an ingest uses (on a worker thread offline); `reindex`: the one the settings choose, whatever the index holds. */
   ingestEmbedder(options: { reindex?: boolean } = {}): Promise<Embedder> {
     const reindex = Boolean(options.reindex);
     if (!this.bulk || this.bulk.reindex !== reindex) {
-      this.bulk = { reindex, embedder: createEmbedder(this.embedderConfig({ reindex }), { bulk: true }).then((embedder) => this.keep(embedder)) };
+      const config = this.embedderConfig({ reindex });
+      this.bulk = { reindex, embedder: providers().then(({ createEmbedder }) => createEmbedder(config, { bulk: true })).then((embedder) => this.keep(embedder)) };
     }
     return this.bulk.embedder;
   }
 
   /** The in-memory copies of the vector and keyword indexes, shared by the workspace's searches. */
-  get accelerators(): SearchAccelerators {
+  async accelerators(): Promise<SearchAccelerators> {
+    const { SearchAccelerators } = await import('../retrieve/memory/accelerators.js');
     return (this.copies ??= new SearchAccelerators(this.db));
   }
 
   /** Hybrid search over the index; a UserError when the index was built with another embedder. */
-  readonly retriever = once(async () => new Retriever(this.db, await this.embedder(), this.config.search, { accelerators: this.accelerators }));
+  readonly retriever = once(async (): Promise<Retriever> => {
+    const [{ Retriever }, embedder] = await Promise.all([import('../retrieve/search.js'), this.embedder()]);
+    return new Retriever(this.db, embedder, this.config.search, { accelerators: await this.accelerators() });
+  });
 
   /** The model follow-ups are rewritten with; undefined offline. */
-  readonly rewriteModel = once(() => createRewriteModel(this.config));
+  readonly rewriteModel = once(async () => (await providers()).createRewriteModel(this.config));
 
   /** The model answers come from; undefined offline (extractive answers). */
-  readonly answerModel = once(() => createChatModel(this.config));
+  readonly answerModel = once(async () => (await providers()).createChatModel(this.config));
 
   /** The follow-up rewriter (the configured model's, or the offline one). */
   async rewriter(): Promise<QueryRewriter> {
-    return createRewriter(await this.rewriteModel());
+    const model = await this.rewriteModel();
+    return (await rewriters()).createRewriter(model);
   }
 
   /** What a turn in `sessionId` runs with: the providers are made once and shared. */
   async turnContext(sessionId: string): Promise<TurnContext> {
     const { config } = this;
     const rewriteModel: ChatModel | undefined = await this.rewriteModel();
+    const retriever = await this.retriever();
+    const { createRewriter } = await rewriters();
     return {
       db: this.db,
       config,
       sessionId,
-      retriever: await this.retriever(),
+      retriever,
       rewriter: createRewriter(rewriteModel),
       answerModel: await this.answerModel(),
       topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,
     };
   }
 
-  /** How specific each indexed term is (topics are ranked by it). */
-  termShares(): TermShare {
-    return termShares(this.db);
-  }
-
   /**
    * Starts copying the vectors and the keyword index into memory (the keyword copy
    * on a worker thread), for a workspace that will answer many searches.
    */
-  warmInBackground(): Promise<void> {
-    return this.accelerators.warmInBackground(this.config.search);
+  async warmInBackground(): Promise<void> {
+    await (await this.accelerators()).warmInBackground(this.config.search);
   }
 
   /** Closes the in-memory copies and the embedders it made (worker threads), and the database. */

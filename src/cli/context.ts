@@ -2,7 +2,8 @@
 // global options and the command's own flags, and open the workspace on it.
 
 import type { Command } from 'commander';
-import { openWorkspace, type Workspace } from '../app/index.js';
+import { openWorkspace } from '../app/workspace.js';
+import type { Workspace } from '../app/index.js';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
 import { ioOf } from './io.js';
 

@@ -2,7 +2,8 @@
 // a list of recent sessions to choose from. Ctrl-C or Escape cancels it quietly:
 // the caller gets undefined and goes back to where it was.
 
-import { listSessions, type Workspace } from '../app/index.js';
+import { listSessions } from '../app/sessions.js';
+import type { Workspace } from '../app/index.js';
 import { oneLine } from '../util/sanitize.js';
 
 /** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled or aborted. */

@@ -4,7 +4,8 @@
 // Recorded by src/app (judgeLastTurn) for `eval --from-sessions` and
 // `replay --rerun`; this file prints what was recorded or why nothing was.
 
-import { indexedPaths, judgeLastTurn as recordJudgment, type QuickJudgment, type Workspace } from '../app/index.js';
+import { indexedPaths, judgeLastTurn as recordJudgment } from '../app/sessions.js';
+import type { QuickJudgment, Workspace } from '../app/index.js';
 import { judgmentText } from './judgment-view.js';
 import type { Output } from './output.js';
 

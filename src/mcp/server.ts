@@ -17,18 +17,11 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import { z } from 'zod';
 import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../chat/events.js';
 import type { TurnContext, TurnOptions } from '../chat/turn.js';
-import {
-  askIn,
-  createSession,
-  findSession,
-  getSession,
-  listIndexedDocuments,
-  listSessions,
-  readIndexedDocument,
-  replay,
-  type SessionInfo,
-  type Workspace,
-} from '../app/index.js';
+import { askIn } from '../app/chat.js';
+import { listIndexedDocuments, readIndexedDocument } from '../app/documents.js';
+import { replay } from '../app/replay.js';
+import { createSession, findSession, getSession, listSessions } from '../app/sessions.js';
+import type { SessionInfo, Workspace } from '../app/index.js';
 import type { Config } from '../config/index.js';
 import { UserError } from '../util/errors.js';
 import { sanitizeForTerminal } from '../util/sanitize.js';

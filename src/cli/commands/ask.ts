@@ -1,7 +1,7 @@
 // `ragline ask "<question>"`: one turn without the REPL, same output as chat.
 
 import type { Command } from 'commander';
-import { Chat } from '../../app/index.js';
+import { Chat } from '../../app/chat.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';

@@ -8,7 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
-import { applyRetention, Chat, listSessions, type Workspace } from '../../app/index.js';
+import { Chat } from '../../app/chat.js';
+import { applyRetention } from '../../app/prune.js';
+import { listSessions, termShares } from '../../app/sessions.js';
+import type { Workspace } from '../../app/index.js';
 import { decimalNumber, MAX_K, type ResolvedConfig } from '../../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
@@ -348,7 +351,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
     case 'topics': {
       const topics = chat.topics();
       if (topics.length === 0) output.out('No topics tracked yet.');
-      else output.out(topicList(topics, color, workspace.termShares()));
+      else output.out(topicList(topics, color, termShares(workspace)));
       return false;
     }
     case 'fork': {

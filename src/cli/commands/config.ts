@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { embedderInUse } from '../../app/index.js';
+import { embedderInUse } from '../../app/settings.js';
 import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
 import { ioOf } from '../io.js';

@@ -2,7 +2,8 @@
 // are in src/app/doctor.ts). Any fail makes the exit code 1.
 
 import type { Command } from 'commander';
-import { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus } from '../../app/index.js';
+import { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor } from '../../app/doctor.js';
+import type { Check, CheckStatus } from '../../app/index.js';
 import { settingsFor, wholeNumberFlag } from '../context.js';
 import { outputFor, type Output } from '../output.js';
 import { oneLine as safeLine } from '../../util/sanitize.js';

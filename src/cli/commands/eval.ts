@@ -5,7 +5,8 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { EVAL_VARIANTS as VARIANTS, evaluate, parseTasks, sessionTasks, type EvalTask, type MetricsRow, type SessionTasks } from '../../app/index.js';
+import { EVAL_VARIANTS as VARIANTS, evaluate, parseTasks, sessionTasks } from '../../app/eval.js';
+import type { EvalTask, MetricsRow, SessionTasks } from '../../app/index.js';
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ingestFolder, type IngestSummary } from '../../app/index.js';
+import { ingestFolder } from '../../app/ingest.js';
+import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';

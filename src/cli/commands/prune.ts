@@ -1,7 +1,7 @@
 // `ragline prune --older-than 30d` (the `history.retention` setting does the same when chat starts).
 
 import type { Command } from 'commander';
-import { prune } from '../../app/index.js';
+import { prune } from '../../app/prune.js';
 import { DURATION_HELP, parseDuration } from '../../config/index.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor } from '../output.js';

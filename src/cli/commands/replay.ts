@@ -5,7 +5,9 @@
 // document or model text is sanitised before it reaches the terminal.
 
 import type { Command } from 'commander';
-import { indexedPaths, replay as loadReplay, rerun, type SessionInfo } from '../../app/index.js';
+import { replay as loadReplay, rerun } from '../../app/replay.js';
+import { indexedPaths } from '../../app/sessions.js';
+import type { SessionInfo } from '../../app/index.js';
 import type { ChatMessage } from '../../domain/index.js';
 import {
   describeIndexState,

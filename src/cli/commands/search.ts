@@ -1,7 +1,7 @@
 // `ragline search "<query>"`: one-shot hybrid retrieval, shown the way the chat shows it.
 
 import type { Command } from 'commander';
-import { search } from '../../app/index.js';
+import { search } from '../../app/search.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor } from '../output.js';

@@ -5,23 +5,8 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import {
-  exportSessionJson,
-  exportSessionMarkdown,
-  exportSessionTasks,
-  forkSession,
-  indexedPaths,
-  judgeSessionTurn,
-  listSessions,
-  removeSession,
-  renameSession,
-  requireSession,
-  sessionTurns,
-  showSession,
-  type SessionInfo,
-  type StoredTurn,
-  type Workspace,
-} from '../../app/index.js';
+import { exportSessionJson, exportSessionMarkdown, exportSessionTasks, forkSession, indexedPaths, judgeSessionTurn, listSessions, removeSession, renameSession, requireSession, sessionTurns, showSession, termShares } from '../../app/sessions.js';
+import type { SessionInfo, StoredTurn, Workspace } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
@@ -107,7 +92,7 @@ Examples:
         if (session.parentSessionId) {
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
-        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, workspace.termShares()) : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, termShares(workspace)) : color.dim('(none tracked)')}`);
         output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}${judgments.size ? `, ${judgments.size} judged` : ''}`);
         const indexed = indexedPaths(workspace);
         for (const turn of turns) {

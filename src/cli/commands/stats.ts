@@ -1,7 +1,7 @@
 // `ragline stats`: what is in the database.
 
 import type { Command } from 'commander';
-import { stats } from '../../app/index.js';
+import { stats } from '../../app/stats.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor, formatBytes } from '../output.js';
 import { oneLine } from '../../util/sanitize.js';
