@@ -116,3 +116,66 @@ describe('the CLI is parse, call, render', () => {
     expect(/\b(SELECT|INSERT|UPDATE|DELETE)\b/.test("'SELECT count(*) FROM turns'")).toBe(true);
   });
 });
+
+/**
+ * Each folder of src/ and its rank: a module may import from its own folder and
+ * from folders of a lower rank, never from a higher one or a sibling of the same
+ * rank. The README's layout says the same in words.
+ */
+const LAYERS: Record<string, number> = {
+  domain: 0,
+  util: 0,
+  text: 0,
+  config: 1,
+  store: 1,
+  providers: 2,
+  rewrite: 3,
+  retrieve: 3,
+  ingest: 3,
+  chat: 4,
+  replay: 5,
+  eval: 5,
+  app: 6,
+  // The MCP server is a front end of its own; the CLI's `ragline mcp` starts it.
+  mcp: 7,
+  'index.ts': 7,
+  cli: 8,
+};
+
+/** The src/ folder (or top-level file) a relative import from `file` lands in. */
+function layerOf(file: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = path.relative(src, path.resolve(path.dirname(file), specifier)).split(path.sep);
+  return target[0];
+}
+
+function layerViolations(files: { file: string; text: string }[]): string[] {
+  const offenders: string[] = [];
+  for (const { file, text } of files) {
+    const from = path.relative(src, file).split(path.sep)[0]!;
+    for (const specifier of importsOf(text)) {
+      const to = layerOf(file, specifier);
+      if (to === undefined || to === from) continue;
+      if (LAYERS[from] === undefined || LAYERS[to] === undefined || LAYERS[to]! >= LAYERS[from]!) offenders.push(`src/${path.relative(src, file)} (${from}) imports ${specifier} (${to})`);
+    }
+  }
+  return offenders;
+}
+
+describe('imports point one way', () => {
+  it('every folder of src/ has a rank', () => {
+    expect(fs.readdirSync(src).filter((name) => LAYERS[name] === undefined)).toEqual([]);
+  });
+
+  it('no module imports from a folder above it or beside it', () => {
+    const files = sourceFiles(src).map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }));
+    expect(layerViolations(files)).toEqual([]);
+  });
+
+  it('the check sees an upward and a sideways import', () => {
+    const at = (folder: string) => path.join(src, folder, 'x.ts');
+    expect(layerViolations([{ file: at('store'), text: "import { runTurn } from '../chat/turn.js';" }])).toHaveLength(1);
+    expect(layerViolations([{ file: at('rewrite'), text: "export * from '../retrieve/search.js';" }])).toHaveLength(1);
+    expect(layerViolations([{ file: at('chat'), text: "import type { Db } from '../store/db.js';" }])).toEqual([]);
+  });
+});
