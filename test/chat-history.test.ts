@@ -149,4 +149,30 @@ describe('eval plays a conversation through the same stages', () => {
     expect(last.summary).toMatch(/^Asked: question 1\? \(rewritten\); question 2\? \(rewritten\)/);
     expect(last.topics.length).toBeGreaterThan(0);
   });
+
+  it('with models configured, summarises and extracts topics with them, as the chat does', async () => {
+    const { config } = resolveConfig({ env: { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config', RAGLINE_HISTORY_TOKENS: '60' } });
+    const requests: RewriteRequest[] = [];
+    const rewriter: QueryRewriter = {
+      id: 'test:rewriter',
+      async rewrite(request) {
+        requests.push(request);
+        return { standaloneQuery: `${request.question} (rewritten)`, decision: 'rewritten', reason: 'test' };
+      },
+    };
+    const summaries = summaryModel();
+    const topicModel: ChatModel = {
+      id: 'test:topics',
+      async *stream() {
+        yield { type: 'token' as const, text: 'Zanzibar gateway\n' };
+      },
+    };
+    const conversation = new ConversationRewriter(rewriter, config, 'auto', { summaryModel: summaries, topicModel });
+    const turns = Array.from({ length: 5 }, (_, i) => ({ user: `question ${i + 1}?`, assistant: 'b'.repeat(100) }));
+    await conversation.rewrite({ id: 'c::4', group: 'c', question: turns[4]!.user, history: turns.slice(0, 4), relevant: [] });
+    const last = requests.at(-1)!;
+    expect(last.summary).toMatch(/^summary #\d+$/);
+    expect(summaries.calls.length).toBeGreaterThan(0);
+    expect(last.topics.map((t) => t.term)).toContain('Zanzibar gateway');
+  });
 });

@@ -54,7 +54,13 @@ export async function evaluate(workspace: Workspace, options: EvaluateOptions): 
   const shares = termShares(workspace.db);
   for (const [name, policy] of rewriteVariants) {
     if (!wanted.includes(name)) continue;
-    const conversation = new ConversationRewriter(await workspace.rewriter(), config, policy, name !== 'ragline+raw-notopics', shares);
+    // The chat's models: its summaries come from the answer model, its topics from the topic model.
+    const conversation = new ConversationRewriter(await workspace.rewriter(), config, policy, {
+      useTopics: name !== 'ragline+raw-notopics',
+      termShare: shares,
+      summaryModel: await workspace.answerModel(),
+      topicModel: await workspace.topicModel(),
+    });
     variants.push({
       name,
       rewrites: true,

@@ -138,21 +138,15 @@ export class Workspace {
     return (await rewriters()).createRewriter(model);
   }
 
+  /** The model that extracts each exchange's topics: the rewrite model unless topics.extractor is local; undefined offline. */
+  async topicModel(): Promise<ChatModel | undefined> {
+    return this.config.topics?.extractor === 'local' ? undefined : this.rewriteModel();
+  }
+
   /** What a turn in `sessionId` runs with: the providers are made once and shared. */
   async turnContext(sessionId: string): Promise<TurnContext> {
-    const { config } = this;
-    const rewriteModel: ChatModel | undefined = await this.rewriteModel();
-    const retriever = await this.retriever();
-    const { createRewriter } = await rewriters();
-    return {
-      db: this.db,
-      config,
-      sessionId,
-      retriever,
-      rewriter: createRewriter(rewriteModel),
-      answerModel: await this.answerModel(),
-      topicModel: config.topics?.extractor === 'local' ? undefined : rewriteModel,
-    };
+    const [retriever, rewriter, answerModel, topicModel] = await Promise.all([this.retriever(), this.rewriter(), this.answerModel(), this.topicModel()]);
+    return { db: this.db, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel };
   }
 
   /**

@@ -1,17 +1,20 @@
 // ragline's own rewrite of a judged turn, made the way the chat makes it: the
 // earlier turns are played through the chat's own history stage (verbatim
 // exchanges within history.tokenBudget, the running summary of what fell out,
-// offline as the chat makes it without a summary model) and gate-and-rewrite stage
-// (their standalone queries), the topics updated after each as the chat records
-// them (with the recorded answers), then the question is rewritten the same way.
+// with the chat's summary model, or offline as the chat makes it without one) and
+// gate-and-rewrite stage (their standalone queries), the topics updated after each
+// as the chat records them (with the recorded answers, and the chat's topic model
+// when it has one), then the question is rewritten the same way.
 // Rewrites are memoised per conversation prefix, so a conversation costs one
 // rewrite per turn.
 
 import { buildHistory, EMPTY_CONVERSATION, isExchange, topicsAfter, type ConversationState, type Exchange } from '../chat/stages/history.js';
+import { TOPIC_TIMEOUT_MS } from '../chat/stages/answer.js';
 import { gateAndRewrite, type TurnRewrite } from '../chat/stages/rewrite.js';
 import type { Config } from '../config/index.js';
 import type { AnswerKind, RewritePolicy } from '../domain/index.js';
-import type { QueryRewriter, RewriteOutcome } from '../rewrite/index.js';
+import type { ChatModel } from '../providers/types.js';
+import { extractTopicsWithModel, type QueryRewriter, type RewriteOutcome } from '../rewrite/index.js';
 import type { EvalTask } from './run.js';
 
 /** The conversation before a turn: its exchanges and the state the previous turn left. */
@@ -28,6 +31,17 @@ interface Played {
   history: Pick<ConversationState, 'topics' | 'summary' | 'summaryThrough'>;
 }
 
+export interface ConversationOptions {
+  /** false: the rewriter sees no tracked topics (to measure what they add). */
+  useTopics?: boolean;
+  /** How common a word is in the index, as the chat gives it (`termShares`). */
+  termShare?: (word: string) => number;
+  /** Summarises the turns that fall out of the budget, as the chat's answer model does; offline without one. */
+  summaryModel?: ChatModel;
+  /** Extracts each exchange's topics, as the chat's topic model does; the local extractor without one. */
+  topicModel?: ChatModel;
+}
+
 export class ConversationRewriter {
   private readonly played = new Map<string, Promise<Played>>();
 
@@ -35,10 +49,7 @@ export class ConversationRewriter {
     private readonly rewriter: QueryRewriter,
     private readonly config: Config,
     private readonly policy: RewritePolicy,
-    /** false: the rewriter sees no tracked topics (to measure what they add). */
-    private readonly useTopics = true,
-    /** How common a word is in the index, as the chat gives it (`termShares`). */
-    private readonly termShare?: (word: string) => number,
+    private readonly options: ConversationOptions = {},
   ) {}
 
   /** The rewrite outcome of the task's question, as the chat would produce it. */
@@ -53,13 +64,14 @@ export class ConversationRewriter {
     if (!played) {
       played = (async () => {
         const before = await this.before(history);
-        const built = await buildHistory(before.exchanges, before.state, { tokenBudget: this.config.history.tokenBudget });
+        const { useTopics = true, termShare, summaryModel } = this.options;
+        const built = await buildHistory(before.exchanges, before.state, { tokenBudget: this.config.history.tokenBudget, model: summaryModel });
         const rewrite = await gateAndRewrite(this.rewriter, {
           question,
-          history: this.useTopics ? built : { ...built, topics: [] },
+          history: useTopics ? built : { ...built, topics: [] },
           config: this.config,
           policy: this.policy,
-          termShare: this.termShare,
+          termShare,
         });
         return { before, rewrite, history: built };
       })();
@@ -78,7 +90,14 @@ export class ConversationRewriter {
     const turn = { ordinal: history.length, question: last.user, standaloneQuery: rewrite.standaloneQuery, answer: last.assistant, answerKind, status: 'answered' as const };
     return {
       exchanges: isExchange(turn) ? [...before.exchanges, turn] : before.exchanges,
-      state: { topics: topicsAfter(seen.topics, turn), summary: seen.summary, summaryThrough: seen.summary ? seen.summaryThrough : 0 },
+      state: { topics: topicsAfter(seen.topics, turn, await this.modelTopics(turn)), summary: seen.summary, summaryThrough: seen.summary ? seen.summaryThrough : 0 },
     };
+  }
+
+  /** The topic model's terms for an answered exchange, as the chat extracts them; none without a model. */
+  private async modelTopics(turn: { question: string; answer: string; answerKind: AnswerKind }): Promise<string[] | undefined> {
+    const model = this.options.topicModel;
+    if (!model || turn.answerKind !== 'llm') return undefined;
+    return (await extractTopicsWithModel(model, { question: turn.question, answer: turn.answer }, { timeoutMs: TOPIC_TIMEOUT_MS }))?.terms;
   }
 }

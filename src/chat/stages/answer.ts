@@ -15,7 +15,7 @@ export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v1';
 export const GREETING_REPLY = 'Hello! Ask me about your documents.';
 export const THANKS_REPLY = "You're welcome.";
 /** A model's topic extraction gives up after this; the local extractor's topics are used then. */
-const TOPIC_TIMEOUT_MS = 8000;
+export const TOPIC_TIMEOUT_MS = 8000;
 
 /** Small talk reply by what was said. */
 export function smallTalkReply(question: string): string {
