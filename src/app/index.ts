@@ -42,14 +42,16 @@ export { embedderInUse } from './settings.js';
 export { listIndexedDocuments, readIndexedDocument, type DocumentRange, type DocumentText, type IndexedDocument } from './documents.js';
 
 // The types the operations take and return.
-export type { TurnEvent, RewriteEvent, RetrievalEvent, TokenEvent, ErrorEvent, DoneEvent, Citation } from '../chat/events.js';
-export type { TurnOptions } from '../chat/turn.js';
+export type { TurnEvent, StartEvent, RewriteEvent, RetrievalEvent, TokenEvent, ErrorEvent, DoneEvent, Citation } from '../chat/events.js';
+export type { TurnContext, TurnOptions } from '../chat/turn.js';
 export type { Config, ResolvedConfig, EmbedderChoice } from '../config/index.js';
-export type { ChatMessage, ChunkLocation, RewriteDecision, RewritePolicy, Topic, TurnTimings, TurnUsage } from '../domain/index.js';
+export type * from '../domain/index.js';
+export type { ChatModel, Embedder } from '../providers/types.js';
+export type { QueryRewriter, RewriteOutcome, RewriteRequest } from '../rewrite/index.js';
 export type { EvalReport, EvalTask, MetricsRow } from '../eval/run.js';
 export type { SessionTask, SessionTasks } from '../eval/sessions.js';
 export type { IngestProgress, IngestSummary } from '../ingest/ingest.js';
-export type { RetrievedChunk } from '../retrieve/search.js';
+export type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/search.js';
 export type { ReplaySession, RerunReport } from '../replay/index.js';
 export type { PruneReport } from '../store/retention.js';
 export type { IndexFingerprint } from '../store/meta.js';
