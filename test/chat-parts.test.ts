@@ -270,6 +270,21 @@ describe('extractive answers on ranked chunks', () => {
     const chunks = ranked(['add_test', 'add_test\n--------\n\nAdd a test to the project to be run by ctest.'], ['Testing', 'The `add_test` command adds a test.']);
     expect(extractiveAnswer('What does add_test do?', chunks).sentences[0]!.text).toBe('`add_test`: Add a test to the project to be run by ctest.');
   });
+  test('"how do I" quotes how to call a command even when its sentences carry its name as a label', () => {
+    const text = [
+      'Add a subdirectory to the build.',
+      '',
+      '.. code-block:: cmake',
+      '',
+      '  add_subdirectory(source_dir [binary_dir] [EXCLUDE_FROM_ALL])',
+      '',
+      'Users must explicitly build targets in the subdirectory. Typically the subdirectory should contain its own project command.',
+    ].join('\n');
+    const answer = extractiveAnswer('How do I add a subdirectory to the build?', ranked(['add_subdirectory', text]));
+    const quoted = answer.sentences.map((s) => s.text);
+    expect(quoted[0]).toBe('`add_subdirectory`: Add a subdirectory to the build.');
+    expect(quoted).toContain('add_subdirectory(source_dir [binary_dir] [EXCLUDE_FROM_ALL])');
+  });
   test('"how do I" is answered with the command or flag made of the question\'s words', () => {
     const chunks = ranked(
       ['Memcheck', 'Memcheck finds memory leaks in C programs and reports memory leaks at exit.\n\nUse --leak-check=full to see each leak in detail.'],

@@ -172,7 +172,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
 
   // Sentences of the chunks that cover enough of the query, with their terms.
-  interface Pooled { text: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; about: boolean; code: boolean }
+  interface Pooled { text: string; own: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; about: boolean; code: boolean }
   const contextOf = new Map<number, Set<string>>();
   // A section longer than a chunk is cut in pieces that rank apart: a sentence of a
   // later piece counts as ranked right after the section's best piece (same document,
@@ -253,9 +253,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       if (opensSection) for (const term of section.terms) terms.add(term);
       // Quoted from the section of a command, option or function, a sentence that does
       // not name it says which ("`add_test`: Add a test to the project ...").
+      const own = text;
       const name = section.name;
       if (name !== undefined && !sentence.code && !text.toLowerCase().includes(name.core)) text = `\`${name.shown}\`: ${text}`;
-      pool.push({ text, n: index + 1, rank: Math.min(index + 1, sectionRank.get(sectionKey(chunk))! + 1), position, terms, context: section.context, opensSection, about: section.about, code: sentence.code && howTo });
+      pool.push({ text, own, n: index + 1, rank: Math.min(index + 1, sectionRank.get(sectionKey(chunk))! + 1), position, terms, context: section.context, opensSection, about: section.about, code: sentence.code && howTo });
     });
   });
   // Rarer query terms weigh more (idf over the pooled sentences): "respond" says more
@@ -269,7 +270,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     weight.set(term, Math.sqrt(Math.log(1 + (pool.length + 1) / (df + 1))) * (added ? ADDED_TERM_WEIGHT : 1));
   }
   const totalWeight = queryTerms.reduce((sum, term) => sum + weight.get(term)!, 0);
-  const candidates: (ExtractedSentence & { position: number; terms: Set<string>; names: boolean })[] = [];
+  const candidates: (ExtractedSentence & { position: number; terms: Set<string>; names: boolean; showsName: boolean })[] = [];
   for (const sentence of pool) {
     let matched = 0;
     let share = 0;
@@ -282,13 +283,15 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     if (matched === 0) continue;
     // A code line names what it runs; in prose, a code span, flag or identifier does.
     const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
+    // The section's name put before a sentence says where it is from; it does not show how to run it.
+    const showsName = names && (sentence.code || sentence.own === sentence.text || namesAsked(sentence.own));
     const score =
       share / totalWeight +
       RANK_WEIGHT / sentence.rank +
       (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0) +
       (sentence.about ? ABOUT_BONUS : 0);
-    candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names });
+    candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names, showsName });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
 
@@ -335,11 +338,12 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     for (const term of asked) if (answers(candidate, term)) answered.add(term);
   }
   // "How do I ...?" is answered by a command, flag or identifier: when no chosen
-  // sentence names one, the best that does takes the last place.
-  if (howTo && !chosen.some((c) => c.names)) {
+  // sentence names one in its own words (a "`add_subdirectory`: ..." label does not
+  // show how to call it), the best that does takes the last place.
+  if (howTo && !chosen.some((c) => c.showsName)) {
     // ... from a document already quoted: a command from another page answers another question.
     const quoted = new Set(chosen.map((c) => chunks[c.n - 1]!.documentPath));
-    const naming = candidates.find((c) => !chosen.includes(c) && quoted.has(chunks[c.n - 1]!.documentPath) && c.score >= first.score * 0.4 && c.names && !overlaps(c.text, c.terms));
+    const naming = candidates.find((c) => !chosen.includes(c) && quoted.has(chunks[c.n - 1]!.documentPath) && c.score >= first.score * 0.4 && c.showsName && !overlaps(c.text, c.terms));
     if (naming) {
       if (chosen.length >= MAX_SENTENCES) chosen.pop();
       chosen.push(naming);
