@@ -51,9 +51,7 @@ export class Chat {
    * planned session is stored with the question.
    */
   async *ask(question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
-    const context = await this.turnContext();
-    context.sessionId = this.session.id;
-    context.plannedSession = this.planned ? this.session : undefined;
+    const context = { ...(await this.turnContext()), sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
     try {
       yield* runTurn(context, question, options);
     } finally {

@@ -13,6 +13,7 @@ import { sessionsWithJudgments } from '../store/judgments.js';
 import { getSession } from '../store/sessions.js';
 import { termShares } from '../retrieve/term-stats.js';
 import { requireSession } from './sessions.js';
+import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
 
 /** The query variants, in the order they are reported. */
@@ -37,6 +38,9 @@ export interface EvaluateOptions {
 export async function evaluate(workspace: Workspace, options: EvaluateOptions): Promise<EvalReport> {
   const { config, db } = workspace;
   const wanted = options.variants ?? EVAL_VARIANTS;
+  for (const name of wanted) {
+    if (!(EVAL_VARIANTS as readonly string[]).includes(name)) throw new UserError(`Unknown variant "${name}".`, { hint: `Choose from ${EVAL_VARIANTS.join(', ')}.`, exitCode: 2 });
+  }
   const retriever = await workspace.retriever();
   const variants: EvalVariant[] = [];
   if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });

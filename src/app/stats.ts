@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { indexCounts } from '../store/documents.js';
 import { conversationCounts } from '../store/inspect.js';
-import { getFingerprint, getMeta, type IndexFingerprint } from '../store/meta.js';
+import { getFingerprint, getLastIngest, type IndexFingerprint, type LastIngest } from '../store/meta.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
 import type { Workspace } from './workspace.js';
 
@@ -20,17 +20,16 @@ export interface Stats {
   sessions: number;
   turns: number;
   /** The last ingest that changed something. */
-  lastIngest: { root: string; finishedAt: string; seconds: number } | null;
+  lastIngest: Pick<LastIngest, 'root' | 'finishedAt' | 'seconds'> | null;
 }
 
 export function stats(workspace: Workspace): Stats {
   const { db } = workspace;
   const counts = indexCounts(db);
   const fingerprint = getFingerprint(db);
-  const last = getMeta(db, 'ingest.last');
   const { sessions, turns } = conversationCounts(db);
   const file = workspace.config.db;
-  const lastIngest = last ? (JSON.parse(last) as { root: string; finishedAt: string; seconds: number }) : undefined;
+  const lastIngest = getLastIngest(db);
   return {
     db: file,
     schemaVersion: SCHEMA_VERSION,

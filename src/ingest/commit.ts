@@ -7,7 +7,7 @@
 
 import type { DocumentWriter } from '../store/documents.js';
 import { updateSkippedFiles } from '../store/documents.js';
-import { setMeta } from '../store/meta.js';
+import { setLastIngest } from '../store/meta.js';
 import { ABORTED, groupVectors, type EmbeddingGroup } from './embed.js';
 import { keywordsDrifted, rewriteKeywordIndex } from './keywords.js';
 import type { IngestPlan } from './plan.js';
@@ -78,5 +78,5 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
 
 /** `stats` shows the last ingest that changed something. */
 export function recordLastIngest(run: IngestRun): void {
-  if (run.lock.taken) setMeta(run.db, 'ingest.last', JSON.stringify({ ...run.summary, finishedAt: new Date().toISOString() }));
+  if (run.lock.taken) setLastIngest(run.db, run.summary);
 }

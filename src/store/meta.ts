@@ -17,6 +17,23 @@ export function deleteMeta(db: Db, key: string): void {
   db.prepare('DELETE FROM meta WHERE key = ?').run(key);
 }
 
+/** The last ingest that changed something, as `stats` shows it (the ingest's summary, and when it finished). */
+export interface LastIngest {
+  root: string;
+  seconds: number;
+  finishedAt: string;
+}
+
+export function getLastIngest(db: Db): LastIngest | undefined {
+  const raw = getMeta(db, 'ingest.last');
+  return raw ? (JSON.parse(raw) as LastIngest) : undefined;
+}
+
+/** Stores `summary` (the whole ingest summary: more than `stats` reads) with the time it finished. */
+export function setLastIngest(db: Db, summary: Omit<LastIngest, 'finishedAt'> & object, finishedAt = new Date()): void {
+  setMeta(db, 'ingest.last', JSON.stringify({ ...summary, finishedAt: finishedAt.toISOString() }));
+}
+
 /** What the stored vectors and chunks mean. Mixing vectors of two embedders is refused. */
 export interface IndexFingerprint {
   /** Embedder id, e.g. `offline:hash-v2-384`. */

@@ -1,0 +1,55 @@
+// The application layer's own checks, for a library caller who has no CLI in
+// front of it: bad input is refused with a UserError, and a chat's sessions stay
+// apart however its turns interleave.
+
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { Chat, evaluate, ingestFolder, openWorkspace, type TurnEvent } from '../src/index.js';
+import { UserError } from '../src/util/errors.js';
+import { writeTinyDocs, tempDir } from './helpers/cli.js';
+
+async function events(stream: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const out: TurnEvent[] = [];
+  for await (const event of stream) out.push(event);
+  return out;
+}
+
+describe('src/app', () => {
+  test('evaluate refuses a variant it does not know, naming the ones it does', async () => {
+    const workspace = openWorkspace({ db: path.join(tempDir('ragline-app-'), 'app.db') });
+    try {
+      await ingestFolder(workspace, writeTinyDocs());
+      const task = { id: 'c::0', group: 'c', question: 'How do I rotate an API key?', history: [], relevant: ['keys'] };
+      const refused = evaluate(workspace, { tasks: [task], variants: ['raw', 'rawx'] });
+      await expect(refused).rejects.toBeInstanceOf(UserError);
+      await expect(refused).rejects.toMatchObject({ message: 'Unknown variant "rawx".', hint: expect.stringContaining('ragline+raw') });
+      const report = await evaluate(workspace, { tasks: [task], variants: ['raw'] });
+      expect(report).toBeTruthy();
+    } finally {
+      await workspace.close();
+    }
+  });
+
+  test('a turn under way keeps its session when the chat moves to a new one', async () => {
+    const workspace = openWorkspace({ db: path.join(tempDir('ragline-app-'), 'app.db') });
+    try {
+      await ingestFolder(workspace, writeTinyDocs());
+      const chat = Chat.start(workspace);
+      await events(chat.ask('How do I rotate an API key?'));
+      const first = chat.session.id;
+      const followUp = chat.ask('does it expire?');
+      expect((await followUp.next()).value).toMatchObject({ type: 'start', sessionId: first });
+      // The chat moves on while the follow-up is still under way.
+      chat.startNew();
+      const other = chat.ask('Which header carries the webhook signature?');
+      await other.next();
+      const rest = await events(followUp);
+      // The follow-up read its own session's history: it was rewritten against the first question.
+      expect(rest.find((e) => e.type === 'rewrite')).toMatchObject({ decision: 'rewritten', standaloneQuery: expect.stringMatching(/API key/i) });
+      await events(other);
+      expect(chat.session.id).not.toBe(first);
+    } finally {
+      await workspace.close();
+    }
+  });
+});
