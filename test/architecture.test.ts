@@ -78,6 +78,9 @@ function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\1/g)].map((match) => match[2]!);
 }
 
+/** An error's message matched to decide something: `/x/.test(err.message)`, `message.includes(...)` and the like. */
+const MESSAGE_MATCH = /\.test\([^)]*\bmessage\b|\bmessage\)?\s*\.\s*(match|includes|startsWith|endsWith|search)\(/;
+
 describe('the CLI is parse, call, render', () => {
   it('no file in src/cli has SQL in a string', () => {
     const offenders: string[] = [];
@@ -110,10 +113,23 @@ describe('the CLI is parse, call, render', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('no file in src/cli decides what happened by reading an error message', () => {
+    const offenders: string[] = [];
+    for (const { name, text } of filesUnder('cli')) {
+      text.split('\n').forEach((line, i) => {
+        if (MESSAGE_MATCH.test(line)) offenders.push(`src/${name}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(offenders).toEqual([]);
+  });
+
   it('the guards see what they look for', () => {
     // A check that can never fail proves nothing: each pattern above, on a sample.
     expect(importsOf(`import { a } from '../../store/db.js';\nconst b = await import('./prune.js');\nexport { c } from "better-sqlite3";`)).toEqual(['../../store/db.js', './prune.js', 'better-sqlite3']);
     expect(/\b(SELECT|INSERT|UPDATE|DELETE)\b/.test("'SELECT count(*) FROM turns'")).toBe(true);
+    expect(MESSAGE_MATCH.test("if (/needs an upgrade/.test(err.message)) return 'outdated';")).toBe(true);
+    expect(MESSAGE_MATCH.test("if ((error as Error).message.includes('locked')) retry();")).toBe(true);
+    expect(MESSAGE_MATCH.test("output.err(error.message);")).toBe(false);
   });
 });
 

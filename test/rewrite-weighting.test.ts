@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { retrievalSettingsFor } from '../src/chat/turn.js';
+import { retrievalSettingsFor } from '../src/chat/stages/retrieve.js';
 import { DEFAULT_SEARCH_PATHS, resolveConfig, type Config } from '../src/config/index.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';

@@ -2,7 +2,7 @@
 // (the question as asked, the reference rewrite, ragline's own rewrites) and the
 // cut-off they are scored at.
 
-import { retrievalSettingsFor } from '../chat/turn.js';
+import { retrievalSettingsFor } from '../chat/stages/retrieve.js';
 import type { Config } from '../config/index.js';
 import { ConversationRewriter } from '../eval/conversation.js';
 import { DocumentNames, runEval, type EvalReport, type EvalTask, type EvalVariant } from '../eval/run.js';

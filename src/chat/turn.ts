@@ -20,10 +20,6 @@ import { gateAndRewrite } from './stages/rewrite.js';
 import { timed, type TurnContext, type TurnOptions } from './stages/state.js';
 
 export type { TurnContext, TurnOptions } from './stages/state.js';
-export { EXTRACTIVE_MODEL_ID, GREETING_REPLY, THANKS_REPLY, smallTalkReply } from './stages/answer.js';
-export { CHARS_PER_TOKEN, estimateTokens, isExchange, loadHistory, type TurnHistory } from './stages/history.js';
-export { defaultRawWeight, retrievalSettingsFor } from './stages/retrieve.js';
-export { rewriteRequestFor } from './stages/rewrite.js';
 
 /** Runs one turn of `context.sessionId`, yielding its events; see the module header. */
 export async function* runTurn(context: TurnContext, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {

@@ -3,7 +3,7 @@
 // documents as relevant. Used by `eval --from-sessions` and written by
 // `sessions export --format tasks` in the tasks.jsonl format `eval` reads.
 
-import { isExchange } from '../chat/turn.js';
+import { isExchange } from '../chat/stages/history.js';
 import type { Db } from '../store/db.js';
 import { loadJudgments } from '../store/judgments.js';
 import { loadTurns, type SessionInfo } from '../store/sessions.js';
