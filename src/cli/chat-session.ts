@@ -23,7 +23,7 @@ export async function runTurnWithOutput(
   settings: TurnSettings,
 ): Promise<{ status: string; chunks: (ChunkLocation & { text: string; heading: string })[] }> {
   // Answers wrap at the terminal's width; piped output is left as it comes.
-  const wrapWidth = output.isTTY && process.stdout.columns ? process.stdout.columns - 1 : undefined;
+  const wrapWidth = output.isTTY && output.columns ? output.columns - 1 : undefined;
   const view = new TurnView(output, { showChunks: true, quiet: settings.quiet, wrapWidth });
   let status = 'failed';
   let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { openWorkspace } from '../app/workspace.js';
 import type { Workspace } from '../app/index.js';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
-import { ioOf } from './io.js';
+import { inCwd, ioOf } from './io.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -36,10 +36,13 @@ const FLAG_NAMES: Record<string, string> = {
 /** Resolves configuration for `command`; `flags` maps dotted setting keys to the command's own flag values. */
 export function settingsFor(command: Command, flags: Record<string, string | number | undefined> = {}): ResolvedConfig {
   const globals = command.optsWithGlobals() as GlobalOptions;
-  return resolveConfig({
-    env: ioOf(command).env,
+  const io = ioOf(command);
+  const fromEnv = io.env.RAGLINE_CONFIG?.trim() ? io.env.RAGLINE_CONFIG : undefined;
+  const resolved = resolveConfig({
+    env: io.env,
     flagNames: FLAG_NAMES,
-    configFile: globals.config,
+    // Relative paths are read against the run's working directory.
+    configFile: inCwd(io, globals.config ?? fromEnv),
     flags: {
       db: globals.db,
       provider: globals.provider,
@@ -50,6 +53,7 @@ export function settingsFor(command: Command, flags: Record<string, string | num
       ...flags,
     },
   });
+  return { ...resolved, config: { ...resolved.config, db: inCwd(io, resolved.config.db) } };
 }
 
 /** The workspace on the database the settings name; `create`: make the file when it does not exist (ingest), else refuse. */

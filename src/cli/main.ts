@@ -3,8 +3,8 @@
 
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { attachIo, processIo, type CliIo } from './io.js';
-import { createOutput } from './output.js';
+import { attachIo, exitCodeOf, processIo, type CliIo } from './io.js';
+import { createOutput, guardBrokenPipe, loadColors } from './output.js';
 import { reportError } from './report-error.js';
 
 // commander is CommonJS: required as such, it is not first scanned for named
@@ -91,29 +91,26 @@ Quick start:
 
 /**
  * Runs `ragline <args>` (the arguments after the program name) with `io` (default:
- * this process's streams and environment) and returns its exit code. The
- * process's exitCode is left as it was found; the `ragline` command sets it
- * from the result (bin/ragline.js).
+ * this process's streams, environment, working directory and signals) and
+ * returns its exit code. The process's exitCode is not touched; the `ragline`
+ * command sets it from the result (bin/ragline.js).
  */
 export async function run(args: string[], io: Partial<CliIo> = {}): Promise<number> {
   const streams: CliIo = { ...processIo(), ...io };
   const command = commandIn(args);
-  const before = process.exitCode;
-  process.exitCode = undefined;
+  await loadColors(streams);
+  // `ragline --version` needs no command module.
+  const program = await buildProgram(command === undefined && args.some((a) => a === '-V' || a === '--version') ? null : command, streams);
+  program.exitOverride();
+  const output = createOutput(streams.stdout, streams.stderr, streams.env);
+  let code: number | undefined;
+  guardBrokenPipe(streams, () => code ?? exitCodeOf(program));
   try {
-    // `ragline --version` needs no command module.
-    const program = await buildProgram(command === undefined && args.some((a) => a === '-V' || a === '--version') ? null : command, streams);
-    program.exitOverride();
-    const output = createOutput(streams.stdout, streams.stderr, streams.env);
-    try {
-      await program.parseAsync(args, { from: 'user' });
-    } catch (err) {
-      // commander has printed its message already; help and version exit 0
-      if (err instanceof CommanderError) process.exitCode = err.exitCode === 0 ? 0 : 2;
-      else process.exitCode = reportError(err, output);
-    }
-    return Number(process.exitCode ?? 0);
-  } finally {
-    process.exitCode = before;
+    await program.parseAsync(args, { from: 'user' });
+  } catch (err) {
+    // commander has printed its message already; help and version exit 0
+    if (err instanceof CommanderError) code = err.exitCode === 0 ? 0 : 2;
+    else code = reportError(err, output, streams.env);
   }
+  return code ?? exitCodeOf(program) ?? 0;
 }

@@ -16,6 +16,8 @@ export interface Output {
   errColor: Colors;
   isTTY: boolean;
   errIsTTY: boolean;
+  /** The width of the terminal stdout shows on; undefined when it is not one. */
+  readonly columns: number | undefined;
   out(line?: string): void;
   write(text: string): void;
   err(line?: string): void;
@@ -33,9 +35,14 @@ function colorLevel(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process
 const asIs = (text: string) => text;
 const NO_COLORS: Colors = { bold: asIs, dim: asIs, red: asIs, green: asIs, yellow: asIs, cyan: asIs, magenta: asIs };
 
-// chalk is imported only when this process's stdout or stderr can show colour: a
-// run whose output goes to files and pipes (scripts, --json) never loads it.
-const chalk = colorLevel(process.stdout) > 0 || colorLevel(process.stderr) > 0 ? await import('chalk') : undefined;
+// chalk is imported only when a run's stdout or stderr can show colour: a run
+// whose output goes to files and pipes (scripts, --json) never loads it.
+let chalk: typeof import('chalk') | undefined;
+
+/** Loads chalk if `io`'s stdout or stderr can show colour; createOutput colours only after it. */
+export async function loadColors(io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; env: NodeJS.ProcessEnv }): Promise<void> {
+  if (!chalk && (colorLevel(io.stdout, io.env) > 0 || colorLevel(io.stderr, io.env) > 0)) chalk = await import('chalk');
+}
 
 /** Colours for `stream`: chalk at the stream's level, or none. */
 function colorsFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Colors {
@@ -44,26 +51,37 @@ function colorsFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Colors {
 }
 
 let pipeGuard = false;
+let pipeExitCode: () => number | undefined = () => undefined;
 
-/** `ragline ... | head` closes the pipe early: that is the reader's choice, not an error. */
-function guardBrokenPipe(): void {
+/**
+ * `ragline ... | head` closes the pipe early: that is the reader's choice, not an
+ * error, and the process exits with the run's code so far. Only for this
+ * process's own stdout and stderr (a run in-process on other streams adds no
+ * listener to them), installed once and kept: writes still queued when the run
+ * returns may meet the closed pipe.
+ */
+export function guardBrokenPipe(io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream }, exitCode: () => number | undefined): void {
+  if (io.stdout !== process.stdout && io.stderr !== process.stderr) return;
+  pipeExitCode = exitCode;
   if (pipeGuard) return;
   pipeGuard = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (err.code === 'EPIPE') process.exit(pipeExitCode() ?? process.exitCode ?? 0);
       throw err;
     });
   }
 }
 
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
-  guardBrokenPipe();
   return {
     color: colorsFor(stdout, env),
     errColor: colorsFor(stderr, env),
     isTTY: Boolean(stdout.isTTY),
     errIsTTY: Boolean(stderr.isTTY),
+    get columns() {
+      return stdout.columns;
+    },
     out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
     write: (text) => void stdout.write(redactSecrets(text)),
     err: (line = '') => void stderr.write(redactSecrets(line) + '\n'),

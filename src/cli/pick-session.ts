@@ -4,13 +4,14 @@
 
 import { listSessions } from '../app/sessions.js';
 import type { Workspace } from '../app/index.js';
+import type { CliIo } from './io.js';
 import { oneLine } from '../util/sanitize.js';
 
 /** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled or aborted. */
 const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
 
 /** Lets the user choose one of the 30 most recent sessions; undefined when cancelled (Ctrl-C, Escape). */
-export async function pickSession(workspace: Workspace, message: string): Promise<string | undefined> {
+export async function pickSession(workspace: Workspace, message: string, io: Pick<CliIo, 'stdin' | 'stdout'>): Promise<string | undefined> {
   const sessions = listSessions(workspace).slice(0, 30);
   const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
   const controller = new AbortController();
@@ -25,16 +26,16 @@ export async function pickSession(workspace: Workspace, message: string): Promis
         value: s.id,
       })),
     },
-    { signal: controller.signal },
+    { signal: controller.signal, input: io.stdin, output: io.stdout },
   );
   // The prompt's readline emits keypress events on stdin from here on.
-  process.stdin.on('keypress', onKeypress);
+  io.stdin.on('keypress', onKeypress);
   try {
     return await choice;
   } catch (err) {
     if (err instanceof Error && CANCELLED.has(err.name)) return undefined;
     throw err;
   } finally {
-    process.stdin.off('keypress', onKeypress);
+    io.stdin.off('keypress', onKeypress);
   }
 }

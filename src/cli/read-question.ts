@@ -17,6 +17,9 @@ export interface ReadQuestionOptions {
   prompt: string;
   /** Tab completion, as readline's completer. */
   completer?: readline.Completer;
+  /** The terminal: the run's stdin and stdout. */
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
 }
 
 /**
@@ -24,9 +27,8 @@ export interface ReadQuestionOptions {
  * continues on the next line), or null on Ctrl-D, or Ctrl-C on an empty line.
  */
 export function readQuestion(options: ReadQuestionOptions): Promise<string | null> {
-  const { history, prompt } = options;
+  const { history, prompt, stdin, stdout } = options;
   return new Promise((resolve) => {
-    const stdin = process.stdin;
     const filter = new PasteFilter();
     // readline reads the filtered input; raw mode is still set on the terminal itself.
     const input = Object.assign(new PassThrough({ encoding: 'utf8' }), {
@@ -51,7 +53,7 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
     };
     const rl = readline.createInterface({
       input,
-      output: process.stdout,
+      output: stdout,
       terminal: true,
       history: history.map(toEditLine),
       historySize: 500,
@@ -74,7 +76,7 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
     };
     stdin.on('data', onData);
     stdin.resume();
-    process.stdout.write(BRACKETED_PASTE_ON);
+    stdout.write(BRACKETED_PASTE_ON);
     const parts: string[] = [];
     let settled = false;
     const finish = (value: string | null) => {
@@ -85,7 +87,7 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
       rl.close();
       stdin.pause();
       if (stdin.isTTY) stdin.setRawMode(false);
-      process.stdout.write(BRACKETED_PASTE_OFF);
+      stdout.write(BRACKETED_PASTE_OFF);
       if (value && value.trim()) {
         history.unshift(value);
         if (history.length > 500) history.pop();
@@ -105,11 +107,11 @@ export function readQuestion(options: ReadQuestionOptions): Promise<string | nul
     });
     rl.on('SIGINT', () => {
       if (rl.line === '' && parts.length === 0) {
-        process.stdout.write('\n');
+        stdout.write('\n');
         finish(null);
       } else {
         parts.length = 0;
-        process.stdout.write('\n');
+        stdout.write('\n');
         rl.setPrompt(prompt);
         rl.write(null, { ctrl: true, name: 'u' });
         rl.prompt();

@@ -10,7 +10,7 @@ import { judgmentText } from './judgment-view.js';
 import type { Output } from './output.js';
 
 /** Runs /good, /bad or /expect on the last turn of `sessionId` and says what came of it. */
-export function judgeLastTurn(workspace: Workspace, command: QuickJudgment, arg: string, sessionId: string, output: Output, cwd = process.cwd()): void {
+export function judgeLastTurn(workspace: Workspace, command: QuickJudgment, arg: string, sessionId: string, output: Output, cwd: string): void {
   const result = recordJudgment(workspace, sessionId, command, arg, cwd);
   if ('error' in result) {
     output.err(result.error);

@@ -50,13 +50,13 @@ function sqliteRuntimeError(err: unknown): UserError | undefined {
   return undefined;
 }
 
-/** Prints what went wrong (and, with RAGLINE_DEBUG, the stack) and returns the exit code. */
-export function reportError(caught: unknown, output: Output): number {
+/** Prints what went wrong (and, with RAGLINE_DEBUG in `env`, the stack) and returns the exit code. */
+export function reportError(caught: unknown, output: Output, env: NodeJS.ProcessEnv): number {
   const err = sqliteRuntimeError(caught) ?? caught;
   // The key may not have been resolved yet when the failure came early.
-  registerSecret(process.env.RAGLINE_API_KEY);
-  registerSecret(process.env.OPENAI_API_KEY);
-  if (process.env.RAGLINE_DEBUG) {
+  registerSecret(env.RAGLINE_API_KEY);
+  registerSecret(env.OPENAI_API_KEY);
+  if (env.RAGLINE_DEBUG) {
     // Stacks and causes carry the server's own words, which may echo the key.
     output.err(sanitizeForTerminal(redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))));
     for (let cause = err instanceof Error ? err.cause : undefined, depth = 0; cause !== undefined && depth < 5; depth++) {
@@ -72,6 +72,6 @@ export function reportError(caught: unknown, output: Output): number {
   }
   const message = err instanceof Error ? err.message : String(err);
   output.err(output.errColor.red('error: ') + oneLine(message));
-  if (!process.env.RAGLINE_DEBUG) output.err(output.errColor.dim('Set RAGLINE_DEBUG=1 to see the stack trace.'));
+  if (!env.RAGLINE_DEBUG) output.err(output.errColor.dim('Set RAGLINE_DEBUG=1 to see the stack trace.'));
   return EXIT_FAILURE;
 }

@@ -49,7 +49,7 @@ export class TurnView {
       case 'retrieval': {
         if (!this.options.showChunks || this.options.quiet) return;
         if (event.chunks.length === 0) output.out(color.dim('   no chunks matched'));
-        const width = process.stdout.columns ?? 100;
+        const width = output.columns ?? 100;
         for (const chunk of event.chunks) output.out(chunkLine(chunk, color, width));
         output.out();
         return;

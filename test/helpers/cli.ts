@@ -1,10 +1,14 @@
-// Runs the built CLI (bin/ragline.js -> dist/) as a real child process, with its
-// data and config folders pointed at a temp dir so no test touches the user's.
+// Runs the CLI for tests, with its data and config folders pointed at a temp dir
+// so no test touches the user's: in-process from the sources (runCliInProcess,
+// most tests), or as a real child process of the built bin/ragline.js -> dist/
+// (runCli: exit codes of a process, signals, the terminal, other users).
 
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,10 +42,19 @@ export function isolatedEnv(home: string, extra: Record<string, string | undefin
   return env;
 }
 
-export function runCli(
-  args: string[],
-  options: { env: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number; /** run as this user (and group), e.g. nobody */ uid?: number },
-): Promise<CliResult> {
+export interface CliOptions {
+  env: NodeJS.ProcessEnv;
+  input?: string;
+  cwd?: string;
+  timeoutMs?: number;
+  /** run as this user (and group), e.g. nobody: a child process only */
+  uid?: number;
+}
+
+/** How a test file runs the CLI: in-process, or as a child process. */
+export type CliRunner = (args: string[], options: CliOptions) => Promise<CliResult>;
+
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const user = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
     const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd ?? ROOT, ...user });
@@ -66,3 +79,49 @@ export function writeTinyDocs(): string {
   fs.writeFileSync(path.join(docs, 'webhooks.md'), '# Webhooks\n\nEvery webhook carries a signature header, X-Orbitly-Signature.\n');
   return docs;
 }
+
+/** A stream that keeps what is written to it, as a pipe would (no terminal). */
+function capture(): { stream: NodeJS.WriteStream; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/**
+ * Runs `ragline <args>` in this process, from the sources (src/cli/main.ts run()),
+ * with the same options and result as runCli: stdin is `input` (not a terminal),
+ * stdout and stderr are pipes, no signal arrives, and a request to end the
+ * process at once (the MCP server's last step) is ignored. `signal` is always null.
+ */
+export async function runCliInProcess(args: string[], options: CliOptions): Promise<CliResult> {
+  if (options.uid !== undefined) throw new Error('runCliInProcess cannot run as another user: use runCli');
+  const { run } = await import('../../src/cli/main.js');
+  const stdout = capture();
+  const stderr = capture();
+  const stdin = Readable.from(options.input ? [Buffer.from(options.input)] : []) as unknown as NodeJS.ReadStream;
+  const running = run(args, {
+    stdin,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: options.env,
+    cwd: options.cwd ?? ROOT,
+    signals: new EventEmitter(),
+    exit: () => {},
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`ragline ${args.join(' ')} did not finish within ${options.timeoutMs ?? 60_000} ms`)), options.timeoutMs ?? 60_000);
+  });
+  try {
+    const code = await Promise.race([running, timeout]);
+    // What was written is all there: the PassThroughs hand their data on synchronously once read.
+    await new Promise((resolve) => setImmediate(resolve));
+    return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The in-process runner, or the child process one when RAGLINE_TEST_PROCESS=1 (to check both agree). */
+export const ragline: CliRunner = process.env.RAGLINE_TEST_PROCESS === '1' ? runCli : runCliInProcess;

@@ -5,6 +5,7 @@ import { Chat } from '../../app/chat.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
+import { ioOf, setExitCode } from '../io.js';
 import { outputFor } from '../output.js';
 
 export function registerAsk(program: Command): void {
@@ -26,7 +27,8 @@ export function registerAsk(program: Command): void {
       if (flags.quiet && flags.json) {
         throw new UserError('-q/--quiet and --json cannot be used together.', { hint: 'Use --json for every event of the turn (the answer is in the `done` event), or -q for the answer alone.', exitCode: 2 });
       }
-      const question = words.length > 0 ? words.join(' ').trim() : await questionFromStdin();
+      const io = ioOf(command);
+      const question = words.length > 0 ? words.join(' ').trim() : await questionFromStdin(io.stdin);
       if (!question) {
         throw new UserError('The question is empty.', { hint: 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.', exitCode: 2 });
       }
@@ -35,7 +37,7 @@ export function registerAsk(program: Command): void {
       const workspace = openWorkspaceFor(settings);
       const controller = new AbortController();
       const onSigint = () => controller.abort();
-      process.on('SIGINT', onSigint);
+      io.signals.on('SIGINT', onSigint);
       try {
         // A new session is only planned: it is stored with the question, so an ask
         // that fails before its turn starts leaves no empty session behind.
@@ -47,20 +49,20 @@ export function registerAsk(program: Command): void {
           signal: controller.signal,
         });
         if (!flags.json && !flags.quiet && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
-        if (result.status === 'failed') process.exitCode = 1;
-        if (result.status === 'interrupted') process.exitCode = 130;
+        if (result.status === 'failed') setExitCode(command, 1);
+        if (result.status === 'interrupted') setExitCode(command, 130);
       } finally {
-        process.off('SIGINT', onSigint);
+        io.signals.off('SIGINT', onSigint);
         await workspace.close();
       }
     });
 }
 
 /** The whole of stdin as the question, when it is not a terminal (a terminal gives none: the usage error says how). */
-async function questionFromStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
+async function questionFromStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  if (stdin.isTTY) return '';
   let text = '';
-  process.stdin.setEncoding('utf8');
-  for await (const chunk of process.stdin) text += chunk as string;
+  stdin.setEncoding('utf8');
+  for await (const chunk of stdin) text += chunk as string;
   return text.trim();
 }

@@ -18,6 +18,7 @@ import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
+import { ioOf, setExitCode, type CliIo } from '../io.js';
 import { outputFor, type Output } from '../output.js';
 import { describePrune, topicList } from '../render.js';
 import { formatLocation } from '../../retrieve/search.js';
@@ -88,25 +89,29 @@ ${HELP}`,
     .action(async (flags: ChatFlags, command: Command) => {
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = outputFor(command);
+      const io = ioOf(command);
       const workspace = openWorkspaceFor(settings);
       try {
         const retention = applyRetention(workspace);
         // Said only when something was removed.
         if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
-        const interactive = Boolean(process.stdin.isTTY) && !flags.json;
+        const interactive = Boolean(io.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
         if (interactive) void workspace.warmInBackground().catch(() => {});
-        const chat = await chooseSession(workspace, flags, interactive);
+        const chat = await chooseSession(workspace, flags, interactive, io);
         if (!chat) {
           // The picker was cancelled (Ctrl-C or Escape): leave quietly.
-          process.exitCode = 130;
+          setExitCode(command, 130);
           return;
         }
-        const state: ReplState = { chat, lastChunks: [] };
+        const state: ReplState = { chat, lastChunks: [], io };
         if (interactive) await repl(settings, workspace, state, output);
-        else await piped(workspace, state, output, Boolean(flags.json));
+        else {
+          const code = await piped(workspace, state, output, Boolean(flags.json));
+          if (code !== undefined) setExitCode(command, code);
+        }
       } finally {
         await workspace.close();
       }
@@ -118,14 +123,14 @@ ${HELP}`,
  * question) unless -c/--continue or --session names one. `--session` without a
  * value shows a picker on a terminal. Undefined when the picker was cancelled.
  */
-async function chooseSession(workspace: Workspace, flags: ChatFlags, interactive: boolean): Promise<Chat | undefined> {
+async function chooseSession(workspace: Workspace, flags: ChatFlags, interactive: boolean, io: CliIo): Promise<Chat | undefined> {
   const chosen = [flags.continue && '-c/--continue', flags.session !== undefined && '--session', flags.new !== undefined && '--new'].filter(Boolean);
   if (chosen.length > 1) throw new UserError(`${chosen.join(' and ')} cannot be used together.`, { hint: 'Use -c for the most recent session, --session <id|name> for a given one, or neither for a new one.', exitCode: 2 });
   if (typeof flags.session === 'string') return Chat.start(workspace, { session: flags.session });
   if (flags.session === true) {
     if (!interactive) throw new UserError('--session needs a session id or name when the chat is not on a terminal.', { hint: 'List them with `ragline sessions`; -c continues the most recent one.', exitCode: 2 });
     if (listSessions(workspace).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
-    const id = await pickSession(workspace, 'Continue which session?');
+    const id = await pickSession(workspace, 'Continue which session?', io);
     return id === undefined ? undefined : Chat.start(workspace, { session: id });
   }
   return Chat.start(workspace, { continueLast: flags.continue, name: typeof flags.new === 'string' ? flags.new : undefined });
@@ -137,14 +142,17 @@ interface ReplState {
   k?: number;
   rewritePolicy?: RewritePolicy;
   lastChunks: (ChunkLocation & { text: string; heading: string })[];
+  /** The run's streams, environment and signals. */
+  io: CliIo;
 }
 
-async function piped(workspace: Workspace, state: ReplState, output: Output, json: boolean): Promise<void> {
-  const { chat } = state;
+/** Asks each line of stdin; returns the exit code when it is not 0 (130 interrupted, 1 a turn failed). */
+async function piped(workspace: Workspace, state: ReplState, output: Output, json: boolean): Promise<number | undefined> {
+  const { chat, io } = state;
   // Providers and prepared statements are made once; each turn names its session.
   // Before the lines are read: their iterator sees no line that comes earlier.
   await chat.prepare();
-  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  const lines = readline.createInterface({ input: io.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
   // Ctrl-C stops the answer in progress (stored `interrupted` with what arrived, as in
@@ -154,7 +162,7 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
     controller.abort();
     lines.close();
   };
-  process.on('SIGINT', onSigint);
+  io.signals.on('SIGINT', onSigint);
   let failed = false;
   try {
     for await (const raw of lines) {
@@ -178,16 +186,17 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       if (controller.signal.aborted) break;
     }
   } finally {
-    process.off('SIGINT', onSigint);
+    io.signals.off('SIGINT', onSigint);
     lines.close();
   }
   if (!json && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
-  if (controller.signal.aborted) process.exitCode = 130;
-  else if (failed) process.exitCode = 1;
+  if (controller.signal.aborted) return 130;
+  if (failed) return 1;
+  return undefined;
 }
 
 async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplState, output: Output): Promise<void> {
-  const { chat } = state;
+  const { chat, io } = state;
   const { session } = chat;
   const { color } = output;
   const earlier = chat.turns();
@@ -200,12 +209,12 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
   const inputHistory: string[] = earlier.map((t) => t.question).reverse();
   await chat.prepare();
   for (;;) {
-    const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand });
+    const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand, stdin: io.stdin, stdout: io.stdout });
     if (line === null) break;
     let question = line.trim();
     if (question === '/edit' || question.startsWith('/edit ')) {
       // A long question, written in the user's editor; asked as it is when saved non-empty.
-      question = editQuestion(question.slice('/edit'.length).trim(), output);
+      question = editQuestion(question.slice('/edit'.length).trim(), output, io);
       if (question) output.out(`${color.bold('›')} ${oneLine(question, 500)}`);
     }
     if (!question) continue;
@@ -220,7 +229,7 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
     }
     const controller = new AbortController();
     const onSigint = () => controller.abort();
-    process.on('SIGINT', onSigint);
+    io.signals.on('SIGINT', onSigint);
     try {
       // in the chat's session: /new, /sessions and /fork switch it
       const result = await runTurnWithOutput(chat, question, output, {
@@ -239,7 +248,7 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
         output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
       }
     } finally {
-      process.off('SIGINT', onSigint);
+      io.signals.off('SIGINT', onSigint);
     }
   }
   if (chat.planned) output.out(color.dim('No question asked: nothing saved.'));
@@ -251,14 +260,14 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
  * for it, and returns what was saved, trimmed; empty when nothing was written or
  * the editor failed (said on stderr). The file is removed.
  */
-function editQuestion(initial: string, output: Output): string {
-  const editor = process.env.VISUAL?.trim() || process.env.EDITOR?.trim() || 'vi';
+function editQuestion(initial: string, output: Output, io: CliIo): string {
+  const editor = io.env.VISUAL?.trim() || io.env.EDITOR?.trim() || 'vi';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-edit-'));
   const file = path.join(dir, 'question.md');
   try {
     fs.writeFileSync(file, initial ? `${initial}\n` : '', { mode: 0o600 });
     // Through the shell: EDITOR may carry arguments ("code --wait").
-    const run = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit' });
+    const run = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env: io.env, cwd: io.cwd });
     if (run.error || run.status !== 0) {
       output.err(`${output.errColor.red('error:')} the editor (${editor}) ${run.error ? `could not start: ${run.error.message}` : `exited with ${run.status ?? run.signal}`}; nothing was asked.`);
       output.err(output.errColor.dim('Set VISUAL or EDITOR to an editor that waits until you close the file, e.g. EDITOR=nano.'));
@@ -305,7 +314,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
         output.out('No sessions yet.');
         return false;
       }
-      const id = await pickSession(workspace, 'Switch to session');
+      const id = await pickSession(workspace, 'Switch to session', state.io);
       if (id === undefined) return false; // cancelled: stay where we were
       const session = chat.switchTo(id);
       state.lastChunks = [];
@@ -369,7 +378,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
     case 'good':
     case 'bad':
     case 'expect':
-      judgeLastTurn(workspace, name, arg, chat.session.id, output);
+      judgeLastTurn(workspace, name, arg, chat.session.id, output, state.io.cwd);
       return false;
     case 'edit':
       output.err('/edit opens an editor: it works in the REPL on a terminal.');

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { embedderInUse } from '../../app/settings.js';
 import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
-import { ioOf } from '../io.js';
+import { inCwd, ioOf } from '../io.js';
 import { outputFor } from '../output.js';
 
 /** Where to set the settings that have no default, shown when they are unset (mirrors SETTINGS in src/config). */
@@ -62,9 +62,10 @@ function valueAt(object: unknown, dotted: string): unknown {
 /** The config file this invocation reads: --config, else RAGLINE_CONFIG, else the XDG default. */
 export function configFileLocation(command: Command, env: NodeJS.ProcessEnv = ioOf(command).env): { file: string; from: string } {
   const globals = command.optsWithGlobals() as GlobalOptions;
-  if (globals.config !== undefined && globals.config.trim() !== '') return { file: globals.config, from: 'flag --config' };
+  const io = ioOf(command);
+  if (globals.config !== undefined && globals.config.trim() !== '') return { file: inCwd(io, globals.config), from: 'flag --config' };
   const fromEnv = env.RAGLINE_CONFIG;
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return { file: fromEnv, from: 'env:RAGLINE_CONFIG' };
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return { file: inCwd(io, fromEnv), from: 'env:RAGLINE_CONFIG' };
   return { file: defaultConfigFile(env), from: 'default' };
 }
 

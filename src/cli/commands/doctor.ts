@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor } from '../../app/doctor.js';
 import type { Check, CheckStatus } from '../../app/index.js';
 import { settingsFor, wholeNumberFlag } from '../context.js';
+import { setExitCode } from '../io.js';
 import { outputFor, type Output } from '../output.js';
 import { oneLine as safeLine } from '../../util/sanitize.js';
 
@@ -32,7 +33,7 @@ Examples:
       const failed = report.checks.some((check) => check.status === 'fail');
       if (flags.json) output.json({ ok: !failed, checks: report.checks, ...report.facts });
       else printReport(report.checks, output);
-      if (failed) process.exitCode = 1;
+      if (failed) setExitCode(command, 1);
     });
 }
 

@@ -10,6 +10,7 @@ import type { EvalTask, MetricsRow, SessionTasks } from '../../app/index.js';
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
+import { inCwd, ioOf } from '../io.js';
 import { outputFor, ProgressLine, type Output } from '../output.js';
 
 export function registerEval(program: Command): void {
@@ -53,7 +54,7 @@ Examples:
         const file = inputs[0]!;
         let text: string;
         try {
-          text = fs.readFileSync(file, 'utf8');
+          text = fs.readFileSync(inCwd(ioOf(command), file), 'utf8');
         } catch (err) {
           throw new UserError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
         }
@@ -65,7 +66,7 @@ Examples:
       }
       const settings = settingsFor(command);
       const workspace = openWorkspaceFor(settings);
-      const progress = new ProgressLine();
+      const progress = new ProgressLine(ioOf(command).stderr);
       try {
         let fromSessions: SessionTasks | undefined;
         if (flags.fromSessions) {

@@ -7,6 +7,7 @@ import { ingestFolder } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
+import { ioOf, setExitCode } from '../io.js';
 import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
@@ -47,7 +48,8 @@ Examples:
     )
     .action(async (dir: string, flags: IngestFlags, command: Command) => {
       const output = outputFor(command);
-      const root = path.resolve(dir);
+      const io = ioOf(command);
+      const root = path.resolve(io.cwd, dir);
       let stat: fs.Stats;
       try {
         stat = fs.statSync(root);
@@ -74,11 +76,11 @@ Examples:
       });
       const controller = new AbortController();
       const onSigint = () => {
-        if (controller.signal.aborted) process.exit(130);
+        if (controller.signal.aborted) io.exit(130);
         controller.abort();
       };
-      process.on('SIGINT', onSigint);
-      const progress = new ProgressLine();
+      io.signals.on('SIGINT', onSigint);
+      const progress = new ProgressLine(io.stderr);
       try {
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
@@ -104,15 +106,15 @@ Examples:
         }
         if (summary.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
-          process.exitCode = 130;
+          setExitCode(command, 130);
         }
       } catch (err) {
         // Said before the embedder is closed: whatever closing does, the user has the message.
         progress.clear();
-        process.exitCode = reportError(err, output);
+        setExitCode(command, reportError(err, output, io.env));
       } finally {
         progress.clear();
-        process.off('SIGINT', onSigint);
+        io.signals.off('SIGINT', onSigint);
         await workspace.close();
       }
     });

@@ -5,6 +5,7 @@
 
 import type { Command } from 'commander';
 import { openWorkspaceFor, settingsFor } from '../context.js';
+import { ioOf } from '../io.js';
 import { sanitizeForTerminal } from '../../util/sanitize.js';
 import { redactSecrets } from '../../util/secrets.js';
 
@@ -23,11 +24,12 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
     )
     .action(async (flags: { session?: string }, command: Command) => {
       const settings = settingsFor(command);
+      const io = ioOf(command);
       const [{ RaglineMcpServer }, { StdioServerTransport }] = await Promise.all([
         import('../../mcp/server.js'),
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]);
-      const log = (line: string) => process.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
+      const log = (line: string) => io.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
       const server = new RaglineMcpServer({
         config: settings.config,
         openWorkspace: () => openWorkspaceFor(settings),
@@ -35,22 +37,29 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
         version: command.parent?.version() ?? '0.0.0',
         log,
       });
-      const ended = new Promise<void>((resolve) => {
-        process.stdin.once('end', resolve);
-        process.stdin.once('close', resolve);
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      const transport = new StdioServerTransport();
-      await server.connect(transport);
-      log(`serving ${settings.config.db} on stdio`);
-      if (process.stdin.isTTY) {
-        log('this is a server for an MCP client, which starts it and speaks JSON-RPC on its stdin and stdout;');
-        log('add it to the client\'s configuration (see `ragline mcp --help`). Ctrl-D or Ctrl-C stops it.');
+      let stop = () => {};
+      const ended = new Promise<void>((resolve) => (stop = resolve));
+      io.stdin.once('end', stop);
+      io.stdin.once('close', stop);
+      io.signals.on('SIGINT', stop);
+      io.signals.on('SIGTERM', stop);
+      const transport = new StdioServerTransport(io.stdin, io.stdout);
+      try {
+        await server.connect(transport);
+        log(`serving ${settings.config.db} on stdio`);
+        if (io.stdin.isTTY) {
+          log('this is a server for an MCP client, which starts it and speaks JSON-RPC on its stdin and stdout;');
+          log('add it to the client\'s configuration (see `ragline mcp --help`). Ctrl-D or Ctrl-C stops it.');
+        }
+        await ended;
+      } finally {
+        io.stdin.off('end', stop);
+        io.stdin.off('close', stop);
+        io.signals.off('SIGINT', stop);
+        io.signals.off('SIGTERM', stop);
       }
-      await ended;
       await server.close();
       // Background loads and worker threads must not keep the process alive.
-      setTimeout(() => process.exit(process.exitCode ?? 0), 500).unref();
+      setTimeout(() => io.exit(Number(process.exitCode ?? 0)), 500).unref();
     });
 }

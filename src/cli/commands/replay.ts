@@ -102,8 +102,8 @@ function label(session: SessionInfo): string {
   return session.name ? `${oneLine(session.name, 60)} (${session.id})` : session.id;
 }
 
-function width(): number {
-  return process.stdout.columns ?? 100;
+function width(output: Output): number {
+  return output.columns ?? 100;
 }
 
 /** JSON of a replay: the stored rows as they are (JSON escapes control characters). */
@@ -171,7 +171,7 @@ function renderAnswer(turn: ReplayTurn, output: Output, full: boolean): void {
     return;
   }
   const lines = text.split('\n').filter((line) => line.trim() !== '');
-  for (const line of lines.slice(0, ANSWER_LINES)) output.out(`   ${oneLine(line, Math.max(40, width() - 3))}`);
+  for (const line of lines.slice(0, ANSWER_LINES)) output.out(`   ${oneLine(line, Math.max(40, width(output) - 3))}`);
   if (lines.length > ANSWER_LINES) output.out(color.dim(`   … ${lines.length - ANSWER_LINES} more line${lines.length - ANSWER_LINES === 1 ? '' : 's'} (--full shows the whole answer)`));
 }
 
@@ -187,7 +187,7 @@ function renderPrompt(title: string, messages: ChatMessage[] | null, output: Out
 
 function storedChunkLine(chunk: ReplayChunk, output: Output): string {
   const note = describeIndexState(chunk.indexState);
-  return chunkLine(chunk, output.color, width()) + (note ? '  ' + output.color.yellow(`(${note})`) : '');
+  return chunkLine(chunk, output.color, width(output)) + (note ? '  ' + output.color.yellow(`(${note})`) : '');
 }
 
 // ---- rerun ---------------------------------------------------------------
@@ -230,13 +230,13 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   const { retrieval } = turn;
   const overlap = retrieval.overlap === null ? 'no retrieval either time' : `top-${turn.k} overlap ${retrieval.shared}/${turn.k}`;
   output.out(color.dim(`   ${overlap}`));
-  for (const chunk of retrieval.entered) output.out(`   ${color.green('+')}${chunkLine(chunk, color, width() - 4)}  ${color.green('(entered)')}`);
+  for (const chunk of retrieval.entered) output.out(`   ${color.green('+')}${chunkLine(chunk, color, width(output) - 4)}  ${color.green('(entered)')}`);
   for (const chunk of retrieval.left) {
     const note = describeIndexState(chunk.indexState);
-    output.out(`   ${color.red('-')}${chunkLine(chunk, color, width() - 4)}  ${color.red(`(left; was ${chunk.rank}${note ? `; ${note}` : ''})`)}`);
+    output.out(`   ${color.red('-')}${chunkLine(chunk, color, width(output) - 4)}  ${color.red(`(left; was ${chunk.rank}${note ? `; ${note}` : ''})`)}`);
   }
   for (const move of retrieval.moved) {
-    output.out(`   ${color.cyan('~')}${chunkLine(move.chunk, color, width() - 4)}  ${color.cyan(`(rank ${move.oldRank} → ${move.newRank})`)}`);
+    output.out(`   ${color.cyan('~')}${chunkLine(move.chunk, color, width(output) - 4)}  ${color.cyan(`(rank ${move.oldRank} → ${move.newRank})`)}`);
   }
   if (turn.judged) renderJudged(turn.judged, turn.k, output);
   // Stored chunks that are stale but still matched can't happen (identity includes the text hash),
@@ -244,7 +244,7 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   if (full) {
     if (turn.fusedWith) output.out(color.dim(`   (searched beside the question as asked, fused with weight ${turn.fusedWith.weight})`));
     output.out(color.dim('   new top k:'));
-    for (const chunk of turn.newChunks) output.out(`    ${chunkLine(chunk, color, width() - 4)}`);
+    for (const chunk of turn.newChunks) output.out(`    ${chunkLine(chunk, color, width(output) - 4)}`);
     renderPrompt('new rewrite prompt', turn.after.prompt ?? null, output);
   }
 }

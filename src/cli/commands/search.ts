@@ -32,7 +32,7 @@ export function registerSearch(program: Command): void {
           output.err('No chunks matched. Is anything ingested? Check with `ragline stats`.');
           return;
         }
-        const width = process.stdout.columns ?? 100;
+        const width = output.columns ?? 100;
         for (const result of results) output.out(chunkLine(result, output.color, width));
       } finally {
         await workspace.close();

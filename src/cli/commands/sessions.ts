@@ -10,6 +10,7 @@ import type { SessionInfo, StoredTurn, Workspace } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
+import { inCwd, ioOf } from '../io.js';
 import { outputFor, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { judgmentText } from '../judgment-view.js';
@@ -127,15 +128,16 @@ Examples:
       withWorkspace(command, async (workspace, output) => {
         const session = requireSession(workspace, ref);
         const turns = sessionTurns(workspace, session.id).length;
+        const io = ioOf(command);
         const what = `session ${session.name ? `${oneLine(session.name, 60)} (${session.id})` : session.id} and its ${turns} turn${turns === 1 ? '' : 's'}`;
         if (!flags.yes) {
-          if (!process.stdin.isTTY || !process.stdout.isTTY) {
+          if (!io.stdin.isTTY || !io.stdout.isTTY) {
             throw new UserError(`Not removing ${what}: there is no terminal to confirm on.`, {
               hint: `Add --yes to remove it without asking: ragline sessions rm ${session.id} --yes`,
               exitCode: 2,
             });
           }
-          const ok = await (await import('@inquirer/prompts')).confirm({ message: `Remove ${what}?`, default: false });
+          const ok = await (await import('@inquirer/prompts')).confirm({ message: `Remove ${what}?`, default: false }, { input: io.stdin, output: io.stdout });
           if (!ok) {
             output.out('Nothing removed.');
             return;
@@ -163,7 +165,7 @@ Examples:
         if (flags.output) {
           try {
             // It holds the conversation: readable by its owner only, whatever the umask.
-            const fd = fs.openSync(flags.output, 'w', 0o600);
+            const fd = fs.openSync(inCwd(ioOf(command), flags.output), 'w', 0o600);
             try {
               // An existing file keeps its mode otherwise; a device (-o /dev/null) is not a file to change.
               if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
@@ -230,7 +232,7 @@ Examples:
           });
         }
         if (flags.clear && (flags.relevant?.length || flags.none)) throw new UserError('--clear goes alone, without --relevant or --none.', { exitCode: 2 });
-        const { session, judgment, notIndexed } = judgeSessionTurn(workspace, ref, ordinal, { relevant: flags.relevant, none: flags.none, clear: flags.clear, cwd: process.cwd() });
+        const { session, judgment, notIndexed } = judgeSessionTurn(workspace, ref, ordinal, { relevant: flags.relevant, none: flags.none, clear: flags.clear, cwd: ioOf(command).cwd });
         const label = session.name ?? session.id;
         if (!judgment) {
           if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment: null });
