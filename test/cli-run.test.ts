@@ -2,11 +2,12 @@
 // the environment it is given, returns the exit code, and leaves this process's
 // exitCode as it found it.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { run } from '../src/cli/main.js';
-import { FIXTURE_DOCS, isolatedEnv, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, runCliInProcess, tempDir } from './helpers/cli.js';
 
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {
   const stream = new PassThrough();
@@ -45,8 +46,53 @@ describe('run(args, io)', () => {
     const missing = await ragline(['--db', path.join(home, 'none.db'), 'stats'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('No database at');
+    // A command's help and usage errors end the run, not the process running it.
+    const help = await ragline(['config', 'show', '--help'], env);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('Usage: ragline config show');
+    const badOption = await ragline(['stats', '--bogus'], env);
+    expect(badOption).toMatchObject({ code: 1, stdout: '' });
+    expect(badOption.stderr).toContain("unknown option '--bogus'");
     const version = await ragline(['--version'], env);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
     expect(process.exitCode).toBeUndefined();
+  });
+
+  test('runs leave nothing behind: no file open on the database (it can be deleted), no listener on the process or its streams, exitCode and cwd as found', async () => {
+    const home = tempDir('ragline-run-');
+    const db = path.join(home, 'leak.db');
+    const env = isolatedEnv(home, { RAGLINE_DB: db });
+    const attached = () => ({
+      sigint: process.listenerCount('SIGINT'),
+      sigterm: process.listenerCount('SIGTERM'),
+      stdoutError: process.stdout.listenerCount('error'),
+      stderrError: process.stderr.listenerCount('error'),
+      stdin: process.stdin.listenerCount('data') + process.stdin.listenerCount('end') + process.stdin.listenerCount('keypress'),
+      exitCode: process.exitCode,
+      cwd: process.cwd(),
+    });
+    const openOnDb = () => (fs.existsSync('/proc/self/fd') ? fs.readdirSync('/proc/self/fd').map((fd) => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((target) => target.startsWith(db)) : []);
+    const before = attached();
+    const runs: [string[], string?][] = [
+      [['ingest', FIXTURE_DOCS]],
+      [['search', 'rotate an API key']],
+      [['ask', 'How do I rotate an API key?']],
+      [['chat', '--new', 'leak'], 'How do I rotate an API key?\n/history\n'],
+      [['sessions', 'list']],
+      [['replay', 'leak']],
+      [['stats']],
+      [['doctor']],
+      [['prune', '--older-than', '30d']],
+      [['ingest', FIXTURE_DOCS, '--reindex']],
+    ];
+    for (const [args, input] of runs) {
+      const result = await runCliInProcess(args, { env, input });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      // Checked after each run: an unclosed database would be closed when collected.
+      expect(openOnDb(), args.join(' ')).toEqual([]);
+    }
+    expect(attached()).toEqual(before);
+    fs.rmSync(home, { recursive: true });
+    expect(fs.existsSync(db)).toBe(false);
   });
 });
