@@ -2,7 +2,7 @@
 // the content, not the page furniture (navigation sidebar, page header, table of
 // contents, "copy" buttons, "#" permalinks), and reStructuredText's directives and
 // roles read as what they show. In process on the loaders, then end to end through
-// the built CLI (build first: npx tsc -p .) on the stored chunks.
+// the CLI (in-process) on the stored chunks.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { htmlToUnit } from '../src/ingest/html.js';
 import { rstToPlain } from '../src/ingest/rst.js';
-import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 const PAGES = path.join(ROOT, 'fixtures', 'pages');
 const nodePage = fs.readFileSync(path.join(PAGES, 'nodejs-synopsis.html'), 'utf8');
@@ -139,7 +139,7 @@ describe('ingest of the saved pages', () => {
 
   beforeAll(async () => {
     home = tempDir('ragline-pages-');
-    const result = await runCli(['ingest', PAGES], { env: isolatedEnv(home) });
+    const result = await ragline(['ingest', PAGES], { env: isolatedEnv(home) });
     expect(result.code, result.stderr).toBe(0);
   });
   afterAll(() => fs.rmSync(home, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
-// `ragline chat` (piped: one question per line) and `ragline ask` end to end, as
-// child processes of the built CLI (build first: npx tsc -p .), against a real
+// `ragline chat` (piped: one question per line) and `ragline ask` end to end through
+// the CLI run in-process (Ctrl-C: as child processes of the built CLI), against a real
 // OpenAI-compatible server on 127.0.0.1 whose rewrite and answer replies are
 // scripted and streamed as server-sent events, or fully offline. Each test reads
 // back what a person would see (stdout/stderr) and what the turn left in the
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI, type RecordedRequest } from './helpers/openai-server.js';
 
 const API_KEY = 'sk-test-CHAT-SECRET-93b1f0c6a2d84e57';
@@ -68,7 +68,7 @@ beforeAll(async () => {
         kind === 'remote'
           ? isolatedEnv(root, { RAGLINE_BASE_URL: indexServer.baseURL, RAGLINE_API_KEY: API_KEY, RAGLINE_EMBED_MODEL: EMBED_MODEL })
           : isolatedEnv(root);
-      const result = await runCli(['ingest', FIXTURE_DOCS], { env });
+      const result = await ragline(['ingest', FIXTURE_DOCS], { env });
       expect(result.code, result.stderr).toBe(0);
       templates[kind] = root;
     }
@@ -120,11 +120,11 @@ function scriptModel(rewrite = STANDALONE): void {
 }
 
 function chat(input: string[], env: NodeJS.ProcessEnv, args: string[] = []): Promise<CliResult> {
-  return runCli(['chat', ...args], { env, input: input.join('\n') + '\n' });
+  return ragline(['chat', ...args], { env, input: input.join('\n') + '\n' });
 }
 
 function ask(question: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<CliResult> {
-  return runCli(['ask', ...args, question], { env });
+  return ragline(['ask', ...args, question], { env });
 }
 
 interface TurnRow {

@@ -1,5 +1,5 @@
-// How a chat starts and what it leaves behind, through the built CLI (build first:
-// npx tsc -p .): a new session by default, -c/--continue for the most recent one,
+// How a chat starts and what it leaves behind, through the CLI run
+// in-process (test/helpers/cli.ts): a new session by default, -c/--continue for the most recent one,
 // --session for a given one, --new still accepted; a session is stored with its
 // first question, so a chat or an ask that asks nothing leaves no session.
 
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir, writeTinyDocs } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
 
 let home: string;
 let docs: string;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   home = tempDir('ragline-start-');
   docs = writeTinyDocs();
   env = isolatedEnv(home);
-  const ingested = await runCli(['ingest', docs], { env });
+  const ingested = await ragline(['ingest', docs], { env });
   expect(ingested.code, ingested.stderr).toBe(0);
 });
 
@@ -41,10 +41,10 @@ afterAll(() => {
 describe('starting a chat', () => {
   it('a chat that asks nothing, piped or with --new, stores no session', async () => {
     for (const args of [['chat'], ['chat', '--new'], ['chat', '--new', 'named'], ['chat', '--json']]) {
-      const result = await runCli(args, { env, input: '' });
+      const result = await ragline(args, { env, input: '' });
       expect(result.code, result.stderr).toBe(0);
     }
-    const slashOnly = await runCli(['chat'], { env, input: '/history\n/topics\n' });
+    const slashOnly = await ragline(['chat'], { env, input: '/history\n/topics\n' });
     expect(slashOnly.code, slashOnly.stderr).toBe(0);
     expect(slashOnly.stdout).toContain('No turns yet in this session.');
     expect(sessionRows()).toEqual([]);
@@ -52,7 +52,7 @@ describe('starting a chat', () => {
 
   it('an ask that fails before its question is stored leaves no session', async () => {
     // The index was built offline; asking for remote embeddings explicitly is a real mismatch.
-    const result = await runCli(['ask', 'How do I rotate an API key?'], {
+    const result = await ragline(['ask', 'How do I rotate an API key?'], {
       env: { ...env, RAGLINE_EMBED_PROVIDER: 'openai', RAGLINE_BASE_URL: 'http://127.0.0.1:9/v1', RAGLINE_MAX_RETRIES: '0' },
     });
     expect(result.code).not.toBe(0);
@@ -60,9 +60,9 @@ describe('starting a chat', () => {
   });
 
   it('each chat is a new session by default; -c continues the most recent; --session a given one; --new still works', async () => {
-    const first = await runCli(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
+    const first = await ragline(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
     expect(first.code, first.stderr).toBe(0);
-    const second = await runCli(['chat'], { env, input: 'What header does a webhook carry?\n' });
+    const second = await ragline(['chat'], { env, input: 'What header does a webhook carry?\n' });
     expect(second.code, second.stderr).toBe(0);
     const rows = sessionRows();
     expect(rows.map((r) => [r.name, r.turns])).toEqual([
@@ -71,13 +71,13 @@ describe('starting a chat', () => {
     ]);
     expect(second.stderr).toContain(`session ${rows[1]!.id}`);
 
-    const continued = await runCli(['chat', '-c'], { env, input: 'and where is it?\n' });
+    const continued = await ragline(['chat', '-c'], { env, input: 'and where is it?\n' });
     expect(continued.code, continued.stderr).toBe(0);
     expect(continued.stderr).toContain(`session ${rows[1]!.id}`);
-    const longForm = await runCli(['chat', '--continue'], { env, input: 'is it signed?\n' });
+    const longForm = await ragline(['chat', '--continue'], { env, input: 'is it signed?\n' });
     expect(longForm.code, longForm.stderr).toBe(0);
 
-    const given = await runCli(['chat', '--session', 'keys'], { env, input: 'does it expire?\n' });
+    const given = await ragline(['chat', '--session', 'keys'], { env, input: 'does it expire?\n' });
     expect(given.code, given.stderr).toBe(0);
     expect(sessionRows().map((r) => [r.name, r.turns])).toEqual([
       ['keys', 2],
@@ -90,18 +90,18 @@ describe('starting a chat', () => {
       ['chat', '-c', '--new'],
       ['chat', '-c', '--session', 'keys'],
     ]) {
-      const result = await runCli(args, { env, input: 'anything\n' });
+      const result = await ragline(args, { env, input: 'anything\n' });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/cannot be used together/);
     }
-    const bare = await runCli(['chat', '--session'], { env, input: 'anything\n' });
+    const bare = await ragline(['chat', '--session'], { env, input: 'anything\n' });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toMatch(/--session needs a session id or name/);
   });
 
   it('--new with a taken name refuses before anything is stored', async () => {
     const before = sessionRows();
-    const result = await runCli(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
+    const result = await ragline(['chat', '--new', 'keys'], { env, input: 'How do I rotate an API key?\n' });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/A session named "keys" exists already/);
     expect(sessionRows()).toEqual(before);
@@ -110,19 +110,19 @@ describe('starting a chat', () => {
 
 describe('ask and piped chat for scripts and transcripts', () => {
   it('ask reads the question from stdin when none is given', async () => {
-    const result = await runCli(['ask'], { env, input: 'How do I rotate an API key?\n' });
+    const result = await ragline(['ask'], { env, input: 'How do I rotate an API key?\n' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/↳ not rewritten/);
     expect(result.stdout).toMatch(/^\s+1\s+\d\.\d{4}\s+keys\.md:\d+-\d+/m);
     expect(result.stdout).toContain('dashboard under Settings > Keys');
-    const empty = await runCli(['ask'], { env, input: '  \n' });
+    const empty = await ragline(['ask'], { env, input: '  \n' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/The question is empty\.\n.*echo "How do I \.\.\.\?" \| ragline ask/);
   });
 
   it('ask -q prints only the answer and its citations', async () => {
     for (const args of [['ask', '-q', 'How do I rotate an API key?'], ['ask', '--quiet']]) {
-      const result = await runCli(args, { env, input: 'How do I rotate an API key?' });
+      const result = await ragline(args, { env, input: 'How do I rotate an API key?' });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');
       expect(result.stdout).not.toMatch(/↳/);
@@ -133,21 +133,21 @@ describe('ask and piped chat for scripts and transcripts', () => {
   });
 
   it('ask -q with --json is refused as a usage error, not settled silently', async () => {
-    const result = await runCli(['ask', '-q', '--json', 'How do I rotate an API key?'], { env });
+    const result = await ragline(['ask', '-q', '--json', 'How do I rotate an API key?'], { env });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('-q/--quiet and --json cannot be used together.');
   });
 
   it('/k takes the same range as -k (1 to 1,000)', async () => {
-    const result = await runCli(['chat'], { env, input: '/k 500\n/k 1001\n/k 0x10\n' });
+    const result = await ragline(['chat'], { env, input: '/k 500\n/k 1001\n/k 0x10\n' });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toContain('retrieving 500 chunks per question');
     expect(result.stderr.match(/Usage: \/k N \(1-1,000, as -k\)/g)).toHaveLength(2);
   });
 
   it('piped chat echoes each question before its turn, so the transcript reads in order', async () => {
-    const result = await runCli(['chat'], { env, input: 'How do I rotate an API key?\nWhat header does a webhook carry?\n' });
+    const result = await ragline(['chat'], { env, input: 'How do I rotate an API key?\nWhat header does a webhook carry?\n' });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     const asked = lines.flatMap((line, i) => (line.startsWith('› ') ? [[i, line]] : [])) as [number, string][];
@@ -157,15 +157,15 @@ describe('ask and piped chat for scripts and transcripts', () => {
     expect(lines[asked[1]![0] + 1]).toMatch(/^↳ /);
     expect(lines.slice(asked[0]![0], asked[1]![0]).join('\n')).toContain('Settings > Keys');
     // --json stays NDJSON: no echo.
-    const json = await runCli(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
+    const json = await ragline(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
     expect(json.stdout.split('\n').filter(Boolean).every((line) => line.startsWith('{'))).toBe(true);
   });
 
   it('chat --json gives each retrieved chunk its location, as search --json does', async () => {
-    const chat = await runCli(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
+    const chat = await ragline(['chat', '--json'], { env, input: 'How do I rotate an API key?\n' });
     expect(chat.code, chat.stderr).toBe(0);
     const retrieval = chat.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'retrieval');
-    const search = JSON.parse((await runCli(['search', '--json', 'How do I rotate an API key?'], { env })).stdout);
+    const search = JSON.parse((await ragline(['search', '--json', 'How do I rotate an API key?'], { env })).stdout);
     expect(retrieval.chunks.length).toBeGreaterThan(0);
     for (const chunk of retrieval.chunks) expect(chunk.location).toBe(`${chunk.documentPath}:${chunk.startLine}-${chunk.endLine}`);
     expect(retrieval.chunks[0].location).toBe(search.results[0].location);

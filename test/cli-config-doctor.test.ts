@@ -1,5 +1,5 @@
-// `ragline config show|path` and `ragline doctor` through the built CLI as a child
-// process (build first: npx tsc -p .), with isolated HOME/XDG folders and a real
+// `ragline config show|path` and `ragline doctor` through the CLI run in-process,
+// with isolated HOME/XDG folders and a real
 // OpenAI-compatible server on 127.0.0.1.
 
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../src/config/index.js';
 import { openDatabase } from '../src/store/db.js';
-import { isolatedEnv, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const ENV_KEY = 'sk-env-SECRET-7f3a9c1e5b2d4086';
@@ -17,7 +17,6 @@ let home: string;
 let docs: string;
 
 beforeAll(() => {
-  if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
   docs = writeTinyDocs();
 });
 
@@ -38,7 +37,7 @@ function writeConfig(value: unknown): void {
 }
 
 function run(args: string[], extra: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return runCli(args, { env: isolatedEnv(home, extra) });
+  return ragline(args, { env: isolatedEnv(home, extra) });
 }
 
 function expectNoSecret(result: CliResult, secret: string): void {

@@ -1,5 +1,5 @@
-// What a person sees when the model server fails, through the built CLI as a child
-// process (build first: npx tsc -p .): `ragline ingest` embeds documents and
+// What a person sees when the model server fails, through the CLI run in-process:
+// `ragline ingest` embeds documents and
 // `ragline search` embeds the query, both against a real OpenAI-compatible server
 // on 127.0.0.1. Each failure must end in a one-line message naming the base URL
 // (and the model where it matters) with a fix, a non-zero exit code, and the API
@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedEnv, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const API_KEY = 'sk-test-SECRET-4e1c7a9b3d5f2086';
@@ -20,7 +20,6 @@ let docs: string;
 let server: FakeOpenAI;
 
 beforeAll(() => {
-  if (!fs.existsSync(path.resolve('dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
   docs = writeTinyDocs();
 });
 
@@ -51,11 +50,11 @@ function remoteEnv(extra: Record<string, string> = {}, baseURL = server.baseURL)
 }
 
 function ingest(env: NodeJS.ProcessEnv = remoteEnv()): Promise<CliResult> {
-  return runCli(['ingest', docs], { env });
+  return ragline(['ingest', docs], { env });
 }
 
 function search(env: NodeJS.ProcessEnv = remoteEnv()): Promise<CliResult> {
-  return runCli(['search', '--json', 'rotate an API key'], { env });
+  return ragline(['search', '--json', 'rotate an API key'], { env });
 }
 
 /** Builds the index through the server, so later searches use the same embedder. */
@@ -84,21 +83,11 @@ function expectKeyNowhere(result: CliResult): void {
   }
 }
 
-/** Arrival times of requests to the server, sampled every 2 ms while `during` runs. */
+/** When the requests made while `during` runs arrived at the server. */
 async function arrivalTimes<T>(during: () => Promise<T>): Promise<{ value: T; times: number[] }> {
-  const times: number[] = [];
-  let seen = server.requests.length;
-  const timer = setInterval(() => {
-    while (seen < server.requests.length) {
-      times.push(performance.now());
-      seen++;
-    }
-  }, 2);
-  try {
-    return { value: await during(), times };
-  } finally {
-    clearInterval(timer);
-  }
+  const seen = server.requests.length;
+  const value = await during();
+  return { value, times: server.requests.slice(seen).map((request) => request.at) };
 }
 
 describe('ingest against a failing server', () => {
@@ -221,9 +210,11 @@ describe('search against a failing server', () => {
   });
 
   it('connection refused: names the base URL', async () => {
-    const closed = server.baseURL;
-    await server.close();
-    server = await startOpenAIServer();
+    // A server no run has connected to: a connection kept alive from an earlier run
+    // (they share this process) would be reset rather than refused.
+    const gone = await startOpenAIServer();
+    const closed = gone.baseURL;
+    await gone.close();
     const result = await search(remoteEnv({ RAGLINE_MAX_RETRIES: '0' }, closed));
     expect(result.code).toBe(1);
     expect(errorLines(result).message).toBe(`Could not connect to ${closed}: connection refused.`);

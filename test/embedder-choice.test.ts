@@ -1,14 +1,14 @@
 // Which embedder a command uses: chosen explicitly (embedProvider offline or
 // openai), or left auto, when an existing index keeps the embedder it was built
 // with, so that configuring a server for answers does not make an index built
-// offline unusable. In process for the rules; through the built CLI (build
-// first: npx tsc -p .) against the test server for what a user sees.
+// offline unusable. In process for the rules; through the CLI
+// (run in-process) against the test server for what a user sees.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseEmbedder, resolveConfig } from '../src/config/index.js';
-import { isolatedEnv, runCli, tempDir, writeTinyDocs } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 function resolved(env: Record<string, string>) {
@@ -52,7 +52,7 @@ describe('an index built offline, then a server configured', () => {
     offlineEnv = isolatedEnv(home);
     // Only a base URL, as a user setting up a local model server would.
     serverEnv = isolatedEnv(home, { OPENAI_BASE_URL: server.baseURL, RAGLINE_MAX_RETRIES: '0', RAGLINE_TOPICS: 'local' });
-    const ingested = await runCli(['ingest', docs], { env: offlineEnv });
+    const ingested = await ragline(['ingest', docs], { env: offlineEnv });
     expect(ingested.code, ingested.stderr).toBe(0);
   });
 
@@ -64,7 +64,7 @@ describe('an index built offline, then a server configured', () => {
 
   it('ask works: the server answers, the index is searched with its own offline embedder', async () => {
     server.onChat(() => 'Rotate it from the dashboard [1].');
-    const result = await runCli(['ask', 'How do I rotate an API key?'], { env: serverEnv });
+    const result = await ragline(['ask', 'How do I rotate an API key?'], { env: serverEnv });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Rotate it from the dashboard [1].');
     expect(result.stdout).toMatch(/\[1\] keys\.md:\d+-\d+/);
@@ -74,27 +74,27 @@ describe('an index built offline, then a server configured', () => {
 
   it('incremental ingest and search keep working', async () => {
     fs.writeFileSync(path.join(docs, 'billing.md'), '# Billing\n\nInvoices are sent on the first day of the month.\n');
-    const ingested = await runCli(['ingest', docs], { env: serverEnv });
+    const ingested = await ragline(['ingest', docs], { env: serverEnv });
     expect(ingested.code, ingested.stderr).toBe(0);
-    const search = await runCli(['search', 'invoices'], { env: serverEnv });
+    const search = await ragline(['search', 'invoices'], { env: serverEnv });
     expect(search.code, search.stderr).toBe(0);
     expect(search.stdout).toContain('billing.md');
     expect(server.requestsTo('embeddings')).toHaveLength(0);
   });
 
   it('config show and doctor tell which embedder is used and why', async () => {
-    const shown = await runCli(['config', 'show'], { env: serverEnv });
+    const shown = await ragline(['config', 'show'], { env: serverEnv });
     expect(shown.stdout).toMatch(/^embedder in use offline \(built-in\) {2}embedProvider auto: the index was built with offline:hash-v2-384$/m);
-    const json = JSON.parse((await runCli(['config', 'show', '--json'], { env: serverEnv })).stdout);
+    const json = JSON.parse((await ragline(['config', 'show', '--json'], { env: serverEnv })).stdout);
     expect(json.embedder).toMatchObject({ remote: false });
-    const doctor = await runCli(['doctor'], { env: serverEnv });
+    const doctor = await ragline(['doctor'], { env: serverEnv });
     expect(doctor.stdout).toMatch(/ok +embedder +The embedder offline:hash-v2-384 matches the index \(embedProvider auto: the index was built with offline:hash-v2-384\)/);
   });
 
   it('a real mismatch (the remote embedder chosen explicitly) is refused with RAGLINE_EMBED_PROVIDER in the fix', async () => {
     const env = { ...serverEnv, RAGLINE_EMBED_PROVIDER: 'openai' };
     for (const args of [['search', 'invoices'], ['ingest', docs]]) {
-      const result = await runCli(args, { env });
+      const result = await ragline(args, { env });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/built with the embedder offline:hash-v2-384/);
       expect(result.stderr).toContain('RAGLINE_EMBED_PROVIDER=offline');

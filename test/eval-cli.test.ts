@@ -1,4 +1,4 @@
-// `ragline eval` end to end through the built CLI (build first: npx tsc -p .): a
+// `ragline eval` end to end through the CLI, run in-process: a
 // tasks file in the documented shape against fixtures/docs ingested into a temp
 // database; documents named by path or by file name without extension; a document
 // that is not in the database reported, not dropped; the subset whose reference
@@ -7,8 +7,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 let home: string;
 const env = () => isolatedEnv(home);
@@ -44,12 +44,9 @@ interface Report {
   results: { id: string; variant: string; query: string; decision?: string; ranked: (string | null)[]; metrics: { recall5: number } }[];
 }
 
-beforeAll(() => {
-  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
-});
 beforeEach(async () => {
   home = tempDir();
-  const ingested = await runCli(['ingest', FIXTURE_DOCS], { env: env() });
+  const ingested = await ragline(['ingest', FIXTURE_DOCS], { env: env() });
   expect(ingested.code).toBe(0);
 });
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
@@ -62,7 +59,7 @@ function tasksFile(lines: string[]): string {
 
 describe('ragline eval', () => {
   test('scores every variant per group, overall and where the reference rewrite differs, and reports a missing document', async () => {
-    const result = await runCli(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--json', '--per-task'], { env: env() });
+    const result = await ragline(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--json', '--per-task'], { env: env() });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as Report;
@@ -97,7 +94,7 @@ describe('ragline eval', () => {
   });
 
   test('the text table keeps its columns aligned whatever the names', async () => {
-    const result = await runCli(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--variants', 'raw,ragline+raw-notopics'], { env: env() });
+    const result = await ragline(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--variants', 'raw,ragline+raw-notopics'], { env: env() });
     expect(result.code).toBe(0);
     const [header, ...rows] = result.stdout.split('\n').filter((line) => / R@5 |\d\.\d{3}/.test(line) && !line.includes(':'));
     expect(rows.length).toBe(8); // 2 variants x (2 groups, all, rewrite differs)
@@ -112,13 +109,13 @@ describe('ragline eval', () => {
   });
 
   test('a line that is not JSON, or has no question, is refused with its line number and exit 2', async () => {
-    const bad = await runCli(['eval', tasksFile([JSON.stringify(TASKS[0]), '{"question": "unterminated'])], { env: env() });
+    const bad = await ragline(['eval', tasksFile([JSON.stringify(TASKS[0]), '{"question": "unterminated'])], { env: env() });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/tasks\.jsonl:2 is not valid JSON/);
-    const noQuestion = await runCli(['eval', tasksFile(['{"relevant": ["faq"]}'])], { env: env() });
+    const noQuestion = await ragline(['eval', tasksFile(['{"relevant": ["faq"]}'])], { env: env() });
     expect(noQuestion.code).toBe(2);
     expect(noQuestion.stderr).toMatch(/tasks\.jsonl:1 has no "question"/);
-    const unknown = await runCli(['eval', tasksFile([JSON.stringify(TASKS[0])]), '--variants', 'raw,best'], { env: env() });
+    const unknown = await ragline(['eval', tasksFile([JSON.stringify(TASKS[0])]), '--variants', 'raw,best'], { env: env() });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown variant "best"/);
   });

@@ -2,12 +2,12 @@
 // sanitiser: file and folder names, paths, model ids and session exports. Each
 // output path gets a hostile name (OSC title, ESC, C1 CSI/OSC, bidi override,
 // newline) and must print no ESC, C1 or bidi control on stdout or stderr.
-// Through the built CLI (build first: npx tsc -p .).
+// Through the CLI, in-process.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 // ESC, C1 controls, bidi embeddings/overrides/isolates.
@@ -34,7 +34,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(docs, `empty-${HOSTILE}.md`), '');
   fs.writeFileSync(path.join(docs, `bin-\u009b2J-${HOSTILE}.md`), Buffer.from([0, 1, 2, 3, 0, 0, 255]));
   dbFile = path.join(home, 'r.db');
-  const made = await runCli(['--db', dbFile, 'ingest', docs], { env: env() });
+  const made = await ragline(['--db', dbFile, 'ingest', docs], { env: env() });
   expect(made.code, made.stderr).toBe(0);
 });
 
@@ -43,7 +43,7 @@ afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 describe('hostile names through every output path', () => {
   test('ingest --verbose lists skipped files by name, sanitised', async () => {
     fs.writeFileSync(path.join(docs, `new-empty-${HOSTILE}.md`), '');
-    const result = await runCli(['--db', dbFile, 'ingest', docs, '--verbose'], { env: env() });
+    const result = await ragline(['--db', dbFile, 'ingest', docs, '--verbose'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/empty: .*empty-x----txt\.md- second line\.md/); // listed, escapes removed, on one line
     expect(result.stdout).toMatch(/binary: bin-/);
@@ -51,17 +51,17 @@ describe('hostile names through every output path', () => {
   });
 
   test('stats shows the folder path sanitised', async () => {
-    const result = await runCli(['--db', dbFile, 'stats'], { env: env() });
+    const result = await ragline(['--db', dbFile, 'stats'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/last ingest .* from .*docs-/);
     expectClean(result, 'stats');
   });
 
   test('search and the chat REPL\'s /show print the location sanitised, on one line', async () => {
-    const search = await runCli(['--db', dbFile, 'search', 'zebra lantern protocol'], { env: env() });
+    const search = await ragline(['--db', dbFile, 'search', 'zebra lantern protocol'], { env: env() });
     expect(search.code, search.stderr).toBe(0);
     expectClean(search, 'search');
-    const chat = await runCli(['--db', dbFile, 'chat'], { env: env(), input: 'zebra lantern protocol\n/show 1\n/exit\n' });
+    const chat = await ragline(['--db', dbFile, 'chat'], { env: env(), input: 'zebra lantern protocol\n/show 1\n/exit\n' });
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain('The zebra lantern protocol is described here.');
     // /show's location line: the escapes removed, the newline in the name did not break the line
@@ -70,18 +70,18 @@ describe('hostile names through every output path', () => {
   });
 
   test('sessions export --format json writes C1 and bidi characters as \\u escapes (the same JSON value)', async () => {
-    const result = await runCli(['--db', dbFile, 'sessions', 'export', 'last', '--format', 'json'], { env: env() });
+    const result = await ragline(['--db', dbFile, 'sessions', 'export', 'last', '--format', 'json'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expectClean(result, 'sessions export json');
     expect(result.stdout).toContain('\\u202e');
     const parsed = JSON.parse(result.stdout);
     expect(JSON.stringify(parsed)).toContain('\u202e'); // the value itself is kept
-    const markdown = await runCli(['--db', dbFile, 'sessions', 'export', 'last'], { env: env() });
+    const markdown = await ragline(['--db', dbFile, 'sessions', 'export', 'last'], { env: env() });
     expectClean(markdown, 'sessions export md');
   });
 
   test('error messages quote paths sanitised', async () => {
-    const result = await runCli(['--db', dbFile, 'ingest', path.join(home, `missing-${HOSTILE}`)], { env: env() });
+    const result = await ragline(['--db', dbFile, 'ingest', path.join(home, `missing-${HOSTILE}`)], { env: env() });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('No such folder');
     expectClean(result, 'ingest error');
@@ -91,7 +91,7 @@ describe('hostile names through every output path', () => {
     const server: FakeOpenAI = await startOpenAIServer();
     try {
       server.queueFailure({ route: 'chat', status: 400, body: { error: { message: 'bad \u001b]0;PWNED\u0007 request \u009b2J \u202eevil' } } });
-      const result = await runCli(['--db', dbFile, 'ask', 'zebra lantern protocol'], {
+      const result = await ragline(['--db', dbFile, 'ask', 'zebra lantern protocol'], {
         env: isolatedEnv(home, { RAGLINE_BASE_URL: server.baseURL, RAGLINE_MAX_RETRIES: '0' }),
       });
       expect(result.stderr).toContain('bad');
@@ -105,7 +105,7 @@ describe('hostile names through every output path', () => {
   test("doctor shows the server's model ids sanitised", async () => {
     const server: FakeOpenAI = await startOpenAIServer({ models: ['good-model', `evil-\u001b]0;PWNED\u0007-\u009b2J-\u202emodel`] });
     try {
-      const result = await runCli(['--db', dbFile, 'doctor'], {
+      const result = await ragline(['--db', dbFile, 'doctor'], {
         env: isolatedEnv(home, { RAGLINE_BASE_URL: server.baseURL, RAGLINE_CHAT_MODEL: 'missing-model', RAGLINE_EMBED_MODEL: 'good-model' }),
       });
       expect(result.stdout).toContain('evil-');

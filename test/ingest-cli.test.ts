@@ -1,5 +1,5 @@
-// `ragline ingest` end to end through the built CLI (build first: npx tsc -p .),
-// as a real child process against a real SQLite file in a temp dir: the product
+// `ragline ingest` end to end through the CLI, in-process, against a real
+// SQLite file in a temp dir: the product
 // docs and the edge-case tree, citations checked against the source lines, HTML
 // script/style never indexed, and everything the walker must skip (symlinks that
 // go nowhere or in circles, unreadable and oversized files, .gitignore, hidden
@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { rstToPlain } from '../src/ingest/rst.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir, type CliResult } from './helpers/cli.js';
 import { makePdf } from './helpers/pdf.js';
 
 const EDGE = path.join(ROOT, 'fixtures', 'edge');
@@ -43,7 +43,7 @@ interface Summary {
 }
 
 async function ingestJson(dir: string, ...flags: string[]): Promise<Summary> {
-  const result = await runCli(['ingest', dir, '--json', ...flags], { env: env() });
+  const result = await ragline(['ingest', dir, '--json', ...flags], { env: env() });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as Summary;
@@ -106,7 +106,7 @@ describe('ingest of the product docs', () => {
     expect(summary.files.added).toBe(onDisk);
     expect(summary.files.skipped).toEqual({});
 
-    const stats = JSON.parse((await runCli(['stats', '--json'], { env: env() })).stdout);
+    const stats = JSON.parse((await ragline(['stats', '--json'], { env: env() })).stdout);
     const tables = withDb((db) => ({
       documents: db.prepare('SELECT count(*) FROM documents').pluck().get(),
       chunks: db.prepare('SELECT count(*) FROM chunks').pluck().get(),
@@ -190,13 +190,13 @@ describe('ingest of the edge-case tree', () => {
     const paths = { binary: ['binary.txt'], empty: ['empty.md', 'front-matter-only.md'], 'unsupported-type': ['image.png'] };
     expect(summary.skippedPaths).toEqual(paths);
     expect((await ingestJson(EDGE)).skippedPaths).toEqual(paths);
-    const verbose = await runCli(['ingest', EDGE, '--verbose'], { env: env() });
+    const verbose = await ragline(['ingest', EDGE, '--verbose'], { env: env() });
     expect(verbose.stdout.split('\n').slice(1, 4)).toEqual(['  binary: binary.txt', '  empty: empty.md, front-matter-only.md', '  unsupported-type: image.png']);
   });
 
   test('--verbose says how many more were skipped than it lists', async () => {
     const dir = docsFolder(Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`img-${i}.png`, 'x'])));
-    const verbose = await runCli(['ingest', dir, '--verbose'], { env: env() });
+    const verbose = await ragline(['ingest', dir, '--verbose'], { env: env() });
     expect(verbose.code).toBe(0);
     expect(verbose.stdout).toContain('  unsupported-type: img-0.png, img-1.png, img-2.png, img-3.png, img-4.png and 2 more');
   });
@@ -231,7 +231,7 @@ describe('ingest of PDFs', () => {
     const summary = await ingestJson(dir);
     expect(summary.files).toMatchObject({ added: 2, skipped: { empty: 1 } });
     expect(withDb((db) => db.prepare("SELECT kind, title FROM documents WHERE path = 'manual.pdf'").get())).toEqual({ kind: 'pdf', title: 'Relay Manual' });
-    const search = await runCli(['search', 'webhook retries', '--json'], { env: env() });
+    const search = await ragline(['search', 'webhook retries', '--json'], { env: env() });
     expect(search.code).toBe(0);
     const top = (JSON.parse(search.stdout) as { results: { location: string; text: string }[] }).results[0]!;
     expect(top).toMatchObject({ location: 'manual.pdf:p.2', text: 'Page two covers webhook retries.' });
@@ -241,16 +241,16 @@ describe('ingest of PDFs', () => {
 describe('ingest output', () => {
   test('the summary line is plain when piped and styled when colour is forced', async () => {
     const dir = docsFolder({ 'a.md': '# A\n\nSome text to index.\n' });
-    const piped = await runCli(['ingest', dir], { env: env() });
+    const piped = await ragline(['ingest', dir], { env: env() });
     expect(piped.stdout).toMatch(/^Ingested 1 added, /);
-    const forced = await runCli(['ingest', dir], { env: isolatedEnv(home, { NO_COLOR: undefined, FORCE_COLOR: '1' }) });
+    const forced = await ragline(['ingest', dir], { env: isolatedEnv(home, { NO_COLOR: undefined, FORCE_COLOR: '1' }) });
     expect(forced.stdout).toMatch(/^\u001b\[1mIngested\u001b\[22m 0 added, /);
   });
 });
 
 describe('ingest arguments that are not a folder', () => {
   test('a missing path exits 2 with a one-line error and a hint', async () => {
-    const result = await runCli(['ingest', path.join(home, 'no-such-folder')], { env: env() });
+    const result = await ragline(['ingest', path.join(home, 'no-such-folder')], { env: env() });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trim().split('\n');
@@ -260,7 +260,7 @@ describe('ingest arguments that are not a folder', () => {
   });
 
   test('a file given as the folder exits 2 with a one-line error suggesting --include', async () => {
-    const result = await runCli(['ingest', path.join(FIXTURE_DOCS, 'faq.md')], { env: env() });
+    const result = await ragline(['ingest', path.join(FIXTURE_DOCS, 'faq.md')], { env: env() });
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^error: .*faq\.md is a file, not a folder\.$/);
@@ -290,7 +290,7 @@ describe('what the walker skips', () => {
     if (IS_ROOT) {
       chownTree(home, NOBODY);
       result = await runCli(['ingest', dir, '--json'], { env: env(), uid: NOBODY });
-    } else result = await runCli(['ingest', dir, '--json'], { env: env() });
+    } else result = await ragline(['ingest', dir, '--json'], { env: env() });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout) as Summary;

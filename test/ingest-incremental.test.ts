@@ -1,5 +1,5 @@
-// Running `ragline ingest` again on the same folder (built CLI, real child
-// processes, real SQLite file): only what changed is chunked and embedded,
+// Running `ragline ingest` again on the same folder (the CLI run
+// in-process, real SQLite file): only what changed is chunked and embedded,
 // deleted files leave no rows behind in chunks, chunks_fts or vec_chunks,
 // renamed and duplicated files reuse stored vectors, and a different embedder or
 // chunk size is refused until --reindex.
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 let home: string;
 let docs: string;
@@ -20,9 +20,6 @@ interface Summary {
   chunks: { written: number; embedded: number; reused: number; removed: number };
 }
 
-beforeAll(() => {
-  if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
-});
 beforeEach(() => {
   home = tempDir();
   docs = path.join(home, 'docs');
@@ -31,7 +28,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 
 async function ingest(...flags: string[]): Promise<Summary> {
-  const result = await runCli(['ingest', docs, '--json', ...flags], { env: isolatedEnv(home) });
+  const result = await ragline(['ingest', docs, '--json', ...flags], { env: isolatedEnv(home) });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as Summary;
@@ -204,7 +201,7 @@ describe('incremental ingest', () => {
   test('the same folder reached through a symlink is the same folder, not a second copy of it', async () => {
     const link = path.join(home, 'docs-link');
     fs.symlinkSync(docs, link);
-    const first = await runCli(['ingest', link, '--json'], { env: isolatedEnv(home) });
+    const first = await ragline(['ingest', link, '--json'], { env: isolatedEnv(home) });
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).root).toBe(fs.realpathSync(docs));
     const again = await ingest();
@@ -215,7 +212,7 @@ describe('incremental ingest', () => {
     const db = new Database(dbFile());
     db.prepare('UPDATE documents SET root = ?').run(link);
     db.close();
-    const viaLink = await runCli(['ingest', link, '--json'], { env: isolatedEnv(home) });
+    const viaLink = await ragline(['ingest', link, '--json'], { env: isolatedEnv(home) });
     expect(JSON.parse(viaLink.stdout)).toMatchObject({ root: link, files: { added: 0, removed: 0 } });
   });
 
@@ -281,7 +278,7 @@ describe('incremental ingest', () => {
   test('a different chunk size stops with exit 2 and the --reindex hint, and changes nothing', async () => {
     await ingest();
     const before = counts();
-    const result = await runCli(['ingest', docs, '--chunk-size', '777'], { env: isolatedEnv(home) });
+    const result = await ragline(['ingest', docs, '--chunk-size', '777'], { env: isolatedEnv(home) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/chunked with size \d+ .*size 777/);
     expect(result.stderr).toContain('--reindex');
@@ -303,7 +300,7 @@ describe('incremental ingest', () => {
       RAGLINE_EMBED_MODEL: 'other-model',
       RAGLINE_EMBED_DIMENSIONS: '384',
     });
-    const result = await runCli(['ingest', docs], { env });
+    const result = await ragline(['ingest', docs], { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/built with the embedder offline:/);
     expect(result.stderr).toContain('--reindex');

@@ -1,16 +1,15 @@
-// A person's own conversations as a regression set, through the built CLI:
+// A person's own conversations as a regression set, through the CLI (in-process):
 // `sessions judge` from a script, judgments shown by `sessions show` and `replay`,
 // kept by `fork`. Offline, over three small documents written here.
-// Build first: npx tsc -p .
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
 let home: string;
 let docs: string;
-const cli = (args: string[], input?: string): Promise<CliResult> => runCli(args, { env: isolatedEnv(home), input });
+const cli = (args: string[], input?: string): Promise<CliResult> => ragline(args, { env: isolatedEnv(home), input });
 
 async function ok(args: string[], input?: string): Promise<string> {
   const result = await cli(args, input);

@@ -1,14 +1,14 @@
 // `replay --rerun` on judged turns: each judged document's best rank in the top k
 // as stored and as re-run (kept, entered, left, or in it neither time), and in the
 // summary the judged turns and how many judged documents were found before and are
-// found now. The pure check, then the built CLI after a re-ingest with another
-// chunk size. Build first: npx tsc -p .
+// found now. The pure check, then the CLI (in-process) after a re-ingest with
+// another chunk size.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkJudged, summarize, type RerunTurn } from '../src/replay/index.js';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
 const chunk = (documentPath: string, rank: number) => ({ documentPath, rank });
 
@@ -45,9 +45,9 @@ describe('checkJudged', () => {
 
 let home: string;
 let docs: string;
-const cli = (args: string[]): Promise<CliResult> => runCli(args, { env: isolatedEnv(home), input: '' });
+const cli = (args: string[]): Promise<CliResult> => ragline(args, { env: isolatedEnv(home), input: '' });
 async function ok(args: string[], input?: string): Promise<string> {
-  const result = await runCli(args, { env: isolatedEnv(home), input });
+  const result = await ragline(args, { env: isolatedEnv(home), input });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout;
 }

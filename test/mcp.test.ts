@@ -19,7 +19,7 @@ import { openDatabase } from '../src/store/db.js';
 import { setFingerprint } from '../src/store/meta.js';
 import { startOpenAIServer } from './helpers/openai-server.js';
 import { KEY, ptyUnavailable, spawnRaglineInPty } from './helpers/pty.js';
-import { BIN, FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { BIN, FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 // ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
 const HOSTILE = [
@@ -143,7 +143,7 @@ describe('ragline mcp over stdio', () => {
     expect((one.structuredContent as { sessions: unknown[] }).sessions).toHaveLength(1);
 
     // The same trail from the command line, while the server runs.
-    const cli = await runCli(['--db', dbPath, 'replay', 'test-agent-1'], { env: isolatedEnv(home) });
+    const cli = await ragline(['--db', dbPath, 'replay', 'test-agent-1'], { env: isolatedEnv(home) });
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain('› does it expire?');
     expect(cli.stdout.toLowerCase()).toContain('api key');

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest
 import { openDatabase } from '../src/store/db.js';
 import { MIGRATIONS, OutdatedSchemaError, SCHEMA_VERSION } from '../src/store/migrations.js';
 import { UserError } from '../src/util/errors.js';
-import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 const FIXTURE = path.join(ROOT, 'fixtures', 'db', 'schema-v1.db');
 
@@ -120,10 +120,10 @@ describe('migrating the schema-v1 fixture', () => {
   test('the CLI migrates it on first use: stats reports the latest schema; search asks for a reindex, since its vectors are of an earlier offline embedder', async () => {
     if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
     const env = isolatedEnv(dir);
-    const stats = await runCli(['--db', copy, 'stats', '--json'], { env });
+    const stats = await ragline(['--db', copy, 'stats', '--json'], { env });
     expect(stats.code, stats.stderr).toBe(0);
     expect(JSON.parse(stats.stdout)).toMatchObject({ schemaVersion: SCHEMA_VERSION, documents: 3, chunks: 4, sessions: 1, turns: 2 });
-    const search = await runCli(['--db', copy, 'search', '--json', 'rotate an API key'], { env });
+    const search = await ragline(['--db', copy, 'search', '--json', 'rotate an API key'], { env });
     expect(search.code, search.stderr).toBe(2);
     expect(search.stderr).toContain('This index was built by an earlier version of the offline embedder (offline:hash-v1-384)');
     expect(search.stderr).toContain('ragline ingest <folder> --reindex');

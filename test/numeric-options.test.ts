@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveConfig } from '../src/config/index.js';
 import { UserError } from '../src/util/errors.js';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 let home: string;
 beforeAll(() => {
@@ -55,7 +55,7 @@ describe('through the CLI', () => {
   let dbFile: string;
   beforeAll(async () => {
     dbFile = path.join(home, 'r.db');
-    expect((await runCli(['--db', dbFile, 'ingest', FIXTURE_DOCS], { env: isolatedEnv(home) })).code).toBe(0);
+    expect((await ragline(['--db', dbFile, 'ingest', FIXTURE_DOCS], { env: isolatedEnv(home) })).code).toBe(0);
   });
 
   const cases: [string[], string][] = [
@@ -69,7 +69,7 @@ describe('through the CLI', () => {
     [['sessions', 'fork', 'last', '--at', 'x'], 'error: --at must be a turn number of 1 or more, got "x".'],
   ];
   test.each(cases)('%j: a usage error naming the flag', async (args, message) => {
-    const result = await runCli(['--db', dbFile, ...args], { env: isolatedEnv(home) });
+    const result = await ragline(['--db', dbFile, ...args], { env: isolatedEnv(home) });
     expect(result.stderr).toContain(message);
     expect(result.code).toBe(2);
   });

@@ -1,7 +1,7 @@
 // Retention at its boundaries. Turns are written through the sessions store into a
 // real database file holding an offline index of fixtures/docs, then their
 // timestamps are set directly on the rows. The exact cutoff is tested against the
-// store (`pruneTurns` with a fixed cutoff); `ragline prune` as a child process is
+// store (`pruneTurns` with a fixed cutoff); `ragline prune` (in-process) is
 // tested a minute either side of "now - age", since its clock is its own.
 
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { openDatabase, type Db } from '../src/store/db.js';
 import { pruneTurns } from '../src/store/retention.js';
 import { createSession, finishTurn, startTurn } from '../src/store/sessions.js';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 const DAY = 86_400_000;
 let template: string;
@@ -20,7 +20,7 @@ const dbFile = () => path.join(home, 'ragline.db');
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
   template = tempDir('ragline-prune-template-');
-  const result = await runCli(['--db', path.join(template, 'ragline.db'), 'ingest', FIXTURE_DOCS], { env: isolatedEnv(template) });
+  const result = await ragline(['--db', path.join(template, 'ragline.db'), 'ingest', FIXTURE_DOCS], { env: isolatedEnv(template) });
   expect(result.code, result.stderr).toBe(0);
 });
 afterAll(() => fs.rmSync(template, { recursive: true, force: true }));
@@ -168,10 +168,10 @@ describe('ragline prune', () => {
       db.close();
     }
     const env = isolatedEnv(home);
-    const dry = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run', '--json'], { env });
+    const dry = await ragline(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run', '--json'], { env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ turns: 1, retrievalRows: 2, sessions: 0, dryRun: true });
-    const text = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run'], { env });
+    const text = await ragline(['--db', dbFile(), 'prune', '--older-than', '30d', '--dry-run'], { env });
     expect(text.stdout).toMatch(/^Would remove 1 turn \(2 retrieval rows\) and 0 emptied sessions older than \d{4}-/);
 
     const check = openDatabase(dbFile());
@@ -181,7 +181,7 @@ describe('ragline prune', () => {
       check.close();
     }
 
-    const real = await runCli(['--db', dbFile(), 'prune', '--older-than', '30d'], { env });
+    const real = await ragline(['--db', dbFile(), 'prune', '--older-than', '30d'], { env });
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(/^Removed 1 turn \(2 retrieval rows\) and 0 emptied sessions/);
     const after = openDatabase(dbFile());
@@ -193,17 +193,17 @@ describe('ragline prune', () => {
     } finally {
       after.close();
     }
-    expect((await runCli(['--db', dbFile(), 'replay', 'retention'], { env })).stdout).toMatch(/Turn 2 · answered/);
+    expect((await ragline(['--db', dbFile(), 'replay', 'retention'], { env })).stdout).toMatch(/Turn 2 · answered/);
   });
 
   it('refuses an age it cannot read, a bare m as ambiguous, and an age too long for a date, naming the flag', async () => {
-    const result = await runCli(['--db', dbFile(), 'prune', '--older-than', 'a while'], { env: isolatedEnv(home) });
+    const result = await ragline(['--db', dbFile(), 'prune', '--older-than', 'a while'], { env: isolatedEnv(home) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--older-than must be an age such as 12h, 30d or 6mo');
-    const ambiguous = await runCli(['--db', dbFile(), 'prune', '--older-than', '6m'], { env: isolatedEnv(home) });
+    const ambiguous = await ragline(['--db', dbFile(), 'prune', '--older-than', '6m'], { env: isolatedEnv(home) });
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toBe('error: --older-than "6m" is ambiguous: "m" could be minutes or months.\nWrite 6min for minutes or 6mo for months.\n');
-    const huge = await runCli(['--db', dbFile(), 'prune', '--older-than', '99999999999w'], { env: isolatedEnv(home) });
+    const huge = await ragline(['--db', dbFile(), 'prune', '--older-than', '99999999999w'], { env: isolatedEnv(home) });
     expect(huge.code).toBe(2);
     expect(huge.stderr).toContain('--older-than "99999999999w" is too long: at most 1000y.');
     expect(huge.stderr).not.toContain('Invalid time value');
@@ -211,11 +211,11 @@ describe('ragline prune', () => {
 
   it('accepts s, min, mo and y, and the help names the units', async () => {
     for (const age of ['90s', '45min', '1mo', '1y']) {
-      const result = await runCli(['--db', dbFile(), 'prune', '--older-than', age, '--dry-run', '--json'], { env: isolatedEnv(home) });
+      const result = await ragline(['--db', dbFile(), 'prune', '--older-than', age, '--dry-run', '--json'], { env: isolatedEnv(home) });
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).dryRun).toBe(true);
     }
-    const help = await runCli(['prune', '--help'], { env: isolatedEnv(home) });
+    const help = await ragline(['prune', '--help'], { env: isolatedEnv(home) });
     expect(help.stdout).toContain('s, min, h, d, w, mo (30 days) or y (365 days)');
   });
 });

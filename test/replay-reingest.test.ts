@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
 let home: string;
 let docs: string;
-const cli = (args: string[], input?: string): Promise<CliResult> => runCli(args, { env: isolatedEnv(home), input });
+const cli = (args: string[], input?: string): Promise<CliResult> => ragline(args, { env: isolatedEnv(home), input });
 
 async function ok(args: string[], input?: string): Promise<string> {
   const result = await cli(args, input);

@@ -1,5 +1,5 @@
-// `ragline replay` end to end, as child processes of the built CLI (build first:
-// npx tsc -p .). A three-turn session is recorded once through `ragline chat`
+// `ragline replay` end to end through the CLI, run in-process (test/helpers/
+// cli.ts). A three-turn session is recorded once through `ragline chat`
 // (piped) against the loopback OpenAI-compatible server, with the rewrites and the
 // answers scripted and the embeddings offline (RAGLINE_EMBED_PROVIDER=offline).
 // Each test works on a copy of that data dir, so --save never leaks into another.
@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI, type RecordedRequest } from './helpers/openai-server.js';
 
 const Q1 = 'How do I create an API key?';
@@ -54,7 +54,7 @@ function env(root: string, baseURL: string): NodeJS.ProcessEnv {
   });
 }
 
-const cli = (args: string[]): Promise<CliResult> => runCli(args, { env: env(home, server.baseURL) });
+const cli = (args: string[]): Promise<CliResult> => ragline(args, { env: env(home, server.baseURL) });
 
 async function ok(args: string[]): Promise<string> {
   const result = await cli(args);
@@ -72,9 +72,9 @@ beforeAll(async () => {
   const recorder = await startOpenAIServer();
   try {
     script(recorder, REWRITES_AT_RECORDING);
-    const ingest = await runCli(['ingest', FIXTURE_DOCS], { env: env(template, recorder.baseURL) });
+    const ingest = await ragline(['ingest', FIXTURE_DOCS], { env: env(template, recorder.baseURL) });
     expect(ingest.code, ingest.stderr).toBe(0);
-    const chat = await runCli(['chat', '--new', 'demo'], { env: env(template, recorder.baseURL), input: [Q1, Q2, Q3].join('\n') + '\n' });
+    const chat = await ragline(['chat', '--new', 'demo'], { env: env(template, recorder.baseURL), input: [Q1, Q2, Q3].join('\n') + '\n' });
     expect(chat.code, chat.stderr).toBe(0);
     expect(recorder.requests.filter(isRewrite)).toHaveLength(2);
   } finally {
@@ -242,7 +242,7 @@ describe('ragline replay --rerun', () => {
   });
 
   it('re-runs offline too (no server configured): the offline rewriter against the same index', async () => {
-    const result = await runCli(['replay', 'demo', '--rerun', '--json'], { env: isolatedEnv(home) });
+    const result = await ragline(['replay', 'demo', '--rerun', '--json'], { env: isolatedEnv(home) });
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.rewriter).toMatch(/^offline:/);

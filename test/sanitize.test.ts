@@ -10,7 +10,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { oneLine, sanitizeForTerminal } from '../src/util/sanitize.js';
-import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 /**
  * What must never reach a terminal: C0 except \t \n, DEL, C1, bidi controls, zero-width
@@ -158,9 +158,9 @@ describe('ragline search shows hostile documents safely', () => {
     fs.mkdirSync(docs);
     fs.copyFileSync(path.join(ROOT, 'fixtures', 'edge', 'hostile.md'), path.join(docs, 'hostile.md'));
     const env = isolatedEnv(home);
-    expect((await runCli(['ingest', docs], { env })).code).toBe(0);
+    expect((await ragline(['ingest', docs], { env })).code).toBe(0);
     for (const query of ['red ANSI colour middle', 'terminal title pwned', 'bidi override reorder', 'rings the bell']) {
-      const result = await runCli(['search', query], { env });
+      const result = await ragline(['search', query], { env });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('hostile.md');
       assertClean(result.stdout);
@@ -173,8 +173,8 @@ describe('ragline search shows hostile documents safely', () => {
     const name = `evil${ESC}[31m\u202Edm.md`;
     fs.writeFileSync(path.join(docs, name), `# Heading ${ESC}]0;owned${BEL}with title\n\nPayload about zanzibar ferries ${ESC}[5mblink${ESC}[0m.\n`);
     const env = isolatedEnv(home);
-    expect((await runCli(['ingest', docs], { env })).code).toBe(0);
-    const result = await runCli(['search', 'zanzibar ferries'], { env });
+    expect((await ragline(['ingest', docs], { env })).code).toBe(0);
+    const result = await ragline(['search', 'zanzibar ferries'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('evildm.md:1-3');
     assertClean(result.stdout);

@@ -1,5 +1,5 @@
-// `ragline sessions` end to end, offline, as child processes of the built CLI
-// (build first: npx tsc -p .): list, show, rename, rm (confirmation and no orphan
+// `ragline sessions` end to end, offline, through the CLI run in-process:
+// list, show, rename, rm (confirmation and no orphan
 // rows), export (md, json, -o) and fork (then replay of the fork). Two sessions are
 // recorded once with `ragline chat` piped; each test works on a copy.
 
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
 const ALPHA = ['How do I create an API key?', 'Does it expire?', 'How do I rotate it?'];
 const BETA = ['Which port does the Relay agent listen on?'];
@@ -15,7 +15,7 @@ const BETA = ['Which port does the Relay agent listen on?'];
 let template: string;
 let home: string;
 const dbFile = () => path.join(home, 'data', 'ragline', 'ragline.db');
-const cli = (args: string[], input?: string): Promise<CliResult> => runCli(args, { env: isolatedEnv(home), input });
+const cli = (args: string[], input?: string): Promise<CliResult> => ragline(args, { env: isolatedEnv(home), input });
 
 async function ok(args: string[], input?: string): Promise<string> {
   const result = await cli(args, input);
@@ -41,7 +41,7 @@ beforeAll(async () => {
     [['chat', '--new', 'alpha'], ALPHA.join('\n') + '\n'],
     [['chat', '--new', 'beta'], BETA.join('\n') + '\n'],
   ] as const) {
-    const result = await runCli([...args], { env, input });
+    const result = await ragline([...args], { env, input });
     expect(result.code, result.stderr).toBe(0);
   }
 });

@@ -1,8 +1,10 @@
 // The database file as a user can get it wrong: something that is not SQLite at
 // the --db path, a folder there, a file from a newer ragline, a write-protected
-// file, and two ingests at once. Through the built CLI (build first: npx tsc -p .)
-// as real child processes on real files in temp dirs. Permission cases run the
-// CLI as user nobody when the suite runs as root, since root may write anything.
+// file, and two ingests at once. Through the CLI on real files in temp dirs,
+// in-process; as real child processes of the built CLI where only a process
+// shows it: permission cases run it as user nobody when the suite runs as root
+// (root may write anything), the umask case sets the child's umask, and two
+// ingests at once are two processes.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,7 +14,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { SCHEMA_VERSION } from '../src/store/migrations.js';
-import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, runCli, tempDir, type CliResult } from './helpers/cli.js';
+import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -30,9 +32,9 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 
-/** Runs the CLI as user nobody when we are root (so file permissions apply), else as ourselves. */
+/** Runs the CLI as user nobody (a process) when we are root (so file permissions apply), else as ourselves (in-process). */
 function runCliUnprivileged(args: string[], input?: string): Promise<CliResult> {
-  if (!IS_ROOT) return runCli(args, { env: env(), input });
+  if (!IS_ROOT) return ragline(args, { env: env(), input });
   const chown = (p: string) => {
     fs.lchownSync(p, NOBODY, NOBODY);
     if (fs.lstatSync(p).isDirectory()) for (const name of fs.readdirSync(p)) chown(path.join(p, name));
@@ -65,7 +67,7 @@ describe('what is at the database path', () => {
     const bytes = Buffer.concat([Buffer.from('my precious notes, not a database\n'), Buffer.from([0, 1, 2, 255, 254])]);
     fs.writeFileSync(file, bytes);
     for (const args of [['ingest', FIXTURE_DOCS], ['stats'], ['search', 'webhooks']]) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(result.code, args[0]).toBe(2);
       expect(result.stderr).toContain(`error: ${file} is not a ragline database (not an SQLite file). It was left untouched.`);
       expect(result.stderr.trim().split('\n')).toHaveLength(2);
@@ -77,21 +79,21 @@ describe('what is at the database path', () => {
   test('a folder at the database path is refused with exit 2', async () => {
     const dir = path.join(home, 'folder.db');
     fs.mkdirSync(dir);
-    const result = await runCli(['--db', dir, 'ingest', FIXTURE_DOCS], { env: env() });
+    const result = await ragline(['--db', dir, 'ingest', FIXTURE_DOCS], { env: env() });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: ${dir} is a folder, not a database file.`);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   test('a database whose user_version is above this build is refused with the "newer ragline" message, unchanged', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(defaultDb());
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     const before = sha(defaultDb());
     for (const args of [['stats'], ['ingest', FIXTURE_DOCS], ['search', 'webhooks']]) {
-      const result = await runCli(args, { env: env() });
+      const result = await ragline(args, { env: env() });
       expect(result.code, args[0]).toBe(2);
       expect(result.stderr).toContain(
         `This database was written by a newer ragline (schema ${SCHEMA_VERSION + 1}; this build knows up to ${SCHEMA_VERSION}).`,
@@ -102,7 +104,7 @@ describe('what is at the database path', () => {
   });
 
   test('a new database file is created with mode 0600 (and its WAL side files and folder are owner-only)', async () => {
-    const result = await runCli(['ingest', FIXTURE_DOCS], { env: isolatedEnv(home) });
+    const result = await ragline(['ingest', FIXTURE_DOCS], { env: isolatedEnv(home) });
     expect(result.code).toBe(0);
     expect(fs.statSync(defaultDb()).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(defaultDb())).mode & 0o777).toBe(0o700);
@@ -112,7 +114,7 @@ describe('what is at the database path', () => {
   });
 
   test('a write-protected database (chmod 444) gives a clear error on ingest and is left unchanged; reading still works (run as user nobody when the suite runs as root, since root writes anything)', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(defaultDb());
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
@@ -141,7 +143,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     other.close();
     const before = sha(file);
     for (const args of COMMANDS) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(`error: ${file} is another program's SQLite database (table notes), not a ragline database. It was left untouched.`);
     }
@@ -165,7 +167,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     live.close();
     const before = [sha(file), sha(file + '-wal')];
     for (const args of COMMANDS) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain('(table notes), not a ragline database. It was left untouched.');
       expect([sha(file), sha(file + '-wal')], args[0]).toEqual(before);
@@ -190,7 +192,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     busy.close();
     const before = [sha(file), sha(file + '-journal')];
     for (const args of COMMANDS) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain('has an unfinished transaction of another program beside it (other.sqlite-journal). It was left untouched.');
       expect([sha(file), sha(file + '-journal')], args[0]).toEqual(before);
@@ -204,7 +206,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     other.close();
     const before = sha(file);
     for (const args of COMMANDS) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain('(tables meta, things, application id 0x000004d2), not a ragline database. It was left untouched.');
     }
@@ -213,7 +215,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
   });
 
   test('a database made by ragline carries its application id; one made before the mark is recognised by its tables and marked', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const read = () => {
       const db = new Database(defaultDb(), { readonly: true });
       try {
@@ -226,13 +228,13 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     const db = new Database(defaultDb());
     db.pragma('application_id = 0');
     db.close();
-    const again = await runCli(['ingest', FIXTURE_DOCS], { env: env() });
+    const again = await ragline(['ingest', FIXTURE_DOCS], { env: env() });
     expect(again.code, again.stderr).toBe(0);
     expect(read()).toBe(0x52674c6e);
   });
 
   test('a newer-schema database in rollback-journal mode is refused before the switch to WAL: bytes unchanged', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(defaultDb());
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.pragma('journal_mode = DELETE');
@@ -241,7 +243,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     expect([...header]).toEqual([1, 1]); // rollback journal
     const before = sha(defaultDb());
     for (const args of COMMANDS) {
-      const result = await runCli(args, { env: env() });
+      const result = await ragline(args, { env: env() });
       expect(result.code, args[0]).toBe(2);
       expect(result.stderr).toContain(`written by a newer ragline (schema ${SCHEMA_VERSION + 1}`);
     }
@@ -250,7 +252,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
   });
 
   test('a database whose schema page is corrupted is refused as corrupted before any write: bytes unchanged', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(defaultDb());
     db.pragma('journal_mode = DELETE');
     db.close();
@@ -259,7 +261,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     fs.writeFileSync(defaultDb(), bytes);
     const before = sha(defaultDb());
     for (const args of COMMANDS) {
-      const result = await runCli(args, { env: env() });
+      const result = await ragline(args, { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(`error: ${defaultDb()} is corrupted or not a ragline database. It was left untouched.`);
     }
@@ -268,7 +270,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
   });
 
   test('a small database damaged past its first pages is refused by ingest and search before any write: bytes unchanged', async () => {
-    expect((await runCli(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(defaultDb());
     db.pragma('journal_mode = DELETE');
     const pageSize = db.pragma('page_size', { simple: true }) as number;
@@ -280,7 +282,7 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     fs.writeFileSync(defaultDb(), bytes);
     const before = sha(defaultDb());
     for (const args of [['ingest', FIXTURE_DOCS, '--checksum'], ['search', 'webhooks'], ['sessions', 'list']]) {
-      const result = await runCli(args, { env: env() });
+      const result = await ragline(args, { env: env() });
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(`error: ${defaultDb()} is corrupted or not a ragline database. It was left untouched.`);
     }
@@ -293,7 +295,7 @@ describe('messages that say what to do', () => {
   test('a database in a read-only folder (no -shm yet): every command says the folder is read-only and how to fix it; nothing is changed', async () => {
     const folder = path.join(home, 'ro');
     const file = path.join(folder, 'r.db');
-    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     expect(fs.existsSync(file + '-shm')).toBe(false); // the last connection removed its side files
     fs.chmodSync(folder, 0o555);
     const before = sha(file);
@@ -313,7 +315,7 @@ describe('messages that say what to do', () => {
 
   test('a database its user cannot read: a read-only command says it cannot read it (not "Cannot write")', async () => {
     const file = path.join(home, 'locked', 'r.db');
-    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     fs.chmodSync(file, 0o000);
     const result = await runCliUnprivileged(['--db', file, 'stats']);
     fs.chmodSync(file, 0o600);
@@ -324,7 +326,7 @@ describe('messages that say what to do', () => {
 
   test('a write-protected database in rollback-journal mode: read-only commands read it, chat says it is read-only; nothing is changed', async () => {
     const file = path.join(home, 'rb', 'r.db');
-    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     const db = new Database(file);
     db.pragma('journal_mode = DELETE');
     db.close();
@@ -344,7 +346,7 @@ describe('messages that say what to do', () => {
 
   test('a write-protected database made before the mark (no application id) is read as it is, in WAL and rollback-journal mode', async () => {
     const file = path.join(home, 'old', 'o.db');
-    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     for (const mode of ['WAL', 'DELETE']) {
       fs.chmodSync(file, 0o600);
       const db = new Database(file);
@@ -364,7 +366,7 @@ describe('messages that say what to do', () => {
 
   test('doctor on a corrupted WAL-mode database reports it and leaves it untouched, with no -wal or -shm beside it', async () => {
     const file = path.join(home, 'c.db');
-    expect((await runCli(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
     expect(fs.existsSync(file + '-wal')).toBe(false);
     const bytes = fs.readFileSync(file);
     expect(bytes[18]).toBe(2); // WAL mode
@@ -372,7 +374,7 @@ describe('messages that say what to do', () => {
     fs.writeFileSync(file, bytes);
     const before = sha(file);
     for (const args of [['doctor'], ['stats'], ['ingest', FIXTURE_DOCS]]) {
-      const result = await runCli(['--db', file, ...args], { env: env() });
+      const result = await ragline(['--db', file, ...args], { env: env() });
       expect(`${result.stdout}${result.stderr}`, args[0]).toContain('is corrupted or not a ragline database. It was left untouched.');
       expect(sha(file)).toBe(before);
       expect(['-wal', '-shm'].filter((suffix) => fs.existsSync(file + suffix)), args[0]).toEqual([]);
@@ -381,8 +383,8 @@ describe('messages that say what to do', () => {
 
   test('sessions export -o writes a file only its owner can read, whatever the umask', async () => {
     const db = path.join(home, 'e.db');
-    expect((await runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
-    expect((await runCli(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
+    expect((await ragline(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
     const out = path.join(home, 'export.md');
     const result = await new Promise<number | null>((resolve) => {
       const child = spawn('/bin/sh', ['-c', `umask 000; exec "${process.execPath}" "${BIN}" --db "${db}" sessions export last -o "${out}"`], {
@@ -399,11 +401,11 @@ describe('messages that say what to do', () => {
 
   test.skipIf(!IS_ROOT)('sessions export -o to a device (a /dev/null made with mknod) writes to it and leaves its mode alone', async () => {
     const db = path.join(home, 'e.db');
-    expect((await runCli(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
-    expect((await runCli(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
+    expect((await ragline(['--db', db, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);
+    expect((await ragline(['--db', db, 'chat'], { env: env(), input: 'how do webhooks work?\n/exit\n' })).code).toBe(0);
     const device = path.join(home, 'null');
     execFileSync('mknod', ['-m', '666', device, 'c', '1', '3']);
-    const result = await runCli(['--db', db, 'sessions', 'export', 'last', '-o', device], { env: env() });
+    const result = await ragline(['--db', db, 'sessions', 'export', 'last', '-o', device], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(fs.statSync(device).mode & 0o777).toBe(0o666);
   });

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body, or `undefined` when there was none. */
   body: any;
+  /** When it arrived (performance.now(), this process's clock). */
+  at: number;
 }
 
 export interface ChatReply {
@@ -226,6 +228,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
   }
 
   const server = createServer((req, res) => {
+    const at = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -238,7 +241,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       }
       const path = req.url ?? '/';
       const route = routeOf(req.method ?? 'GET', path.split('?')[0]!);
-      requests.push({ method: req.method ?? 'GET', path, route, headers: req.headers, body });
+      requests.push({ method: req.method ?? 'GET', path, route, headers: req.headers, body, at });
       handle(route, body, res).catch((error: unknown) => {
         if (!res.headersSent) sendJSON(res, 500, { error: { message: String(error) } });
         else res.destroy();
