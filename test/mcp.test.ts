@@ -1,13 +1,19 @@
-// `ragline mcp` as a client sees it: the built CLI in a child process, driven by the
-// MCP SDK's own Client over stdio. One server for the conversation tests; a second
-// one started on a missing database; a raw process for the clean exit on stdin close.
+// `ragline mcp` as a client sees it: the CLI run in-process, driven by the MCP
+// SDK's own Client over its stdin and stdout. One server for the conversation
+// tests; a second one started on a missing database; a real process of the built
+// CLI for protocol-only stdout and the clean exit on stdin close, and in a
+// terminal for what it says when started by hand.
 
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { resolveConfig } from '../src/config/index.js';
 import { RaglineMcpServer } from '../src/mcp/server.js';
 import { registerSecret } from '../src/util/secrets.js';
@@ -19,7 +25,8 @@ import { openDatabase } from '../src/store/db.js';
 import { setFingerprint } from '../src/store/meta.js';
 import { startOpenAIServer } from './helpers/openai-server.js';
 import { KEY, ptyUnavailable, spawnRaglineInPty } from './helpers/pty.js';
-import { BIN, FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
+import { run } from '../src/cli/main.js';
+import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 // ESC sequences (colour, OSC title), a C1 CSI, a bell, and bidi override/isolate.
 const HOSTILE = [
@@ -60,18 +67,61 @@ beforeAll(async () => {
 });
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
+/**
+ * `ragline mcp` run in-process (src/cli/main.ts run()), its stdin and stdout joined
+ * to the client as a stdio transport is: newline-delimited JSON-RPC. Closing the
+ * client ends the server's stdin, which ends the run.
+ */
+class InProcessStdio implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  stderr = '';
+  private readonly toServer = new PassThrough();
+  private readonly fromServer = new PassThrough();
+  private readonly buffer = new ReadBuffer();
+  private running?: Promise<number>;
+
+  constructor(
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  async start(): Promise<void> {
+    this.fromServer.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message; message = this.buffer.readMessage()) this.onmessage?.(message);
+    });
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.running = run(this.args, {
+      stdin: this.toServer as unknown as NodeJS.ReadStream,
+      stdout: this.fromServer as unknown as NodeJS.WriteStream,
+      stderr: stderr as unknown as NodeJS.WriteStream,
+      env: this.env,
+      cwd: ROOT,
+      signals: new EventEmitter(),
+      exit: () => {},
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    this.toServer.end();
+    const code = await this.running;
+    this.onclose?.();
+    if (code !== 0) throw new Error(`ragline mcp exited ${code}: ${this.stderr}`);
+  }
+}
+
 async function connect(db: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, '--db', db, 'mcp', ...extraArgs],
-    env: isolatedEnv(home, env) as Record<string, string>,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => (stderr += String(d)));
+  const transport = new InProcessStdio(['--db', db, 'mcp', ...extraArgs], isolatedEnv(home, env));
   const client = new Client({ name: 'Test Agent', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr };
+  return { client, stderr: () => transport.stderr };
 }
 
 describe('ragline mcp over stdio', () => {
