@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Builds dist/ first: the CLI tests run the built command.
+    // Builds dist/ first: the CLI tests that run a real process run the built command.
     globalSetup: ['test/helpers/build.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

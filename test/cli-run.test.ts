@@ -58,7 +58,7 @@ describe('run(args, io)', () => {
     expect(process.exitCode).toBeUndefined();
   });
 
-  test('runs leave nothing behind: no file open on the database (it can be deleted), no listener on the process or its streams, exitCode and cwd as found', async () => {
+  test('runs leave nothing behind: no file open on the database (it can be deleted), no listener on the process or its streams, no handle, exitCode and cwd as found', async () => {
     const home = tempDir('ragline-run-');
     const db = path.join(home, 'leak.db');
     const env = isolatedEnv(home, { RAGLINE_DB: db });
@@ -70,6 +70,8 @@ describe('run(args, io)', () => {
       stdin: process.stdin.listenerCount('data') + process.stdin.listenerCount('end') + process.stdin.listenerCount('keypress'),
       exitCode: process.exitCode,
       cwd: process.cwd(),
+      // Handles that keep a process alive (workers, sockets, files being watched); timers are the test runner's.
+      resources: process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout').sort(),
     });
     const openOnDb = () => (fs.existsSync('/proc/self/fd') ? fs.readdirSync('/proc/self/fd').map((fd) => { try { return fs.readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((target) => target.startsWith(db)) : []);
     const before = attached();

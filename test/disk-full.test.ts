@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, runCli, tempDir } from './helpers/cli.js';
 
 let home: string;
 let mountPoint: string;
@@ -79,7 +79,7 @@ describe('a full disk', () => {
     if (!mounted) ctx.skip(why);
     const env = isolatedEnv(home);
     const made = path.join(home, 'made.db');
-    expect((await runCli(['--db', made, 'ingest', FIXTURE_DOCS], { env })).code).toBe(0);
+    expect((await ragline(['--db', made, 'ingest', FIXTURE_DOCS], { env })).code).toBe(0);
     const size = fs.statSync(made).size;
     execFileSync('mount', ['-o', `remount,size=${Math.ceil(size / 4096) * 4096 + 64 * 1024}`, mountPoint]);
     for (const name of fs.readdirSync(mountPoint)) fs.rmSync(path.join(mountPoint, name), { force: true });

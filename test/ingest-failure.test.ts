@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { BIN, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { BIN, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 let home: string;
 beforeEach(() => {
@@ -24,7 +24,7 @@ test('the writer throwing with an embedding batch in flight prints the error and
   const docs = path.join(home, 'docs');
   fs.mkdirSync(docs);
   fs.writeFileSync(path.join(docs, 'first.md'), '# First\n\nThe first document.\n');
-  const made = await runCli(['--db', dbFile, 'ingest', docs], { env });
+  const made = await ragline(['--db', dbFile, 'ingest', docs], { env });
   expect(made.code, made.stderr).toBe(0);
   // Enough new chunks for several groups of 512, so the first write happens while
   // the next group is being embedded on the worker.
@@ -62,7 +62,7 @@ test('FIFOs that replace files after the listing are skipped and counted, never 
   fs.mkdirSync(docs);
   fs.writeFileSync(path.join(docs, 'first.md'), '# First\n\nThe first document.\n');
   // An index exists, so the ingest below takes its lock at its first write, after the listing.
-  expect((await runCli(['--db', dbFile, 'ingest', docs], { env })).code).toBe(0);
+  expect((await ragline(['--db', dbFile, 'ingest', docs], { env })).code).toBe(0);
   const FILES = 3000;
   const name = (i: number) => path.join(docs, `f${String(i).padStart(4, '0')}.md`);
   for (let i = 0; i < FILES; i++) fs.writeFileSync(name(i), `# File ${i}\n\nAbout gadget-${i % 97} and sprocket-${i % 89}.\n`);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { BIN, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 import { prng } from './helpers/prng.js';
 
 const SEED = 0x5eed_2024;
@@ -188,14 +188,14 @@ describe('ingest killed mid-run', () => {
       if (result.signal === 'SIGKILL' && after.join('\n') !== before.join('\n')) midWrite++;
     }
 
-    const rerun = await runCli(['ingest', docs, '--json', ...CHUNK_FLAGS], { env });
+    const rerun = await ragline(['ingest', docs, '--json', ...CHUNK_FLAGS], { env });
     expect(rerun.code, rerun.stderr).toBe(0);
     const final = health(dbFile);
     expectWhole(final, 'after the final rerun');
 
     const cleanHome = tempDir('ragline-clean-');
     try {
-      const clean = await runCli(['ingest', docs, '--json', ...CHUNK_FLAGS], { env: isolatedEnv(cleanHome) });
+      const clean = await ragline(['ingest', docs, '--json', ...CHUNK_FLAGS], { env: isolatedEnv(cleanHome) });
       expect(clean.code, clean.stderr).toBe(0);
       const cleanDb = path.join(cleanHome, 'data', 'ragline', 'ragline.db');
       const reference = health(cleanDb);
@@ -260,7 +260,7 @@ describe('ingest killed mid-run', () => {
       const lock = new Database(dbFile, { readonly: true }).prepare("SELECT value FROM meta WHERE key = 'ingest.lock'").pluck().get();
       expect(lock).toBeUndefined();
 
-      const rerun = await runCli(['ingest', big, '--json'], { env });
+      const rerun = await ragline(['ingest', big, '--json'], { env });
       expect(rerun.code, rerun.stderr).toBe(0);
       const summary = JSON.parse(rerun.stdout);
       expect(summary.files.unchanged + summary.files.added).toBe(3000);

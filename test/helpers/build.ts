@@ -1,5 +1,6 @@
 // Vitest's global setup: compile src/ to dist/ before any test runs, so the CLI
-// tests (which run the built `dist/`) never test code older than the sources, with
+// tests that run the built command as a process (runCli; the in-process ones run
+// the sources) never test code older than the sources, with
 // `npm test`, `npx vitest run` or a single file alike. Incremental (dist/.tsbuildinfo):
 // about 1.5 s when nothing changed. A type error stops the run with tsc's output.
 
