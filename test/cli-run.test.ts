@@ -97,4 +97,23 @@ describe('run(args, io)', () => {
     fs.rmSync(home, { recursive: true });
     expect(fs.existsSync(db)).toBe(false);
   });
+
+  test('relative paths (--db, --config, the folder to ingest, a tasks file) are read against the run\'s working directory, not the process\'s', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home);
+    fs.mkdirSync(path.join(home, 'docs'));
+    fs.writeFileSync(path.join(home, 'docs', 'keys.md'), '# API keys\n\nRotate an API key from the dashboard under Settings > Keys.\n');
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ 'retrieval.k': 1 }));
+    fs.writeFileSync(path.join(home, 'tasks.jsonl'), JSON.stringify({ question: 'How do I rotate an API key?', relevant: ['keys.md'] }) + '\n');
+    const ingested = await runCliInProcess(['--db', 'rel.db', 'ingest', 'docs', '--json'], { env, cwd: home });
+    expect(ingested.code, ingested.stderr).toBe(0);
+    expect(JSON.parse(ingested.stdout)).toMatchObject({ db: path.join(home, 'rel.db'), files: { added: 1 } });
+    expect(fs.existsSync(path.join(home, 'rel.db'))).toBe(true);
+    expect(fs.existsSync(path.resolve('rel.db'))).toBe(false);
+    const found = await runCliInProcess(['--db', 'rel.db', '--config', 'settings.json', 'search', '--json', 'rotate'], { env, cwd: home });
+    expect(found.code, found.stderr).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject({ k: 1, results: [{ documentPath: 'keys.md' }] });
+    const evaluated = await runCliInProcess(['--db', 'rel.db', 'eval', 'tasks.jsonl', '--json', '--variants', 'raw'], { env, cwd: home });
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+  });
 });
