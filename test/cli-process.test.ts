@@ -48,7 +48,7 @@ describe('ragline as a process', () => {
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toContain("unknown command 'bogus'");
     const badOption = await runCli(['search', '--bogus', 'x'], { env: env() });
-    expect(badOption).toMatchObject({ code: 1, stdout: '' });
+    expect(badOption).toMatchObject({ code: 2, stdout: '' });
     expect(badOption.stderr).toContain("unknown option '--bogus'");
   });
 

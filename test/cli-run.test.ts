@@ -51,7 +51,7 @@ describe('run(args, io)', () => {
     expect(help).toMatchObject({ code: 0, stderr: '' });
     expect(help.stdout).toContain('Usage: ragline config show');
     const badOption = await ragline(['stats', '--bogus'], env);
-    expect(badOption).toMatchObject({ code: 1, stdout: '' });
+    expect(badOption).toMatchObject({ code: 2, stdout: '' });
     expect(badOption.stderr).toContain("unknown option '--bogus'");
     const version = await ragline(['--version'], env);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });

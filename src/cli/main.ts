@@ -86,27 +86,24 @@ Quick start:
     );
   const loaders = command === null ? [] : command && COMMANDS[command] ? [COMMANDS[command]] : Object.values(COMMANDS);
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
-  throwInsteadOfExit(program, true);
+  throwInsteadOfExit(program);
   return program;
 }
 
 /** The errors commander raised in a command under the program rather than in the program itself. */
-const subcommandErrors = new WeakSet<Error>();
 
 /**
  * commander ends the process itself (process.exit) for help, a version or a
  * usage error unless a command is told to throw instead, and a subcommand does
  * not inherit that from a program told after it was added. Every command throws,
  * so a run in-process never ends its host; run() returns the code the process
- * exits with: 2 for the program's own usage errors, commander's own (1) for a
- * subcommand's, as `ragline` has always done.
+ * exits with: 0 for help and the version, 2 for every usage error.
  */
-function throwInsteadOfExit(command: Command, root: boolean): void {
+function throwInsteadOfExit(command: Command): void {
   command.exitOverride((err) => {
-    if (!root) subcommandErrors.add(err);
     throw err;
   });
-  for (const sub of command.commands) throwInsteadOfExit(sub, false);
+  for (const sub of command.commands) throwInsteadOfExit(sub);
 }
 
 /**
@@ -128,7 +125,7 @@ export async function run(args: string[], io: Partial<CliIo> = {}): Promise<numb
     await program.parseAsync(args, { from: 'user' });
   } catch (err) {
     // commander has printed its message already; help and version exit 0
-    if (err instanceof CommanderError) code = err.exitCode === 0 ? 0 : subcommandErrors.has(err) ? err.exitCode : 2;
+    if (err instanceof CommanderError) code = err.exitCode === 0 ? 0 : 2;
     else code = reportError(err, output, streams.env);
   }
   return code ?? exitCodeOf(program) ?? 0;
