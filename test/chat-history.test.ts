@@ -125,17 +125,22 @@ describe('buildHistory', () => {
   });
 });
 
+/** A rewriter that records what it was asked and marks its rewrite. */
+function recordingRewriter(requests: RewriteRequest[]): QueryRewriter {
+  return {
+    id: 'test:rewriter',
+    async rewrite(request) {
+      requests.push(request);
+      return { standaloneQuery: `${request.question} (rewritten)`, decision: 'rewritten', reason: 'test' };
+    },
+  };
+}
+
 describe('eval plays a conversation through the same stages', () => {
   it('rewrites with the window within the token budget and the offline summary, one rewrite per turn', async () => {
     const { config } = resolveConfig({ env: { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config', RAGLINE_HISTORY_TOKENS: '60' } });
     const requests: RewriteRequest[] = [];
-    const rewriter: QueryRewriter = {
-      id: 'test:rewriter',
-      async rewrite(request) {
-        requests.push(request);
-        return { standaloneQuery: `${request.question} (rewritten)`, decision: 'rewritten', reason: 'test' };
-      },
-    };
+    const rewriter = recordingRewriter(requests);
     const conversation = new ConversationRewriter(rewriter, config, 'auto');
     const turns = Array.from({ length: 5 }, (_, i) => ({ user: `question ${i + 1}?`, assistant: 'b'.repeat(100) }));
     for (let i = 0; i < turns.length; i++) {
@@ -153,13 +158,7 @@ describe('eval plays a conversation through the same stages', () => {
   it('with models configured, summarises and extracts topics with them, as the chat does', async () => {
     const { config } = resolveConfig({ env: { HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config', RAGLINE_HISTORY_TOKENS: '60' } });
     const requests: RewriteRequest[] = [];
-    const rewriter: QueryRewriter = {
-      id: 'test:rewriter',
-      async rewrite(request) {
-        requests.push(request);
-        return { standaloneQuery: `${request.question} (rewritten)`, decision: 'rewritten', reason: 'test' };
-      },
-    };
+    const rewriter = recordingRewriter(requests);
     const summaries = summaryModel();
     const topicModel: ChatModel = {
       id: 'test:topics',
