@@ -192,6 +192,25 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('When is the nextTick queue drained?', chunks);
     expect(answer.sentences.map((s) => s.text)).toEqual(['The nextTick queue runs first. It is drained before promises settle.']);
   });
+  test('a sentence saying how to "do so" is quoted with the sentence before it, never alone', () => {
+    const chunks = ranked(['Readline > Example: reading a file', 'A common use case is to consume an input file one line at a time. The easiest way to do so is a `for await...of` loop over the interface.']);
+    const answer = extractiveAnswer('How do I read a file line by line?', chunks, 'How do I read a file line by line?');
+    expect(answer.sentences.map((s) => s.text)).toEqual(['A common use case is to consume an input file one line at a time. The easiest way to do so is a `for await...of` loop over the interface.']);
+  });
+  test('"What is X?" is answered by the sentence that says what X is, before one that only starts with X', () => {
+    const chunks = ranked(
+      ['Massif > Monitor commands', 'Massif provides monitor commands handled by the gdbserver.'],
+      ['Massif > Overview', 'Massif is a heap profiler for programs.'],
+    );
+    const answer = extractiveAnswer('What is Massif?', chunks, 'What is Massif?');
+    expect(answer.sentences[0]).toMatchObject({ n: 2, text: 'Massif is a heap profiler for programs.' });
+    // "What does X do?" asks for no "is": a sentence opening with the subject answers it.
+    const does = ranked(
+      ['Package > type', 'The `type` field defines the module format of `.js` files near the package file.'],
+      ['Package > files', 'The optional `files` field is an array of patterns of the files to include.'],
+    );
+    expect(extractiveAnswer('What does the files field do?', does, 'What does the files field do?').sentences[0]!.n).toBe(2);
+  });
   test('code lines only for "how do I" questions, where the command scores', () => {
     const chunks = ranked(['Cachegrind > Running', 'Cachegrind is a cache profiler for programs.\n\nTo run Cachegrind on a program, use:\n\n```sh\n# profile it\nvalgrind --tool=cachegrind prog\n```']);
     const how = extractiveAnswer('How do I run Cachegrind on a program?', chunks);

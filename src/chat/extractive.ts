@@ -16,7 +16,11 @@
 // sentences rank above a passing mention elsewhere. Retrieval rank counts too, and the answer is
 // rank-aware: it starts with the best sentence and may take one more of the same
 // chunk; sentences of other chunks come in only when they carry a question term
-// the sentences before them lack.
+// the sentences before them lack. For "What is X?" the sentence that opens with X
+// and says what it is ("Massif is a heap profiler.") ranks above one that merely
+// starts with X; for "What does X do?" one that opens with the whole of X ("The
+// optional `files` field is ...") above one that shares a word of it ("The `type`
+// field ...").
 //
 // Not quoted: headings (a line over an RST underline, a sentence that is a part of
 // the chunk's heading path), HTML comments (the Node.js docs' YAML change logs),
@@ -24,7 +28,8 @@
 // RST directives and code comments. Code lines are
 // quoted only for "how do I ..." questions, where a sentence that names a command,
 // flag or identifier also scores a little more. A sentence whose subject is a
-// dangling "It"/"This"/"They" is quoted with the sentence before it, or not at all.
+// dangling "It"/"This"/"They", or that says how to
+// "do so", is quoted with the sentence before it, or not at all.
 //
 // Coverage threshold: quoting the "best" sentences of passages that merely share
 // a word with the question is noise. So the documents count as covering the
@@ -64,6 +69,8 @@ const SUBJECT_BONUS = 0.15;
 const ABOUT_BONUS = 0.1;
 /** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier made of a word of the question. */
 const HOW_TO_BONUS = 0.1;
+/** Score added to a sentence that opens with the subject of a "What is X?" / "What does X do?" question (and, for "What is", says what it is). */
+const DEFINES_BONUS = 0.15;
 
 export interface ExtractedSentence {
   text: string;
@@ -112,6 +119,26 @@ function termsIn(text: string, terms: readonly string[]): Set<string> {
   return found;
 }
 
+/** Stems of the non-stopword tokens of `text`, in order. */
+function termSequence(text: string): string[] {
+  return indexedTokens(text)
+    .filter((token) => !isStopword(token))
+    .map(stem);
+}
+
+/**
+ * The subject of a "What is X?", "What are X?", "What does X do?" question, as stems
+ * in order ("the files field in package.json" gives file, field, package, json), and
+ * whether the question asks what it is (a sentence answering it says "X is ...").
+ * A trailing "in CMake" / "with npm" narrows where to look, not what is asked.
+ */
+function questionSubject(question: string): { terms: string[]; copula: boolean } | undefined {
+  const match = /^\s*what\s+(is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\s*(?:\bdo|\bmean)?\s*\?*\s*$/i.exec(question);
+  if (!match) return undefined;
+  const terms = termSequence(match[2]!.replace(/\s+(?:in|with|for|on)\s+\S+$/i, ''));
+  return terms.length === 0 || terms.length > 4 ? undefined : { terms, copula: /^(?:is|are)$/i.test(match[1]!) };
+}
+
 /** The word after "how" that makes a question of it ("how many", "how long"): its form, not its content. */
 const HOW_FORM = /\bhow\s+(?:many|much|long|often|far|old|big|large|small|soon|quickly|fast|early|late|frequently)\b/gi;
 
@@ -152,6 +179,14 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const typedCounts = typed !== undefined && typed.size > 0;
   const howTo = isHowToQuestion(question ?? query);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
+  const subject = questionSubject(question ?? query);
+  // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?
+  const definesSubject = (text: string, terms: Set<string>) => {
+    if (subject === undefined || !subject.terms.every((term) => terms.has(term))) return false;
+    const opening = termSequence(text.slice(0, 160)).slice(0, subject.terms.length + 2);
+    if (!subject.terms.every((term) => opening.includes(term))) return false;
+    return !subject.copula || /^[^.;:]{0,100}?\b(?:is|are)\b/i.test(text);
+  };
   const askedNames = new Set(indexedTokens(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
   // A hyphenated name made of words typed apart ("npm-ci" for "npm ci") names them too.
   const isAsked = (token: string) => askedNames.has(token) || (token.includes('-') && token.split('-').every((part) => part === '' || askedNames.has(part)));
@@ -290,7 +325,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       RANK_WEIGHT / sentence.rank +
       (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0) +
-      (sentence.about ? ABOUT_BONUS : 0);
+      (sentence.about ? ABOUT_BONUS : 0) +
+      (sentence.opensSection || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names, showsName });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
@@ -388,6 +424,8 @@ function headingKey(text: string): string {
  */
 function isDangling(sentence: string): boolean {
   if (/^(?:in\s+(?:this|that|such\s+a)\s+case|in\s+this\s+way|for\s+this\s+reason)\b/i.test(sentence)) return true;
+  // "The easiest way to do so is ...", "To do this, ...": how to do what the sentence before said.
+  if (/^(?:\S+\s+){0,5}?(?:do|doing)\s+(?:so|this|that)\b/i.test(sentence)) return true;
   const match = /^[\s*`"'(]*(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
   if (!match) return false;
   const word = match[1]!.toLowerCase();
