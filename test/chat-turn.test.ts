@@ -358,6 +358,35 @@ describe('offline turns (no language model)', () => {
     expect(finished.usage).toEqual({});
   });
 
+  test('a follow-up is answered for what its rewrite says was asked, not for the words that pointed back', async () => {
+    const typed = 'and what about the latter?';
+    const resolved = 'when do API keys expire by default?';
+    const rewriter = new ScriptedRewriter();
+    rewriter.next({ standaloneQuery: resolved, asked: resolved });
+    const answered = done(await collect(runTurn(offlineContext(rewriter), typed)));
+    expect(answered.answer).toContain('90 days');
+    // Read for the typed words, "latter" is what was asked, and no chunk is about it.
+    rewriter.next({ standaloneQuery: resolved });
+    const typedOnly = done(await collect(runTurn(offlineContext(rewriter), typed)));
+    expect(typedOnly.answer).toContain("The documents don't seem to cover this.");
+  });
+
+  test('the offline rewriter says what was asked: the referent in place, or the question without the words that point back', async () => {
+    const rewriter = createRewriter(undefined);
+    const history = [{ question: 'How do I create an API key?', standaloneQuery: 'How do I create an API key?', answer: 'Create one under Settings.' }];
+    expect(await rewriter.rewrite({ question: 'Does it expire?', history, topics: [], policy: 'auto' })).toMatchObject({
+      decision: 'rewritten',
+      standaloneQuery: 'Does the API key expire?',
+      asked: 'Does the API key expire?',
+    });
+    // No enumeration to take "the second one" from: the context is appended, and what was asked is what is left.
+    expect(await rewriter.rewrite({ question: 'tell me more about the second one', history, topics: [], policy: 'auto' })).toMatchObject({
+      decision: 'rewritten',
+      standaloneQuery: 'tell me more about the second one (create an API key)',
+      asked: 'tell me more about',
+    });
+  });
+
   test("says the documents don't cover a question they don't cover", async () => {
     const finished = done(await collect(runTurn(offlineContext(), 'What is the capital of France?')));
     expect(finished.answer).toContain("The documents don't seem to cover this.");

@@ -86,6 +86,19 @@ describe('retrievalSettingsFor', () => {
     expect(retrievalSettingsFor('Investments?', plain, 10, config())).toEqual({ k: 10, secondary: { query: 'Investments?', weight: 1 } });
     expect(retrievalSettingsFor('Investments?', { ...weighted, decision: 'skipped' }, 10, config())).toEqual({ k: 10 });
   });
+
+  it('searches the question without the words of "the second one", and a referent put in place as asked', () => {
+    const inPlace = { standaloneQuery: 'how do I run Cachegrind?', decision: 'rewritten', model: 'offline:rewrite-v1', asked: 'how do I run Cachegrind?', weighting: { expansion: 0.85, raw: 0.3 } };
+    expect(retrievalSettingsFor('how do I run the second one?', inPlace, 5, config())).toEqual({
+      k: 5,
+      secondary: { query: 'how do I run ?', weight: 0.3 },
+      expansion: { core: 'how do I run Cachegrind?', weight: 0.85 },
+    });
+    // A pronoun is a stopword: the question is searched as typed.
+    expect(retrievalSettingsFor('Does it expire?', { ...inPlace, standaloneQuery: 'Does the API key expire?', asked: undefined }, 5, config()).secondary).toEqual({ query: 'Does it expire?', weight: 0.3 });
+    // Nothing of its own left ("tell me more about the second one"): the rewrite alone.
+    expect(retrievalSettingsFor('tell me more about the second one', { ...inPlace, standaloneQuery: 'tell me more about execFile' }, 5, config())).toEqual({ k: 5 });
+  });
 });
 
 describe('weighted query and term shares on the fixture index', () => {

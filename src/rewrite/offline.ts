@@ -11,7 +11,7 @@ import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
-import { findReferences, type Reference } from './reference.js';
+import { findReferences, withoutReferences, type Reference } from './reference.js';
 import { enumerationItems, fits, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
@@ -106,10 +106,13 @@ export class OfflineRewriter implements QueryRewriter {
       }
       standaloneQuery = `${question.trim()} (${context.join(', ')})`;
     }
-    if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id };
+    // In place, the rewrite is what was asked; with context appended, the question is, less the words that point back.
+    const asked = standaloneQuery.startsWith(`${question.trim()} (`) ? withoutReferences(question, references) : standaloneQuery;
+    if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id, asked };
     return {
       standaloneQuery,
       decision: 'rewritten',
+      asked,
       reason: `${reason}; only common words`,
       model: this.id,
       weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },

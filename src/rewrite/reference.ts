@@ -175,6 +175,17 @@ function insideIdentifier(question: string, start: number, end: number): boolean
 }
 
 /**
+ * `question` without the words of its references ("tell me more about the second one"
+ * -> "tell me more about"): what it says in its own words, where "second" or "one" would
+ * otherwise be searched or quoted as if they were asked about.
+ */
+export function withoutReferences(question: string, references: readonly Reference[] = findReferences(question)): string {
+  let text = question;
+  for (const reference of [...references].sort((a, b) => b.start - a.start)) text = text.slice(0, reference.start) + text.slice(reference.end);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
  * The referring expressions of `question`, in the order they appear. A pronoun that
  * does not point back is left out: the dummy "it" ("is it safe to ...", "is it
  * recommended to ..."), "that" as a conjunction or relative pronoun ("check that ...",

@@ -40,6 +40,13 @@ export interface RewriteOutcome {
   /** What to search with. The raw question whenever the decision is not `rewritten`. */
   standaloneQuery: string;
   decision: RewriteDecision;
+  /**
+   * What the user asked, in their words, for an answer that quotes the documents: the
+   * question with what it refers to put in place ("does the API key expire?"), or,
+   * when the rewrite only appended context, the question without its referring words
+   * ("tell me more about" for "tell me more about the second one"). Unset: the question.
+   */
+  asked?: string;
   /** Short human-readable phrase: the follow-up signal, why it was skipped, or why the rewrite was discarded. */
   reason: string;
   /** Id of the model or offline rewriter that produced the rewrite. */

@@ -4,7 +4,7 @@
 // stored, since they are stored with it). Returns how the turn ends.
 
 import type { FinishedStatus } from '../../domain/index.js';
-import { extractTopicsWithModel } from '../../rewrite/index.js';
+import { contentWords, extractTopicsWithModel, withoutReferences } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
 import { extractiveAnswer } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
@@ -20,6 +20,17 @@ export const TOPIC_TIMEOUT_MS = 8000;
 /** Small talk reply by what was said. */
 export function smallTalkReply(question: string): string {
   return /\b(thanks?|thank you|thx|ty|cheers|merci|danke|gracias)\b/i.test(question) ? THANKS_REPLY : GREETING_REPLY;
+}
+
+/**
+ * What the extractive answer reads as the user's own words: the question without the
+ * words that point back when it says something itself ("How do I rotate it?": rotate,
+ * with the API key as context), else what the rewrite says was asked ("tell me more
+ * about the second one" is about the item it names, not about "second").
+ */
+export function askedInOwnWords(question: string, asked: string | undefined): string {
+  const own = withoutReferences(question);
+  return contentWords(own).length > 0 ? own : (asked ?? question);
 }
 
 /** Answers the turn (after the rewrite, and the retrieval unless it is small talk), yielding its tokens. */
@@ -38,7 +49,7 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   if (!answerModel) {
     state.answerKind = 'extractive';
     state.models.chat = EXTRACTIVE_MODEL_ID;
-    state.answer = extractiveAnswer(standaloneQuery, state.chunks, question).text;
+    state.answer = extractiveAnswer(standaloneQuery, state.chunks, askedInOwnWords(question, rewrite?.outcome.asked)).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';

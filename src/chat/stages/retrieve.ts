@@ -1,10 +1,11 @@
-// The retrieve stage: a rewritten query is searched beside the question as asked,
+// The retrieve stage: a rewritten query is searched beside the question as asked
+// (without the words that point back: "the second one" is not searched for "second"),
 // fused with `retrieval.rawWeight`, so a bad rewrite cannot lose what the question
 // alone finds (measured on bench/mtrag: BENCHMARKS.md). The chat, `replay --rerun`
 // and eval decide how to search a turn with `retrievalSettingsFor`.
 
 import type { Config } from '../../config/index.js';
-import type { RewriteOutcome } from '../../rewrite/index.js';
+import { contentWords, findReferences, withoutReferences, type RewriteOutcome } from '../../rewrite/index.js';
 import type { RetrievalSettings, RetrievedChunk, Retriever } from '../../retrieve/search.js';
 import type { TurnRewrite } from './rewrite.js';
 
@@ -15,17 +16,22 @@ import type { TurnRewrite } from './rewrite.js';
  */
 export function retrievalSettingsFor(
   question: string,
-  outcome: { decision: string; standaloneQuery: string; model?: string; weighting?: RewriteOutcome['weighting'] },
+  outcome: { decision: string; standaloneQuery: string; model?: string; weighting?: RewriteOutcome['weighting']; asked?: string },
   k: number,
   config: Config,
 ): RetrievalSettings {
   const rewritten = outcome.decision === 'rewritten' && outcome.standaloneQuery !== question;
   if (!rewritten) return { k };
   const rawWeight = config.retrieval.rawWeight ?? outcome.weighting?.raw ?? defaultRawWeight(outcome.model);
+  // The question's own words, without those that point back: "the second one" is not searched for "second".
+  const pointing = findReferences(question).filter((reference) => contentWords(reference.text).length > 0);
+  const asTyped = pointing.length > 0 ? withoutReferences(question, pointing) : question;
+  if (pointing.length > 0 && contentWords(asTyped).length === 0) return { k };
   return {
     k,
-    ...(rawWeight > 0 ? { secondary: { query: question, weight: rawWeight } } : {}),
-    ...(outcome.weighting ? { expansion: { core: question, weight: outcome.weighting.expansion } } : {}),
+    ...(rawWeight > 0 ? { secondary: { query: asTyped, weight: rawWeight } } : {}),
+    // What was asked counts whole: a referent put in place is not a word the rewrite added.
+    ...(outcome.weighting ? { expansion: { core: outcome.asked ?? asTyped, weight: outcome.weighting.expansion } } : {}),
   };
 }
 
