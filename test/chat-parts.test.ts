@@ -124,6 +124,14 @@ describe('extractive answers', () => {
       'This is interactive, you will be prompted.',
     ]);
   });
+  test('in a terminal session only the typed lines are code, without their prompt; what the programs printed is left out', () => {
+    const md = 'Install it:\n\n```console\n$ sudo apt-get install orbit-relay\nReading package lists... Done\n$ systemctl status orbit-relay\n● orbit-relay.service - Orbitly Relay agent\n```\n\n```js\nconst x = 1;\n```';
+    expect(chunkSentences(md).map((s) => [s.text, s.code])).toEqual([
+      ['Install it: sudo apt-get install orbit-relay', true],
+      ['systemctl status orbit-relay', true],
+      ['const x = 1;', true],
+    ]);
+  });
   test('leaves out RST titles, directives, numbered section titles, HTML comments, link definitions and code comments', () => {
     const rst = 'add_test\n--------\n\nAdd a test to the project to be run by :manual:`ctest(1)`.\n\n.. code-block:: cmake\n\n  add_test(NAME <name> COMMAND <command>)\n\n.. versionadded:: 3.12\n\nAdds a test called ``<name>``.';
     expect(chunkSentences(rst).map((s) => [s.text, s.code])).toEqual([
@@ -219,6 +227,11 @@ describe('extractive answers on ranked chunks', () => {
     const what = extractiveAnswer('What is Cachegrind?', chunks);
     expect(what.text).not.toContain('valgrind --tool');
     expect(what.sentences[0]!.text).toBe('Cachegrind is a cache profiler for programs.');
+  });
+  test('"how do I" is answered by the code line with the question\'s verb, not by output that shares its other words', () => {
+    const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);
+    const answer = extractiveAnswer('How do I install the Relay agent?', chunks, 'How do I install the Relay agent?');
+    expect(answer.sentences.map((s) => s.text)).toEqual(['The Relay is an agent you install on your own machines.', 'sudo apt-get install orbit-relay']);
   });
   test('the opening sentence of a section named by the question answers "what does X do?"', () => {
     const chunks = ranked(

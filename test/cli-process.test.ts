@@ -40,8 +40,9 @@ describe('ragline as a process', () => {
     expect(found.stderr).toBe('');
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout).results[0].documentPath).toBe('guides/authentication.md');
-    const asked = await runCli(['ask', '-q'], { env: env(), input: 'How do I rotate an API key?\n' });
+    const asked = await runCli(['ask', '-q'], { env: env(), input: 'How long is an API key valid by default?\n' });
     expect(asked.code).toBe(0);
+    expect(asked.stdout).toContain('90 days');
     expect(asked.stdout).toContain('guides/authentication.md');
     expect(asked.stderr).toBe('');
     const unknown = await runCli(['bogus'], { env: env() });

@@ -152,6 +152,12 @@ function isHowToQuestion(text: string): boolean {
   return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(text);
 }
 
+/** The stem of the verb a "how do I ..." question asks about ("install" in "How do I install the Relay agent?"), when it has one. */
+function actionVerb(text: string): string | undefined {
+  const verb = /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:(?:do|can|could|should|would|might)\s+(?:i|we|you|one)|to)\s+([a-z]+)/i.exec(text)?.[1]?.toLowerCase();
+  return verb === undefined || isStopword(verb) ? undefined : stem(verb);
+}
+
 /** A command, flag or identifier: a code span, `--flag`, `name(`, `snake_case`, `dotted.name`. */
 const NAMES_SOMETHING = /`[^`]+`|(?:^|\s)--?[a-z][\w=-]*|\b\w+\(|\b[a-z]\w*_\w+\b|\b[a-z]\w*\.[a-z]\w*\b/i;
 const NAMES_SOMETHING_ALL = new RegExp(NAMES_SOMETHING.source, 'gi');
@@ -178,6 +184,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;
   const howTo = isHowToQuestion(question ?? query);
+  const howToVerb = howTo ? actionVerb(question ?? query) : undefined;
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const subject = questionSubject(question ?? query);
   // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?
@@ -317,7 +324,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     }
     if (matched === 0) continue;
     // A code line names what it runs; in prose, a code span, flag or identifier does.
-    const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
+    // A code line runs what was asked when it has the question's verb ("install" in `sudo apt-get install orbit-relay`); one without it is output or another step.
+    const names = howTo && (sentence.code ? (howToVerb === undefined ? asksAny(sentence.terms) : sentence.terms.has(howToVerb)) : namesAsked(sentence.text));
     // The section's name put before a sentence says where it is from; it does not show how to run it.
     const showsName = names && (sentence.code || sentence.own === sentence.text || namesAsked(sentence.own));
     const score =
@@ -450,6 +458,8 @@ export interface ChunkSentence {
   heading?: string;
 }
 
+/** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`. */
+const PROMPT = /^\s*(?:\$|>|PS>)\s+/;
 /** Code comments: `// x`, `/* x`, ` * x`, `# x`, `#!`. */
 const CODE_COMMENT = /^(?:\/\/|\/\*|\*\/|\*\s|#\s|#!|#$|<!--)/;
 /** RST section adornment: a run of one punctuation character. */
@@ -540,22 +550,30 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (line === '' || CODE_COMMENT.test(line)) return;
     add(line, true);
   };
-  for (const rawLine of text.split(/\r?\n/)) {
+  const lines = text.split(/\r?\n/);
+  let session = false; // the fenced block is a terminal session: prompts and what the programs printed
+  lines.forEach((rawLine, index) => {
     const line = rawLine.trim();
     const indent = rawLine.length - rawLine.trimStart().length;
     if (/^(```|~~~)/.test(line)) {
       flush();
       inFence = !inFence;
-      continue;
+      if (inFence) {
+        const end = lines.findIndex((next, at) => at > index && /^\s*(```|~~~)/.test(next));
+        session = lines.slice(index + 1, end < 0 ? undefined : end).some((next) => PROMPT.test(next));
+      }
+      return;
     }
     if (inFence) {
-      addCode(line);
-      continue;
+      // In a terminal session only what was typed is code; the rest is output ("● orbit-relay.service ...").
+      if (!session) addCode(line);
+      else if (PROMPT.test(rawLine)) addCode(line.replace(PROMPT, ''));
+      return;
     }
     if (literalIndent >= 0) {
       if (line === '' || indent > literalIndent) {
         addCode(line);
-        continue;
+        return;
       }
       literalIndent = -1;
     }
@@ -563,27 +581,27 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       literalNext = false;
       literalIndent = 0;
       addCode(line);
-      continue;
+      return;
     }
     if (line === '') {
       flush();
-      continue;
+      return;
     }
     literalNext = false;
     if (/^\[[^\]]+\]:\s*\S/.test(line)) {
       flush();
-      continue;
+      return;
     }
     if (/^\d+(?:\.\d+)*\.?$/.test(line)) {
       flush(); // a section number alone on its line
-      continue;
+      return;
     }
     if (/^#{1,6}\s/.test(line) || NUMBERED_HEADING.test(line)) {
       flush();
       heading = line.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '');
       afterHeading = true;
       lastProse = -1;
-      continue;
+      return;
     }
     if (ADORNMENT.test(line)) {
       // An RST title sits on (or between) adornments: drop it rather than quote it.
@@ -594,11 +612,11 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
         lastProse = -1;
       }
       flush();
-      continue;
+      return;
     }
     if (/^[-=*_|:\s]{3,}$/.test(line)) {
       flush();
-      continue;
+      return;
     }
     const directive = DIRECTIVE.exec(line);
     if (directive) {
@@ -606,17 +624,17 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       const name = directive[1]!.toLowerCase();
       if (CODE_DIRECTIVES.has(name)) literalNext = true;
       else if (PROSE_DIRECTIVES.has(name) && directive[2]) block.push(directive[2]);
-      continue;
+      return;
     }
     const listItem = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
     if (listItem || line.startsWith('|')) {
       flush();
-      if (listItem && LINK_ONLY.test(listItem[1]!.trim())) continue;
+      if (listItem && LINK_ONLY.test(listItem[1]!.trim())) return;
       if (listItem) {
         block.push(listItem[1]!);
         item = true;
       } else add(line.replace(/\|/g, ' ').trim(), false);
-      continue;
+      return;
     }
     // Anything else continues the paragraph or list item it follows.
     block.push(line.replace(/^>\s?/, ''));
@@ -626,7 +644,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       flush();
       literalNext = true;
     }
-  }
+  });
   flush();
   if (leadIn) add('', false, true);
   return out;
