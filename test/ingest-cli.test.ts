@@ -246,6 +246,17 @@ describe('ingest output', () => {
     const forced = await ragline(['ingest', dir], { env: isolatedEnv(home, { NO_COLOR: undefined, FORCE_COLOR: '1' }) });
     expect(forced.stdout).toMatch(/^\u001b\[1mIngested\u001b\[22m 0 added, /);
   });
+  test('a folder with nothing to index says so, whether it is empty or every file was filtered out', async () => {
+    const empty = docsFolder({});
+    const none = await ragline(['ingest', empty], { env: env() });
+    expect(none.code).toBe(0);
+    expect(none.stderr.trim()).toBe(`No files found in ${empty}: nothing was indexed.`);
+    const dir = docsFolder({ 'a.md': '# A\n\nSome text to index.\n', 'b.md': '# B\n\nMore text.\n' });
+    const filtered = await ragline(['ingest', dir, '--include', '*.rst'], { env: env() });
+    expect(filtered.stderr.trim()).toBe(`All 2 files in ${dir} were left out by --include/--exclude: nothing was indexed.`);
+    const indexed = await ragline(['ingest', dir], { env: env() });
+    expect(indexed.stderr).toBe('');
+  });
 });
 
 describe('ingest arguments that are not a folder', () => {

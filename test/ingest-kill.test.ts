@@ -253,7 +253,7 @@ describe('ingest killed mid-run', () => {
       const result = await done;
       expect(result.code, stderr).toBe(130);
       expect(stderr).toContain('Interrupted: what was written is kept; run the same command again to finish.');
-      expect(stdout).toMatch(/^Ingested \d+ added/);
+      expect(stdout).toMatch(/^Interrupted after \d+ added/);
       const h = health(dbFile);
       expectWhole(h, 'after SIGINT');
       expect(h.documents).toBeLessThan(3000);

@@ -69,7 +69,7 @@ export async function buildProgram(command?: string | null, io: CliIo = processI
     .option('--db <path>', 'database file (env RAGLINE_DB; default $XDG_DATA_HOME/ragline/ragline.db)')
     .option('--config <file>', 'config file (env RAGLINE_CONFIG; default $XDG_CONFIG_HOME/ragline/config.json)')
     .option('--provider <name>', 'auto, offline or openai (env RAGLINE_PROVIDER)')
-    .option('--base-url <url>', 'OpenAI-compatible server, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)')
+    .option('--base-url <url>', 'OpenAI-compatible server, e.g. http://localhost:11434/v1 (env RAGLINE_BASE_URL or OPENAI_BASE_URL)')
     .option('--chat-model <name>', 'model for answers (env RAGLINE_CHAT_MODEL)')
     .option('--rewrite-model <name>', 'model for follow-up rewrites (env RAGLINE_REWRITE_MODEL; default: the chat model)')
     .option('--embed-model <name>', 'embedding model (env RAGLINE_EMBED_MODEL)')

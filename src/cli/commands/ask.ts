@@ -7,6 +7,7 @@ import { runTurnWithOutput } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, setExitCode } from '../io.js';
 import { outputFor } from '../output.js';
+import { DEFAULTS } from '../../config/index.js';
 
 export function registerAsk(program: Command): void {
   program
@@ -14,7 +15,7 @@ export function registerAsk(program: Command): void {
     .description('ask one question (a follow-up too, with --session) and print the answer')
     .argument('[question...]', 'the question (read from stdin when not given)')
     .option('--session <id|name>', 'ask within this session (`last` for the most recent); default: a new session')
-    .option('-k, --k <n>', 'chunks to retrieve')
+    .option('-k, --k <n>', `chunks to retrieve (default ${DEFAULTS['retrieval.k']})`)
     .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
     .option('--scope <text>', 'what the assistant is for')
     .option('-q, --quiet', 'print only the answer and its citations')

@@ -25,6 +25,7 @@ import { formatLocation } from '../../retrieve/search.js';
 import { judgeLastTurn } from '../repl-judge.js';
 import { pickSession } from '../pick-session.js';
 import { readQuestion } from '../read-question.js';
+import { DEFAULTS } from '../../config/index.js';
 
 interface ChatFlags {
   session?: string | boolean;
@@ -70,7 +71,7 @@ export function registerChat(program: Command): void {
     .option('-c, --continue', 'continue the most recent session')
     .option('--session [id|name]', 'continue this session (`last` for the most recent); without a value, choose from a list')
     .option('--new [name]', 'start a new session, optionally named (the default: a session is stored at its first question)')
-    .option('-k, --k <n>', 'chunks to retrieve per question')
+    .option('-k, --k <n>', `chunks to retrieve per question (default ${DEFAULTS['retrieval.k']})`)
     .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
     .option('--scope <text>', 'what the assistant is for, e.g. "Orbitly product documentation"')
     .option('--json', 'print each turn as NDJSON events (start, rewrite, retrieval, token, error, done)')

@@ -11,6 +11,7 @@ import { ioOf, setExitCode } from '../io.js';
 import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
+import { DEFAULTS } from '../../config/index.js';
 
 interface IngestFlags {
   include?: string[];
@@ -31,9 +32,9 @@ export function registerIngest(program: Command): void {
     .argument('<dir>', 'folder to ingest; running it again only processes what changed')
     .option('--include <glob...>', 'only ingest files matching these globs (relative to <dir>)')
     .option('--exclude <glob...>', 'skip files matching these globs')
-    .option('--chunk-size <chars>', 'target chunk size in characters')
-    .option('--chunk-overlap <chars>', 'characters shared by consecutive pieces of a long section')
-    .option('--max-file-size <bytes>', 'skip files larger than this')
+    .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
+    .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
+    .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: 20 MiB)`)
     .option('--reindex', 'drop the index and rebuild it (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('--verbose', 'also list the skipped files, a few per reason')
@@ -104,6 +105,8 @@ Examples:
           output.out(summaryLine(summary, output.color));
           if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
         }
+        const nothing = nothingIndexed(summary, dir);
+        if (nothing) output.err(nothing);
         if (summary.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
           setExitCode(command, 130);
@@ -118,6 +121,18 @@ Examples:
         await workspace.close();
       }
     });
+}
+
+/** What to say when a run found nothing to index in the folder: no files at all, or every one filtered out. */
+function nothingIndexed(summary: IngestSummary, dir: string): string | undefined {
+  const f = summary.files;
+  if (summary.interrupted || f.added + f.changed + f.unchanged + f.removed > 0) return undefined;
+  const skipped = skippedCounts(summary);
+  if (skipped.length === 0) return `No files found in ${dir}: nothing was indexed.`;
+  if (skipped.every(([reason]) => reason === 'excluded')) {
+    return `All ${skipped[0]![1]} files in ${dir} were left out by --include/--exclude: nothing was indexed.`;
+  }
+  return undefined;
 }
 
 /** The skip reasons that occurred, in name order, with their counts. */
@@ -151,5 +166,7 @@ export function summaryLine(summary: IngestSummary, color: { bold: (s: string) =
   ];
   const chunks = `${summary.chunks.written} chunks written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
   const utf8 = summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : '';
-  return `${color.bold('Ingested')} ${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
+  // An interrupted run says so first: its counts are what was done before it stopped.
+  const lead = summary.interrupted ? color.bold('Interrupted after') : color.bold('Ingested');
+  return `${lead} ${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
 }

@@ -6,13 +6,14 @@ import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor } from '../output.js';
 import { chunkLine } from '../render.js';
+import { DEFAULTS } from '../../config/index.js';
 
 export function registerSearch(program: Command): void {
   program
     .command('search')
     .description('retrieve the chunks that best match a query (vector + keyword, fused)')
     .argument('<query...>', 'what to look for')
-    .option('-k, --k <n>', 'number of results')
+    .option('-k, --k <n>', `number of results (default ${DEFAULTS['retrieval.k']})`)
     .option('--json', 'print results as JSON (with text and score parts)')
     .addHelpText('after', '\nExamples:\n  ragline search "rotate an API key"\n  ragline search -k 10 --json "webhook signature header"')
     .action(async (words: string[], flags: { k?: string; json?: boolean }, command: Command) => {
