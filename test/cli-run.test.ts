@@ -2,9 +2,11 @@
 // the environment it is given, returns the exit code, and leaves this process's
 // exitCode as it found it.
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { run } from '../src/cli/main.js';
 import { FIXTURE_DOCS, isolatedEnv, runCliInProcess, tempDir } from './helpers/cli.js';
@@ -35,6 +37,28 @@ describe('run(args, io)', () => {
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ query: 'rotate an API key', k: 2, results: [{ documentPath: 'guides/authentication.md' }, expect.anything()] });
     expect(process.exitCode).toBe(before);
+  });
+
+  test('a search that finds nothing while another process ingests into the database says so', async () => {
+    const home = tempDir('ragline-run-');
+    const dbFile = path.join(home, 'run.db');
+    const env = isolatedEnv(home, { RAGLINE_DB: dbFile });
+    const empty = path.join(home, 'empty');
+    fs.mkdirSync(empty);
+    expect((await ragline(['ingest', empty], env)).code).toBe(0);
+    expect((await ragline(['search', 'rotate an API key'], env)).stderr).toMatch(/^No chunks matched\. Is anything ingested\?/);
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const db = new Database(dbFile);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('ingest.lock', ?)").run(JSON.stringify({ pid: other.pid, startedAt: '2026-01-01T00:00:00.000Z' }));
+      db.close();
+      const found = await ragline(['search', 'rotate an API key'], env);
+      expect(found.code).toBe(0);
+      expect(found.stderr.trim()).toBe(`No chunks matched while an ingest (pid ${other.pid}, started 2026-01-01T00:00:00.000Z) is writing to this database; search again when it is done.`);
+      expect(JSON.parse((await ragline(['search', '--json', 'rotate an API key'], env)).stdout)).toMatchObject({ results: [], ingestRunning: { pid: other.pid } });
+    } finally {
+      other.kill();
+    }
   });
 
   test('usage errors and failures come back as exit codes, their messages on the given stderr', async () => {

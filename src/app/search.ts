@@ -1,6 +1,7 @@
 // One-shot hybrid retrieval, outside any session.
 
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
+import { runningIngest, type IngestLock } from '../store/meta.js';
 import type { Workspace } from './workspace.js';
 
 export interface SearchResult {
@@ -10,6 +11,8 @@ export interface SearchResult {
   ms: number;
   /** Best first, each with its `path:lines` location. */
   results: (RetrievedChunk & { location: string })[];
+  /** When nothing matched and another process is ingesting into the database (its index may be mid-rebuild). */
+  ingestRunning?: IngestLock;
 }
 
 /** The `k` chunks (default: the retrieval.k setting) that best match `query`. */
@@ -19,5 +22,6 @@ export async function search(workspace: Workspace, query: string, options: { k?:
   const started = performance.now();
   const results = await retriever.search(query, { k }, options.signal);
   const ms = performance.now() - started;
-  return { query, k, ms, results: results.map((r) => ({ ...r, location: formatLocation(r) })) };
+  const ingestRunning = results.length === 0 ? runningIngest(workspace.db) : undefined;
+  return { query, k, ms, results: results.map((r) => ({ ...r, location: formatLocation(r) })), ...(ingestRunning ? { ingestRunning } : {}) };
 }

@@ -127,12 +127,18 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The lock of an ingest that a live process other than this one is running (a read, no write). */
+export function runningIngest(db: Db): IngestLock | undefined {
+  const raw = getMeta(db, 'ingest.lock');
+  if (!raw) return undefined;
+  const held = JSON.parse(raw) as IngestLock;
+  return held.pid !== process.pid && processAlive(held.pid) ? held : undefined;
+}
+
 /** Throws if a live process other than this one holds the ingest lock (a read, no write). */
 export function assertNoIngestRunning(db: Db): void {
-  const raw = getMeta(db, 'ingest.lock');
-  if (!raw) return;
-  const held = JSON.parse(raw) as IngestLock;
-  if (held.pid !== process.pid && processAlive(held.pid)) {
+  const held = runningIngest(db);
+  if (held) {
     throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
       hint: 'Wait for it to finish, then run this ingest again.',
     });
