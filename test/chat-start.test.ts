@@ -171,4 +171,14 @@ describe('ask and piped chat for scripts and transcripts', () => {
     expect(retrieval.chunks[0].location).toBe(search.results[0].location);
     expect(retrieval.chunks[0].location).toMatch(/^keys\.md:\d+-\d+$/);
   });
+
+  it('/show prints a run of blank lines once and takes only a plain chunk number', async () => {
+    const folder = tempDir('ragline-show-docs-');
+    fs.writeFileSync(path.join(folder, 'gaps.md'), `# Gaps\n\nThe quartz widget turns slowly.${'\n'.repeat(12)}The quartz widget stops at night.\n`);
+    const showEnv = isolatedEnv(tempDir('ragline-show-'));
+    expect((await ragline(['ingest', folder], { env: showEnv })).code).toBe(0);
+    const result = await ragline(['chat'], { env: showEnv, input: 'How does the quartz widget turn?\n/show 1\n/show 0x1\n' });
+    expect(result.stdout).toContain('The quartz widget turns slowly.\n\nThe quartz widget stops at night.');
+    expect(result.stderr).toContain('Give a chunk number from 1 to 1.');
+  });
 });

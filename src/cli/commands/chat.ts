@@ -12,7 +12,7 @@ import { Chat } from '../../app/chat.js';
 import { applyRetention } from '../../app/prune.js';
 import { listSessions, termShares } from '../../app/sessions.js';
 import type { Workspace } from '../../app/index.js';
-import { decimalNumber, MAX_K, type ResolvedConfig } from '../../config/index.js';
+import { decimalNumber, DEFAULTS, MAX_K, type ResolvedConfig } from '../../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
@@ -25,7 +25,6 @@ import { formatLocation } from '../../retrieve/search.js';
 import { judgeLastTurn } from '../repl-judge.js';
 import { pickSession } from '../pick-session.js';
 import { readQuestion } from '../read-question.js';
-import { DEFAULTS } from '../../config/index.js';
 
 interface ChatFlags {
   session?: string | boolean;
@@ -332,14 +331,15 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       return false;
     }
     case 'show': {
-      const n = Number(arg);
+      const n = decimalNumber(arg);
       const chunk = state.lastChunks[n - 1];
       if (!Number.isInteger(n) || !chunk) {
         output.err(state.lastChunks.length ? `Give a chunk number from 1 to ${state.lastChunks.length}.` : 'No chunks retrieved yet in this session.');
         return false;
       }
       output.out(color.cyan(oneLine(formatLocation(chunk))) + (chunk.heading ? '  ' + color.bold(oneLine(chunk.heading, 80)) : ''));
-      output.out(sanitizeForTerminal(chunk.text));
+      // Runs of blank lines (the Node.js docs' change-log comments, blanked to keep line numbers) shown as one.
+      output.out(sanitizeForTerminal(chunk.text.replace(/\n(?:[ \t]*\n){2,}/g, '\n\n')));
       return false;
     }
     case 'k': {
@@ -365,7 +365,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       return false;
     }
     case 'fork': {
-      const n = Number(arg);
+      const n = decimalNumber(arg);
       const turns = chat.turns().length;
       if (!Number.isInteger(n) || n < 1 || n > turns) {
         output.err(turns ? `Usage: /fork N, with N from 1 to ${turns} (the turns to keep).` : 'Nothing to fork yet: this session has no turns. Use /new instead.');

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { exportSessionJson, exportSessionMarkdown, exportSessionTasks, forkSession, indexedPaths, judgeSessionTurn, listSessions, removeSession, renameSession, requireSession, sessionTurns, showSession, termShares } from '../../app/sessions.js';
 import type { SessionInfo, StoredTurn, Workspace } from '../../app/index.js';
+import { decimalNumber } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
@@ -223,7 +224,7 @@ Examples:
     )
     .action((ref: string, turnArg: string, flags: { relevant?: string[]; none?: boolean; clear?: boolean; json?: boolean }, command: Command) =>
       withWorkspace(command, (workspace, output) => {
-        const ordinal = Number(turnArg);
+        const ordinal = decimalNumber(turnArg);
         if (!Number.isInteger(ordinal) || ordinal < 1) throw new UserError(`The turn must be a turn number (1, 2, ...), got "${turnArg}".`, { exitCode: 2 });
         if (!flags.relevant?.length && !flags.none && !flags.clear) {
           throw new UserError('Say what to record: --relevant <document>..., --none, or --clear.', {
