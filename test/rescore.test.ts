@@ -121,3 +121,23 @@ describe('Retriever with phrases and title coverage', () => {
     expect(withPhrases.get('regions.md')!.bm25!).toBeCloseTo(without.get('regions.md')!.bm25!);
   });
 });
+
+describe('Retriever and copies of a section in other files', () => {
+  it('returns a section once when the folder holds it as Markdown and as HTML, and keeps same-titled sections that say other things', async () => {
+    const dir = tempDir('ragline-copies-');
+    const section = 'The `timeout` option kills the child process after the given number of milliseconds with the `killSignal` signal.';
+    fs.writeFileSync(path.join(dir, 'child.md'), `# Child process\n\n## Class: ChildProcess\n\n${section}\n`);
+    fs.writeFileSync(path.join(dir, 'child.html'), `<html><body><h1>Child process</h1><h2>Class: ChildProcess</h2><p>${section}</p></body></html>`);
+    fs.writeFileSync(path.join(dir, 'worker.md'), '# Worker\n\n## Class: ChildProcess\n\nA worker kills its child process when the pool shuts down after a timeout.\n');
+    const db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root: dir, db, embedder, chunker: { size: 4000, overlap: 200 }, maxFileBytes: 1024 * 1024 });
+    const hits = await new Retriever(db, embedder).search('kill the child process after a timeout', { k: 5 });
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    const paths = hits.map((hit) => hit.documentPath);
+    expect(paths.filter((p) => p === 'child.md' || p === 'child.html')).toHaveLength(1);
+    expect(paths).toContain('worker.md');
+    expect(hits.map((hit) => hit.rank)).toEqual(hits.map((_, i) => i + 1));
+  });
+});

@@ -77,6 +77,25 @@ export interface RetrievalSettings {
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
+/** Share of the same words (Jaccard of the tokens) above which two chunks of a section with the same title are one. */
+const SAME_SECTION = 0.6;
+
+/**
+ * The same section in another file: the same section title and mostly the same words,
+ * as when a folder holds a page as Markdown and as HTML (Node.js ships `fs.md`,
+ * `fs.html` and `all.html`). Only the better-ranked copy is returned.
+ */
+function sameSection(a: ChunkSource, b: ChunkSource): boolean {
+  if (a.documentPath === b.documentPath) return false;
+  const title = (heading: string) => (heading.split(' > ').pop() ?? '').trim().toLowerCase();
+  if (!a.heading || title(a.heading) !== title(b.heading)) return false;
+  const wordsA = new Set(indexedTokens(a.text));
+  const wordsB = new Set(indexedTokens(b.text));
+  let shared = 0;
+  for (const word of wordsA) if (wordsB.has(word)) shared++;
+  return shared / (wordsA.size + wordsB.size - shared) >= SAME_SECTION;
+}
+
 export interface RetrieverOptions {
   /**
    * The in-memory copies of `db`'s indexes (made once per database and shared by its
@@ -175,7 +194,8 @@ export class Retriever {
       const second = this.fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query);
       fused = combine(fused, second, secondary.weight);
     }
-    const limit = settings.maxPerDocument ? candidates : settings.k;
+    // A few more than k, for the copies of a section left out below.
+    const limit = settings.maxPerDocument ? candidates : settings.k * 2;
     const top = fused.slice(0, limit);
     const rows = new Map(
       (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[]).map((row) => [row.chunkId, row]),
@@ -185,6 +205,7 @@ export class Retriever {
     for (const hit of top) {
       const row = rows.get(hit.id);
       if (!row) continue; // removed by a concurrent ingest between the two reads
+      if (results.some((kept) => sameSection(kept, row))) continue;
       if (settings.maxPerDocument) {
         const seen = perDocument.get(row.documentPath) ?? 0;
         if (seen >= settings.maxPerDocument) continue;
