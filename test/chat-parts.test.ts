@@ -205,6 +205,15 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('How do I read a file line by line?', chunks, 'How do I read a file line by line?');
     expect(answer.sentences.map((s) => s.text)).toEqual(['A common use case is to consume an input file one line at a time. The easiest way to do so is a `for await...of` loop over the interface.']);
   });
+  test('"do this <noun>" names what it does and stands alone', () => {
+    const answer = extractiveAnswer('How do I migrate the database?', ranked(['Database', 'To do this database migration safely, run `orbit db migrate` with the service stopped.']), 'How do I migrate the database?');
+    expect(answer.sentences.map((s) => s.text)).toEqual(['To do this database migration safely, run `orbit db migrate` with the service stopped.']);
+  });
+  test('a code line whose name holds the question\'s verb (`server.setTimeout` for "set") shows how', () => {
+    const chunks = ranked(['HTTP > Server timeout', 'The server closes idle sockets after two minutes.\n\n```js\nserver.setTimeout(5000);\n```']);
+    const answer = extractiveAnswer('How do I set the server timeout?', chunks, 'How do I set the server timeout?');
+    expect(answer.text).toContain('server.setTimeout(5000);');
+  });
   test('"What is X?" is answered by the sentence that says what X is, before one that only starts with X', () => {
     const chunks = ranked(
       ['Massif > Monitor commands', 'Massif provides monitor commands handled by the gdbserver.'],

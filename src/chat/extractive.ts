@@ -324,17 +324,17 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
     }
     if (matched === 0) continue;
     // A code line names what it runs; in prose, a code span, flag or identifier does.
-    // A code line runs what was asked when it has the question's verb ("install" in `sudo apt-get install orbit-relay`); one without it is output or another step.
-    const names = howTo && (sentence.code ? (howToVerb === undefined ? asksAny(sentence.terms) : sentence.terms.has(howToVerb)) : namesAsked(sentence.text));
+    const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
     // The section's name put before a sentence says where it is from; it does not show how to run it.
-    const showsName = names && (sentence.code || sentence.own === sentence.text || namesAsked(sentence.own));
+    // A code line shows how only with the question's verb, read in its names too (`server.setTimeout` sets): one without it is output or another step.
+    const showsName = names && (sentence.code ? howToVerb === undefined || namedTerms(sentence.text).has(howToVerb) || sentence.terms.has(howToVerb) : sentence.own === sentence.text || namesAsked(sentence.own));
     const score =
       share / totalWeight +
       RANK_WEIGHT / sentence.rank +
       (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0) +
       (sentence.about ? ABOUT_BONUS : 0) +
-      (sentence.opensSection || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0);
+      ((sentence.opensSection && subject !== undefined) || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names, showsName });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
@@ -433,7 +433,8 @@ function headingKey(text: string): string {
 function isDangling(sentence: string): boolean {
   if (/^(?:in\s+(?:this|that|such\s+a)\s+case|in\s+this\s+way|for\s+this\s+reason)\b/i.test(sentence)) return true;
   // "The easiest way to do so is ...", "To do this, ...": how to do what the sentence before said.
-  if (/^(?:\S+\s+){0,5}?(?:do|doing)\s+(?:so|this|that)\b/i.test(sentence)) return true;
+  // ("To do this migration safely, ..." names what it does: "this" is followed by a noun there.)
+  if (/^(?:\S+\s+){0,5}?(?:do|doing)\s+(?:so\b|(?:this|that)(?=\s*[,.;:!?]|\s*$|\s+(?:is|are|was|were|you|we|in|on|with|by|for|from|without|first|again|once)\b))/i.test(sentence)) return true;
   const match = /^[\s*`"'(]*(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
   if (!match) return false;
   const word = match[1]!.toLowerCase();
@@ -460,6 +461,8 @@ export interface ChunkSentence {
 
 /** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`. */
 const PROMPT = /^\s*(?:\$|>|PS>)\s+/;
+/** A fence marked as a terminal session: ```console, ```shell-session, ```sh-session, ```pycon, ```terminal. */
+const SESSION_FENCE = /^(?:```|~~~)\s*(?:console|shell-session|sh-session|pycon|terminal)\b/i;
 /** Code comments: `// x`, `/* x`, ` * x`, `# x`, `#!`. */
 const CODE_COMMENT = /^(?:\/\/|\/\*|\*\/|\*\s|#\s|#!|#$|<!--)/;
 /** RST section adornment: a run of one punctuation character. */
@@ -560,7 +563,9 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       inFence = !inFence;
       if (inFence) {
         const end = lines.findIndex((next, at) => at > index && /^\s*(```|~~~)/.test(next));
-        session = lines.slice(index + 1, end < 0 ? undefined : end).some((next) => PROMPT.test(next));
+        // "$ cmd" makes a session; "> expr" only in a block marked as one (a Markdown quote in a ```md block is not a prompt).
+        const body = lines.slice(index + 1, end < 0 ? undefined : end);
+        session = body.some((next) => /^\s*\$\s/.test(next)) || (SESSION_FENCE.test(line) && body.some((next) => PROMPT.test(next)));
       }
       return;
     }
