@@ -141,3 +141,20 @@ describe('Retriever and copies of a section in other files', () => {
     expect(hits.map((hit) => hit.rank)).toEqual(hits.map((_, i) => i + 1));
   });
 });
+
+describe('Retriever reads on past the copies it leaves out', () => {
+  it('still returns k results when most of the first rows read are copies of one another', async () => {
+    const dir = tempDir('ragline-copies-k-');
+    const sections = Array.from({ length: 12 }, (_, i) => `## Widget step ${i}\n\nThe widget step ${i} turns the quartz gear number ${i} and locks plate ${i * 7}.\n`).join('\n');
+    for (const name of ['a.md', 'b.md', 'c.md']) fs.writeFileSync(path.join(dir, name), `# Widget\n\n${sections}`);
+    const db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root: dir, db, embedder, chunker: { size: 200, overlap: 0 }, maxFileBytes: 1024 * 1024 });
+    const hits = await new Retriever(db, embedder).search('widget step quartz gear', { k: 5 });
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(hits).toHaveLength(5);
+    expect(new Set(hits.map((hit) => hit.text.split('\n')[0])).size).toBe(5);
+    expect(hits.map((hit) => hit.rank)).toEqual([1, 2, 3, 4, 5]);
+  });
+});

@@ -85,12 +85,17 @@ const SAME_SECTION = 0.6;
  * as when a folder holds a page as Markdown and as HTML (Node.js ships `fs.md`,
  * `fs.html` and `all.html`). Only the better-ranked copy is returned.
  */
-function sameSection(a: ChunkSource, b: ChunkSource): boolean {
+function sameSection(a: ChunkSource, b: ChunkSource, words: Map<number, Set<string>>): boolean {
   if (a.documentPath === b.documentPath) return false;
   const title = (heading: string) => (heading.split(' > ').pop() ?? '').trim().toLowerCase();
   if (!a.heading || title(a.heading) !== title(b.heading)) return false;
-  const wordsA = new Set(indexedTokens(a.text));
-  const wordsB = new Set(indexedTokens(b.text));
+  const tokens = (chunk: ChunkSource) => {
+    let known = words.get(chunk.chunkId);
+    if (known === undefined) words.set(chunk.chunkId, (known = new Set(indexedTokens(chunk.text))));
+    return known;
+  };
+  const wordsA = tokens(a);
+  const wordsB = tokens(b);
   let shared = 0;
   for (const word of wordsA) if (wordsB.has(word)) shared++;
   return shared / (wordsA.size + wordsB.size - shared) >= SAME_SECTION;
@@ -194,33 +199,37 @@ export class Retriever {
       const second = this.fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query);
       fused = combine(fused, second, secondary.weight);
     }
-    // A few more than k, for the copies of a section left out below.
-    const limit = settings.maxPerDocument ? candidates : settings.k * 2;
-    const top = fused.slice(0, limit);
-    const rows = new Map(
-      (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[]).map((row) => [row.chunkId, row]),
-    );
+    // Rows are read a window at a time (twice k, or every candidate with a per-document
+    // limit), and read on while copies of a section left out below keep the results short of k.
+    const window = settings.maxPerDocument ? candidates : settings.k * 2;
     const perDocument = new Map<string, number>();
+    const words = new Map<number, Set<string>>(); // the tokens of a kept chunk, for sameSection
     const results: RetrievedChunk[] = [];
-    for (const hit of top) {
-      const row = rows.get(hit.id);
-      if (!row) continue; // removed by a concurrent ingest between the two reads
-      if (results.some((kept) => sameSection(kept, row))) continue;
-      if (settings.maxPerDocument) {
-        const seen = perDocument.get(row.documentPath) ?? 0;
-        if (seen >= settings.maxPerDocument) continue;
-        perDocument.set(row.documentPath, seen + 1);
+    for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
+      const top = fused.slice(start, start + window);
+      const rows = new Map(
+        (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[]).map((row) => [row.chunkId, row]),
+      );
+      for (const hit of top) {
+        const row = rows.get(hit.id);
+        if (!row) continue; // removed by a concurrent ingest between the two reads
+        if (results.some((kept) => sameSection(kept, row, words))) continue;
+        if (settings.maxPerDocument) {
+          const seen = perDocument.get(row.documentPath) ?? 0;
+          if (seen >= settings.maxPerDocument) continue;
+          perDocument.set(row.documentPath, seen + 1);
+        }
+        results.push({
+          ...row,
+          rank: results.length + 1,
+          score: hit.score,
+          vectorRank: hit.vector?.rank,
+          vectorDistance: hit.vector?.distance,
+          keywordRank: hit.keyword?.rank,
+          bm25: hit.keyword?.bm25,
+        });
+        if (results.length >= settings.k) break;
       }
-      results.push({
-        ...row,
-        rank: results.length + 1,
-        score: hit.score,
-        vectorRank: hit.vector?.rank,
-        vectorDistance: hit.vector?.distance,
-        keywordRank: hit.keyword?.rank,
-        bm25: hit.keyword?.bm25,
-      });
-      if (results.length >= settings.k) break;
     }
     return results;
   }
