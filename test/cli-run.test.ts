@@ -59,6 +59,13 @@ describe('run(args, io)', () => {
     } finally {
       other.kill();
     }
+    // A lock no process could have written holds nothing: the plain message, no error.
+    const db = new Database(dbFile);
+    db.prepare("UPDATE meta SET value = '{oops' WHERE key = 'ingest.lock'").run();
+    db.close();
+    const broken = await ragline(['search', 'rotate an API key'], env);
+    expect(broken.code).toBe(0);
+    expect(broken.stderr).toMatch(/^No chunks matched\. Is anything ingested\?/);
   });
 
   test('usage errors and failures come back as exit codes, their messages on the given stderr', async () => {

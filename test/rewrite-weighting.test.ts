@@ -91,7 +91,7 @@ describe('retrievalSettingsFor', () => {
     const inPlace = { standaloneQuery: 'how do I run Cachegrind?', decision: 'rewritten', model: 'offline:rewrite-v1', asked: 'how do I run Cachegrind?', weighting: { expansion: 0.85, raw: 0.3 } };
     expect(retrievalSettingsFor('how do I run the second one?', inPlace, 5, config())).toEqual({
       k: 5,
-      secondary: { query: 'how do I run ?', weight: 0.3 },
+      secondary: { query: 'how do I run?', weight: 0.3 },
       expansion: { core: 'how do I run Cachegrind?', weight: 0.85 },
     });
     // A pronoun is a stopword: the question is searched as typed.

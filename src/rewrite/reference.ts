@@ -182,7 +182,7 @@ function insideIdentifier(question: string, start: number, end: number): boolean
 export function withoutReferences(question: string, references: readonly Reference[] = findReferences(question)): string {
   let text = question;
   for (const reference of [...references].sort((a, b) => b.start - a.start)) text = text.slice(0, reference.start) + text.slice(reference.end);
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])/g, '$1').trim();
 }
 
 /**

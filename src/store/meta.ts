@@ -131,8 +131,13 @@ function processAlive(pid: number): boolean {
 export function runningIngest(db: Db): IngestLock | undefined {
   const raw = getMeta(db, 'ingest.lock');
   if (!raw) return undefined;
-  const held = JSON.parse(raw) as IngestLock;
-  return held.pid !== process.pid && processAlive(held.pid) ? held : undefined;
+  let held: IngestLock;
+  try {
+    held = JSON.parse(raw) as IngestLock;
+  } catch {
+    return undefined; // a lock no process could have written holds nothing
+  }
+  return Number.isInteger(held?.pid) && held.pid !== process.pid && processAlive(held.pid) ? held : undefined;
 }
 
 /** Throws if a live process other than this one holds the ingest lock (a read, no write). */

@@ -34,7 +34,7 @@ export function registerIngest(program: Command): void {
     .option('--exclude <glob...>', 'skip files matching these globs')
     .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
     .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
-    .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: 20 MiB)`)
+    .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: ${formatBytes(DEFAULTS['ingest.maxFileBytes'] as number)})`)
     .option('--reindex', 'drop the index and rebuild it (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('--verbose', 'also list the skipped files, a few per reason')
@@ -130,7 +130,8 @@ function nothingIndexed(summary: IngestSummary, dir: string): string | undefined
   const skipped = skippedCounts(summary);
   if (skipped.length === 0) return `No files found in ${dir}: nothing was indexed.`;
   if (skipped.every(([reason]) => reason === 'excluded')) {
-    return `All ${skipped[0]![1]} files in ${dir} were left out by --include/--exclude: nothing was indexed.`;
+    const n = skipped[0]![1];
+    return `${n === 1 ? 'The only file' : `All ${n} files`} in ${dir} ${n === 1 ? 'was' : 'were'} left out by --include/--exclude: nothing was indexed.`;
   }
   return undefined;
 }
