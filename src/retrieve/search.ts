@@ -81,24 +81,36 @@ export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 const SAME_SECTION = 0.6;
 
 /**
- * The same section in another file: the same section title and mostly the same words,
- * as when a folder holds a page as Markdown and as HTML (Node.js ships `fs.md`,
- * `fs.html` and `all.html`). Only the better-ranked copy is returned.
+ * The chunks kept so far, by section title, to tell a copy of one of them: the same
+ * section in another file, with the same title and mostly the same words, as when a
+ * folder holds a page as Markdown and as HTML (Node.js ships `fs.md`, `fs.html` and
+ * `all.html`). Only the better-ranked copy is returned. Shared words are counted
+ * through a word -> kept chunks index, so k = 1000 same-titled chunks stay cheap.
  */
-function sameSection(a: ChunkSource, b: ChunkSource, words: Map<number, Set<string>>): boolean {
-  if (a.documentPath === b.documentPath) return false;
-  const title = (heading: string) => (heading.split(' > ').pop() ?? '').trim().toLowerCase();
-  if (!a.heading || title(a.heading) !== title(b.heading)) return false;
-  const tokens = (chunk: ChunkSource) => {
-    let known = words.get(chunk.chunkId);
-    if (known === undefined) words.set(chunk.chunkId, (known = new Set(indexedTokens(chunk.text))));
-    return known;
-  };
-  const wordsA = tokens(a);
-  const wordsB = tokens(b);
-  let shared = 0;
-  for (const word of wordsA) if (wordsB.has(word)) shared++;
-  return shared / (wordsA.size + wordsB.size - shared) >= SAME_SECTION;
+class SectionCopies {
+  readonly #byTitle = new Map<string, { paths: string[]; sizes: number[]; postings: Map<string, number[]> }>();
+
+  /** True when `chunk` is a copy of a kept chunk; else keeps it. */
+  copyOrKeep(chunk: ChunkSource): boolean {
+    if (!chunk.heading) return false;
+    const title = (chunk.heading.split(' > ').pop() ?? '').trim().toLowerCase();
+    let group = this.#byTitle.get(title);
+    if (group === undefined) this.#byTitle.set(title, (group = { paths: [], sizes: [], postings: new Map() }));
+    const words = new Set(indexedTokens(chunk.text));
+    const shared = new Map<number, number>();
+    for (const word of words) for (const kept of group.postings.get(word) ?? []) shared.set(kept, (shared.get(kept) ?? 0) + 1);
+    for (const [kept, n] of shared) {
+      if (group.paths[kept] !== chunk.documentPath && n / (group.sizes[kept]! + words.size - n) >= SAME_SECTION) return true;
+    }
+    const index = group.paths.push(chunk.documentPath) - 1;
+    group.sizes.push(words.size);
+    for (const word of words) {
+      const list = group.postings.get(word);
+      if (list) list.push(index);
+      else group.postings.set(word, [index]);
+    }
+    return false;
+  }
 }
 
 export interface RetrieverOptions {
@@ -203,7 +215,7 @@ export class Retriever {
     // limit), and read on while copies of a section left out below keep the results short of k.
     const window = settings.maxPerDocument ? candidates : settings.k * 2;
     const perDocument = new Map<string, number>();
-    const words = new Map<number, Set<string>>(); // the tokens of a kept chunk, for sameSection
+    const copies = new SectionCopies();
     const results: RetrievedChunk[] = [];
     for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
       const top = fused.slice(start, start + window);
@@ -213,12 +225,9 @@ export class Retriever {
       for (const hit of top) {
         const row = rows.get(hit.id);
         if (!row) continue; // removed by a concurrent ingest between the two reads
-        if (results.some((kept) => sameSection(kept, row, words))) continue;
-        if (settings.maxPerDocument) {
-          const seen = perDocument.get(row.documentPath) ?? 0;
-          if (seen >= settings.maxPerDocument) continue;
-          perDocument.set(row.documentPath, seen + 1);
-        }
+        if (settings.maxPerDocument && (perDocument.get(row.documentPath) ?? 0) >= settings.maxPerDocument) continue;
+        if (copies.copyOrKeep(row)) continue;
+        if (settings.maxPerDocument) perDocument.set(row.documentPath, (perDocument.get(row.documentPath) ?? 0) + 1);
         results.push({
           ...row,
           rank: results.length + 1,
