@@ -205,6 +205,11 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('How do I read a file line by line?', chunks, 'How do I read a file line by line?');
     expect(answer.sentences.map((s) => s.text)).toEqual(['A common use case is to consume an input file one line at a time. The easiest way to do so is a `for await...of` loop over the interface.']);
   });
+  test('a follow-up that is a how-to question by its rewrite ("and on Windows?") is answered with the command too', () => {
+    const chunks = ranked(['Relay > Install on Windows', 'On Windows the Relay is an MSI package. Install it from an elevated PowerShell prompt:\n\n```powershell\nmsiexec /i orbit-relay.msi /qn\n```']);
+    const answer = extractiveAnswer('How do I install the Relay agent on Windows?', chunks, 'and on Windows?');
+    expect(answer.text).toContain('Install it from an elevated PowerShell prompt: msiexec /i orbit-relay.msi /qn');
+  });
   test('"do this <noun>" names what it does and stands alone', () => {
     const answer = extractiveAnswer('How do I migrate the database?', ranked(['Database', 'To do this database migration safely, run `orbit db migrate` with the service stopped.']), 'How do I migrate the database?');
     expect(answer.sentences.map((s) => s.text)).toEqual(['To do this database migration safely, run `orbit db migrate` with the service stopped.']);

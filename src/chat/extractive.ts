@@ -183,8 +183,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const queryTerms = [...questionTerms(query)];
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;
-  const howTo = isHowToQuestion(question ?? query);
-  const howToVerb = howTo ? actionVerb(question ?? query) : undefined;
+  // "and on Windows?" after "How do I install the Relay agent?" is a how-to question by its rewrite.
+  const howToText = [question ?? query, query].find(isHowToQuestion);
+  const howTo = howToText !== undefined;
+  const howToVerb = howToText === undefined ? undefined : actionVerb(howToText);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const subject = questionSubject(question ?? query);
   // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?
@@ -199,8 +201,10 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const isAsked = (token: string) => askedNames.has(token) || (token.includes('-') && token.split('-').every((part) => part === '' || askedNames.has(part)));
   const startsWithAsked = (text: string) => indexedTokens(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some(isAsked);
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
+  // A how-to question only by its rewrite asks how to do what the rewrite says: its words name the command too.
+  const byRewrite = howTo && !isHowToQuestion(question ?? query);
   const asksAny = (terms: Set<string>) => {
-    for (const term of terms) if (typedCounts ? typed.has(term) : queryTerms.includes(term)) return true;
+    for (const term of terms) if (typedCounts && !byRewrite ? typed.has(term) : queryTerms.includes(term)) return true;
     return false;
   };
   const namesAsked = (text: string) => asksAny(namedTerms(text));
