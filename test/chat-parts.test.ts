@@ -124,6 +124,14 @@ describe('extractive answers', () => {
       'This is interactive, you will be prompted.',
     ]);
   });
+  test('rows of columns (a bug list in release notes) are items of their own, not one run-on sentence', () => {
+    const news = 'Bugs fixed in this release:\n\n136230\u00a0\u00a0memcheck reports "possibly lost"\n137073\u00a0\u00a0NULL arg to MALLOCLIKE_BLOCK causes crash\n137904  Valgrind reports a memory leak when using threads';
+    expect(splitSentences(news)).toEqual([
+      'Bugs fixed in this release: 136230 memcheck reports "possibly lost"',
+      '137073 NULL arg to MALLOCLIKE_BLOCK causes crash',
+      '137904 Valgrind reports a memory leak when using threads',
+    ]);
+  });
   test('in a terminal session only the typed lines are code, without their prompt; what the programs printed is left out', () => {
     const md = 'Install it:\n\n```console\n$ sudo apt-get install orbit-relay\nReading package lists... Done\n$ systemctl status orbit-relay\n● orbit-relay.service - Orbitly Relay agent\n```\n\n```js\nconst x = 1;\n```';
     expect(chunkSentences(md).map((s) => [s.text, s.code])).toEqual([

@@ -465,6 +465,8 @@ export interface ChunkSentence {
 
 /** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`. */
 const PROMPT = /^\s*(?:\$|>|PS>)\s+/;
+/** A line of columns: a first field, a run of two or more spaces (no-break ones too), then more. */
+const COLUMNS = /^\s*\S+\s{2,}\S/;
 /** A fence marked as a terminal session: ```console, ```shell-session, ```sh-session, ```pycon, ```terminal. */
 const SESSION_FENCE = /^(?:```|~~~)\s*(?:console|shell-session|sh-session|pycon|terminal)\b/i;
 /** Code comments: `// x`, `/* x`, ` * x`, `# x`, `#!`. */
@@ -643,6 +645,13 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
         block.push(listItem[1]!);
         item = true;
       } else add(line.replace(/\|/g, ' ').trim(), false);
+      return;
+    }
+    // A row of columns set apart by runs of spaces, among others like it (a bug list in
+    // release notes, a table in plain text): one item each, not one long run-on sentence.
+    if (COLUMNS.test(rawLine) && [lines[index - 1], lines[index + 1]].some((next) => next !== undefined && COLUMNS.test(next))) {
+      flush();
+      add(line.replace(/\s+/g, ' '), false);
       return;
     }
     // Anything else continues the paragraph or list item it follows.
