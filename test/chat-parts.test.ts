@@ -124,6 +124,12 @@ describe('extractive answers', () => {
       'This is interactive, you will be prompted.',
     ]);
   });
+  test('table and list markup left in HTML text is not quoted; placeholders in angle brackets are kept', () => {
+    expect(splitSentences('<tr><td>Ctrl+Z</td><td>Doesn\'t work on Windows</td></tr>\n\nSet `<var>` with set(<variable> <value>).')).toEqual([
+      "Ctrl+Z Doesn't work on Windows",
+      'Set `<var>` with set(<variable> <value>).',
+    ]);
+  });
   test('rows of columns (a bug list in release notes) are items of their own, not one run-on sentence', () => {
     const news = 'Bugs fixed in this release:\n\n136230\u00a0\u00a0memcheck reports "possibly lost"\n137073\u00a0\u00a0NULL arg to MALLOCLIKE_BLOCK causes crash\n137904  Valgrind reports a memory leak when using threads';
     expect(splitSentences(news)).toEqual([

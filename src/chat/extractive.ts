@@ -493,7 +493,10 @@ const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'parsed-lit
 /** Inline markup a reader does not need: RST roles, Markdown links and reference links, HTML tags. */
 function cleanInline(text: string): string {
   return text
-    .replace(/<\/?(?:a|i|b|em|strong|span|br|sup|sub|code|kbd|div|p|img)\b[^>]*>/gi, '')
+    .replace(/<\/?(?:a|i|b|em|strong|span|sup|sub|code|kbd|img)\b[^>]*>/gi, '')
+    .replace(/<\/?(?:br|div|p|table|thead|tbody|tr|td|th|ul|ol|li|dl|dt|dd|h[1-6])\b[^>]*>/gi, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim()
     .replace(/:[\w-]+(?::[\w-]+)?:`([^`]*)`/g, (_, inner: string) => `\`${/^(.*?)\s+<[^<>]*>$/.exec(inner)?.[1] ?? inner}\``)
     .replace(/``([^`]+)``/g, '`$1`')
     .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^()]*\))*\)/g, '$1')
