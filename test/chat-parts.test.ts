@@ -219,6 +219,12 @@ describe('extractive answers on ranked chunks', () => {
     const answer = extractiveAnswer('How do I read a file line by line?', chunks, 'How do I read a file line by line?');
     expect(answer.sentences.map((s) => s.text)).toEqual(['A common use case is to consume an input file one line at a time. The easiest way to do so is a `for await...of` loop over the interface.']);
   });
+  test('"how do I <verb>" quotes no code line that only shares a word of the question', () => {
+    const chunks = ranked(['Readline > Example: read a file', 'Each line of the file is read in turn.\n\n```js\nconsole.log(`Line from file: ${line}`);\n```']);
+    const answer = extractiveAnswer('How do I read a file line by line?', chunks, 'How do I read a file line by line?');
+    expect(answer.text).not.toContain('console.log');
+    expect(answer.sentences[0]!.text).toBe('Each line of the file is read in turn.');
+  });
   test('a follow-up that is a how-to question by its rewrite ("and on Windows?") is answered with the command too', () => {
     const chunks = ranked(['Relay > Install on Windows', 'On Windows the Relay is an MSI package. Install it from an elevated PowerShell prompt:\n\n```powershell\nmsiexec /i orbit-relay.msi /qn\n```']);
     const answer = extractiveAnswer('How do I install the Relay agent on Windows?', chunks, 'and on Windows?');

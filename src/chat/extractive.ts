@@ -327,11 +327,13 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
       } else if (sentence.context.has(term)) share += HEADING_CREDIT * weight.get(term)!;
     }
     if (matched === 0) continue;
+    // For "how do I <verb>", a code line (with what introduces it) is quoted only when it does that, in its words or
+    // its names (`sudo apt-get install ...`, `server.setTimeout` sets), not when it shares another word (`console.log(\`Line from file\`)`) or is output.
+    if (sentence.code && howToVerb !== undefined && !sentence.terms.has(howToVerb) && !namedTerms(sentence.text).has(howToVerb)) continue;
     // A code line names what it runs; in prose, a code span, flag or identifier does.
     const names = howTo && (sentence.code ? asksAny(sentence.terms) : namesAsked(sentence.text));
     // The section's name put before a sentence says where it is from; it does not show how to run it.
-    // A code line shows how only with the question's verb, read in its names too (`server.setTimeout` sets): one without it is output or another step.
-    const showsName = names && (sentence.code ? howToVerb === undefined || namedTerms(sentence.text).has(howToVerb) || sentence.terms.has(howToVerb) : sentence.own === sentence.text || namesAsked(sentence.own));
+    const showsName = names && (sentence.code || sentence.own === sentence.text || namesAsked(sentence.own));
     const score =
       share / totalWeight +
       RANK_WEIGHT / sentence.rank +
