@@ -158,3 +158,19 @@ describe('Retriever reads on past the copies it leaves out', () => {
     expect(hits.map((hit) => hit.rank)).toEqual([1, 2, 3, 4, 5]);
   });
 });
+
+describe('Retriever and pieces of a section cut elsewhere in another file', () => {
+  it('leaves out a short piece whose words are nearly all in a better-ranked copy of its section', async () => {
+    const dir = tempDir('ragline-pieces-');
+    const long = Array.from({ length: 12 }, (_, i) => `Step ${i} of reading lines: the interface emits line event ${i} for the stream.`).join(' ');
+    fs.writeFileSync(path.join(dir, 'readline.md'), `# Readline\n\n## Example: read file stream line by line\n\nRead a file stream line by line with the interface. ${long}\n`);
+    fs.writeFileSync(path.join(dir, 'readline.html'), '<html><body><h1>Readline</h1><h2>Example: read file stream line by line</h2><p>Read a file stream line by line with the interface.</p></body></html>');
+    const db = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root: dir, db, embedder, chunker: { size: 4000, overlap: 200 }, maxFileBytes: 1024 * 1024 });
+    const hits = await new Retriever(db, embedder).search('read a file stream line by line', { k: 5 });
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(hits.map((hit) => hit.documentPath)).toHaveLength(1);
+  });
+});

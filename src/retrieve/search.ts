@@ -79,6 +79,8 @@ export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
 
 /** Share of the same words (Jaccard of the tokens) above which two chunks of a section with the same title are one. */
 const SAME_SECTION = 0.6;
+/** Share of the smaller chunk's words found in the other above which it is a piece of the same section. */
+const PIECE_OF_SECTION = 0.8;
 
 /**
  * The chunks kept so far, by section title, to tell a copy of one of them: the same
@@ -100,7 +102,9 @@ class SectionCopies {
     const shared = new Map<number, number>();
     for (const word of words) for (const kept of group.postings.get(word) ?? []) shared.set(kept, (shared.get(kept) ?? 0) + 1);
     for (const [kept, n] of shared) {
-      if (group.paths[kept] !== chunk.documentPath && n / (group.sizes[kept]! + words.size - n) >= SAME_SECTION) return true;
+      if (group.paths[kept] === chunk.documentPath) continue;
+      // Mostly the same words, or a piece whose words nearly all are in the other (a section cut at other places).
+      if (n / (group.sizes[kept]! + words.size - n) >= SAME_SECTION || n / Math.min(group.sizes[kept]!, words.size) >= PIECE_OF_SECTION) return true;
     }
     const index = group.paths.push(chunk.documentPath) - 1;
     group.sizes.push(words.size);
