@@ -122,55 +122,56 @@ describe('Retriever with phrases and title coverage', () => {
   });
 });
 
-describe('Retriever and copies of a section in other files', () => {
-  it('returns a section once when the folder holds it as Markdown and as HTML, and keeps same-titled sections that say other things', async () => {
-    const dir = tempDir('ragline-copies-');
-    const section = 'The `timeout` option kills the child process after the given number of milliseconds with the `killSignal` signal.';
-    fs.writeFileSync(path.join(dir, 'child.md'), `# Child process\n\n## Class: ChildProcess\n\n${section}\n`);
-    fs.writeFileSync(path.join(dir, 'child.html'), `<html><body><h1>Child process</h1><h2>Class: ChildProcess</h2><p>${section}</p></body></html>`);
-    fs.writeFileSync(path.join(dir, 'worker.md'), '# Worker\n\n## Class: ChildProcess\n\nA worker kills its child process when the pool shuts down after a timeout.\n');
-    const db = openDatabase(':memory:');
+/** Ingests `files` into a new in-memory database and searches it for `query`, k = 5. */
+async function searchFiles(files: Record<string, string>, query: string, chunker = { size: 4000, overlap: 200 }) {
+  const dir = tempDir('ragline-copies-');
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  const db = openDatabase(':memory:');
+  try {
     const embedder = new OfflineEmbedder();
-    await ingest({ root: dir, db, embedder, chunker: { size: 4000, overlap: 200 }, maxFileBytes: 1024 * 1024 });
-    const hits = await new Retriever(db, embedder).search('kill the child process after a timeout', { k: 5 });
+    await ingest({ root: dir, db, embedder, chunker, maxFileBytes: 1024 * 1024 });
+    return await new Retriever(db, embedder).search(query, { k: 5 });
+  } finally {
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('Retriever and copies of a section in other files', () => {
+  it('returns a section once when the folder holds it as Markdown and as HTML, and keeps same-titled sections that say other things', async () => {
+    const section = 'The `timeout` option kills the child process after the given number of milliseconds with the `killSignal` signal.';
+    const hits = await searchFiles(
+      {
+        'child.md': `# Child process\n\n## Class: ChildProcess\n\n${section}\n`,
+        'child.html': `<html><body><h1>Child process</h1><h2>Class: ChildProcess</h2><p>${section}</p></body></html>`,
+        'worker.md': '# Worker\n\n## Class: ChildProcess\n\nA worker kills its child process when the pool shuts down after a timeout.\n',
+      },
+      'kill the child process after a timeout',
+    );
     const paths = hits.map((hit) => hit.documentPath);
     expect(paths.filter((p) => p === 'child.md' || p === 'child.html')).toHaveLength(1);
     expect(paths).toContain('worker.md');
     expect(hits.map((hit) => hit.rank)).toEqual(hits.map((_, i) => i + 1));
   });
-});
 
-describe('Retriever reads on past the copies it leaves out', () => {
   it('still returns k results when most of the first rows read are copies of one another', async () => {
-    const dir = tempDir('ragline-copies-k-');
     const sections = Array.from({ length: 12 }, (_, i) => `## Widget step ${i}\n\nThe widget step ${i} turns the quartz gear number ${i} and locks plate ${i * 7}.\n`).join('\n');
-    for (const name of ['a.md', 'b.md', 'c.md']) fs.writeFileSync(path.join(dir, name), `# Widget\n\n${sections}`);
-    const db = openDatabase(':memory:');
-    const embedder = new OfflineEmbedder();
-    await ingest({ root: dir, db, embedder, chunker: { size: 200, overlap: 0 }, maxFileBytes: 1024 * 1024 });
-    const hits = await new Retriever(db, embedder).search('widget step quartz gear', { k: 5 });
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    const page = `# Widget\n\n${sections}`;
+    const hits = await searchFiles({ 'a.md': page, 'b.md': page, 'c.md': page }, 'widget step quartz gear', { size: 200, overlap: 0 });
     expect(hits).toHaveLength(5);
     expect(new Set(hits.map((hit) => hit.text.split('\n')[0])).size).toBe(5);
     expect(hits.map((hit) => hit.rank)).toEqual([1, 2, 3, 4, 5]);
   });
-});
 
-describe('Retriever and pieces of a section cut elsewhere in another file', () => {
   it('leaves out a short piece whose words are nearly all in a better-ranked copy of its section', async () => {
-    const dir = tempDir('ragline-pieces-');
     const long = Array.from({ length: 12 }, (_, i) => `Step ${i} of reading lines: the interface emits line event ${i} for the stream.`).join(' ');
-    fs.writeFileSync(path.join(dir, 'readline.md'), `# Readline\n\n## Example: read file stream line by line\n\nRead a file stream line by line with the interface. ${long}\n`);
-    fs.writeFileSync(path.join(dir, 'readline.html'), '<html><body><h1>Readline</h1><h2>Example: read file stream line by line</h2><p>Read a file stream line by line with the interface.</p></body></html>');
-    const db = openDatabase(':memory:');
-    const embedder = new OfflineEmbedder();
-    await ingest({ root: dir, db, embedder, chunker: { size: 4000, overlap: 200 }, maxFileBytes: 1024 * 1024 });
-    const hits = await new Retriever(db, embedder).search('read a file stream line by line', { k: 5 });
-    db.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    const hits = await searchFiles(
+      {
+        'readline.md': `# Readline\n\n## Example: read file stream line by line\n\nRead a file stream line by line with the interface. ${long}\n`,
+        'readline.html': '<html><body><h1>Readline</h1><h2>Example: read file stream line by line</h2><p>Read a file stream line by line with the interface.</p></body></html>',
+      },
+      'read a file stream line by line',
+    );
     expect(hits.map((hit) => hit.documentPath)).toHaveLength(1);
   });
 });
