@@ -10,7 +10,7 @@ export type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } 
 export { classifyQuestion, followUpSignal, isSmallTalk, type GateOptions, type GateResult, type QuestionKind } from './gate.js';
 export { activeTopic, extractTerms, isGenericTerm, rankTopics, rankTopicsForDisplay, specificity, topicsLine, updateTopics, MAX_TOPICS } from './topics.js';
 export { summarizeOffline } from './summary.js';
-export { findReferences, withoutReferences } from './reference.js';
+export { ownWords } from './reference.js';
 export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './topics-llm.js';
 export { OfflineRewriter, OFFLINE_REWRITER_ID, DEFAULT_VAGUE, contentWords, isVague, type OfflineRewriterOptions, type VagueOptions } from './offline.js';
 export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';

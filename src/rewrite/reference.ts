@@ -6,6 +6,7 @@
 // it safe to rotate?" left alone) cannot happen when there is one.
 
 import { isStopword } from '../text/stopwords.js';
+import { tokenize } from '../text/tokenize.js';
 import { isPluralWord } from './referent.js';
 import { extractTerms, isAdverb, isFiller } from './topics.js';
 
@@ -183,6 +184,17 @@ export function withoutReferences(question: string, references: readonly Referen
   let text = question;
   for (const reference of [...references].sort((a, b) => b.start - a.start)) text = text.slice(0, reference.start) + text.slice(reference.end);
   return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])/g, '$1').trim();
+}
+
+/**
+ * What `question` says in its own words: without the references that carry words of
+ * their own ("the second one", "the last option"), which would be searched or quoted
+ * as if they were asked about; pronouns, stopwords anyway, stay. The question itself
+ * when it has none.
+ */
+export function ownWords(question: string): string {
+  const pointing = findReferences(question).filter((reference) => tokenize(reference.text, { identifiers: true }).some((word) => !isStopword(word)));
+  return pointing.length > 0 ? withoutReferences(question, pointing) : question;
 }
 
 /**

@@ -4,7 +4,7 @@
 // stored, since they are stored with it). Returns how the turn ends.
 
 import type { FinishedStatus } from '../../domain/index.js';
-import { contentWords, extractTopicsWithModel, withoutReferences } from '../../rewrite/index.js';
+import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
 import { extractiveAnswer } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
@@ -29,7 +29,7 @@ export function smallTalkReply(question: string): string {
  * about the second one" is about the item it names, not about "second").
  */
 export function askedInOwnWords(question: string, asked: string | undefined): string {
-  const own = withoutReferences(question);
+  const own = ownWords(question);
   return contentWords(own).length > 0 ? own : (asked ?? question);
 }
 

@@ -5,7 +5,7 @@
 // and eval decide how to search a turn with `retrievalSettingsFor`.
 
 import type { Config } from '../../config/index.js';
-import { contentWords, findReferences, withoutReferences, type RewriteOutcome } from '../../rewrite/index.js';
+import { contentWords, ownWords, type RewriteOutcome } from '../../rewrite/index.js';
 import type { RetrievalSettings, RetrievedChunk, Retriever } from '../../retrieve/search.js';
 import type { TurnRewrite } from './rewrite.js';
 
@@ -24,9 +24,8 @@ export function retrievalSettingsFor(
   if (!rewritten) return { k };
   const rawWeight = config.retrieval.rawWeight ?? outcome.weighting?.raw ?? defaultRawWeight(outcome.model);
   // The question's own words, without those that point back: "the second one" is not searched for "second".
-  const pointing = findReferences(question).filter((reference) => contentWords(reference.text).length > 0);
-  const asTyped = pointing.length > 0 ? withoutReferences(question, pointing) : question;
-  if (pointing.length > 0 && contentWords(asTyped).length === 0) return { k };
+  const asTyped = ownWords(question);
+  if (asTyped !== question && contentWords(asTyped).length === 0) return { k };
   return {
     k,
     ...(rawWeight > 0 ? { secondary: { query: asTyped, weight: rawWeight } } : {}),
