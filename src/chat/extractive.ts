@@ -184,7 +184,8 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;
   // "and on Windows?" after "How do I install the Relay agent?" is a how-to question by its rewrite.
-  const howToText = [question ?? query, query].find(isHowToQuestion);
+  const typedHowTo = isHowToQuestion(question ?? query);
+  const howToText = typedHowTo ? (question ?? query) : isHowToQuestion(query) ? query : undefined;
   const howTo = howToText !== undefined;
   const howToVerb = howToText === undefined ? undefined : actionVerb(howToText);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
@@ -202,7 +203,7 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   const startsWithAsked = (text: string) => indexedTokens(text.slice(0, 80), { identifiers: true }).filter((token) => !isStopword(token)).slice(0, 2).some(isAsked);
   // For "how do I ...": does `text` name a command, flag or identifier made of a word of the question?
   // A how-to question only by its rewrite asks how to do what the rewrite says: its words name the command too.
-  const byRewrite = howTo && !isHowToQuestion(question ?? query);
+  const byRewrite = howTo && !typedHowTo;
   const asksAny = (terms: Set<string>) => {
     for (const term of terms) if (typedCounts && !byRewrite ? typed.has(term) : queryTerms.includes(term)) return true;
     return false;
@@ -573,9 +574,10 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       flush();
       inFence = !inFence;
       if (inFence) {
-        const end = lines.findIndex((next, at) => at > index && /^\s*(```|~~~)/.test(next));
+        let end = index + 1;
+        while (end < lines.length && !/^\s*(```|~~~)/.test(lines[end]!)) end++;
         // "$ cmd" makes a session; "> expr" only in a block marked as one (a Markdown quote in a ```md block is not a prompt).
-        const body = lines.slice(index + 1, end < 0 ? undefined : end);
+        const body = lines.slice(index + 1, end);
         session = body.some((next) => /^\s*\$\s/.test(next)) || (SESSION_FENCE.test(line) && body.some((next) => PROMPT.test(next)));
       }
       return;

@@ -29,10 +29,13 @@ export function registerSearch(program: Command): void {
           output.json({ ...found, ms: Number(found.ms.toFixed(2)) });
           return;
         }
-        if (results.length === 0 && found.ingestRunning) {
-          output.err(`No chunks matched while an ingest (pid ${found.ingestRunning.pid}, started ${found.ingestRunning.startedAt}) is writing to this database; search again when it is done.`);
-        } else if (results.length === 0) {
-          output.err('No chunks matched. Is anything ingested? Check with `ragline stats`.');
+        if (results.length === 0) {
+          const running = found.ingestRunning;
+          output.err(
+            running
+              ? `No chunks matched while an ingest (pid ${running.pid}, started ${running.startedAt}) is writing to this database; search again when it is done.`
+              : 'No chunks matched. Is anything ingested? Check with `ragline stats`.',
+          );
           return;
         }
         const width = output.columns ?? 100;
