@@ -224,9 +224,9 @@ export class Retriever {
       const second = this.fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query);
       fused = combine(fused, second, secondary.weight);
     }
-    // Rows are read a window at a time (twice k, or every candidate with a per-document
-    // limit), and read on while copies of a section left out below keep the results short of k.
-    const window = settings.maxPerDocument ? candidates : settings.k * 2;
+    // Rows are read a window at a time (k, or every candidate with a per-document limit),
+    // and read on while copies of a section left out below keep the results short of k.
+    const window = settings.maxPerDocument ? candidates : settings.k;
     const perDocument = new Map<string, number>();
     const copies = new SectionCopies();
     const results: RetrievedChunk[] = [];
