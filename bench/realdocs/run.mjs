@@ -10,10 +10,12 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later]
 //
 // Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
+// First questions written later (`"written": "after-answers"`) form their own part,
+// 'later', reported apart: a check written before the change it checks.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,8 +40,9 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
+const partOf = (conversation) => (conversation.written === 'after-answers' ? 'later' : halfOf(conversation.id));
 const conversations = set.conversations.filter(
-  (conversation) => (!only || conversation.id === only) && (!onlyHalf || halfOf(conversation.id) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
+  (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
 );
 
 const env = { ...process.env, RAGLINE_PROVIDER: 'offline', NO_COLOR: '1', HOME: out };
@@ -103,7 +106,7 @@ for (const conversation of conversations) {
     const top5 = [...new Set((retrieval?.chunks ?? []).slice(0, 5).map((chunk) => chunk.documentPath))];
     const row = {
       conversation: conversation.id,
-      half: halfOf(conversation.id),
+      half: partOf(conversation),
       turn: index + 1,
       kind: index === 0 ? 'first' : turn.kind ?? 'follow-up',
       question: turn.user,
@@ -149,6 +152,7 @@ const summary = {
   firstAnswersQuoteFact: share(facts, (row) => row.quotesFact),
   firstAnswersQuoteFactDev: share(facts.filter((row) => row.half === 'dev'), (row) => row.quotesFact),
   firstAnswersQuoteFactHeldOut: share(facts.filter((row) => row.half === 'held-out'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater: share(facts.filter((row) => row.half === 'later'), (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -183,5 +187,6 @@ if (asJson) {
   console.log(`| first questions with an expected document in the top 5 | ${pct(summary.firstTop5)} |`);
   console.log(`| first answers quoting the fact | ${pct(summary.firstAnswersQuoteFact)} |`);
   console.log(`| of them, dev half / held-out half | ${pct(summary.firstAnswersQuoteFactDev)} / ${pct(summary.firstAnswersQuoteFactHeldOut)} |`);
+  if (summary.firstAnswersQuoteFactLater.n > 0) console.log(`| of them, first questions written later (after-answers) | ${pct(summary.firstAnswersQuoteFactLater)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }
