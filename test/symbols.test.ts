@@ -17,7 +17,7 @@ import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { assertSameEmbedder, embedderMismatchHint, getFingerprint, setFingerprint } from '../src/store/meta.js';
 import { ftsStem } from '../src/text/stem.js';
-import { INDEX_TEXT_VERSION, spellOutSymbols } from '../src/text/symbols.js';
+import { INDEX_TEXT_VERSION, keywordText, spellOutSymbols } from '../src/text/symbols.js';
 import { unicode61Tokens } from '../src/text/unicode61.js';
 import { UserError } from '../src/util/errors.js';
 import { openFts5Oracle } from './helpers/fts5-terms.mjs';
@@ -55,6 +55,25 @@ describe('spellOutSymbols', () => {
     expect(buildFtsQuery('How do I set the C++ standard?')).toBe('"set" OR "cplusplus" OR "standard"');
     expect(buildFtsQuery('C# or F# on .NET')).toBe('"csharp" OR "fsharp" OR "dotnet"');
     expect(buildFtsQuery('node.js with --leak-check')).toBe('"node.js" OR "leak-check"');
+  });
+});
+
+describe('keywordText', () => {
+  test.each([
+    ['http.createServer([options])', 'http.createServer create Server([options])'],
+    ['EventEmitter and NodeEventTarget', 'EventEmitter Event Emitter and NodeEventTarget Node Event Target'],
+    ['parseHTTPResponse and crypto.randomUUID()', 'parseHTTPResponse parse HTTP Response and crypto.randomUUID random UUID()'],
+    ['The C++ API, CXX_STANDARD, URLs and ID', 'The Cplusplus API, CXX_STANDARD, URLs and ID'],
+    ['plain words only', 'plain words only'],
+  ])('%s', (text, indexed) => {
+    expect(keywordText(text)).toBe(indexed);
+  });
+
+  test('the keyword copy reads a camelCase name as FTS5 does, and "create a server" finds http.createServer by its title', () => {
+    const texts = ['http.createServer([options])', 'Returns a new instance of `http.Server`; see `server.listen()` and `fs.existsSync`.'];
+    const fts = oracle.terms(texts.map(keywordText));
+    texts.forEach((text, i) => expect(unicode61Tokens(keywordText(text)).map(ftsStem), text).toEqual(fts[i]));
+    expect(fts[0]).toEqual(expect.arrayContaining(['createserv', 'creat', 'server']));
   });
 });
 
@@ -104,6 +123,49 @@ describe('names found as written', () => {
 
     const dotnet = await new Retriever(db, embedder).search('How do I build a .NET project?', { k: 2 });
     expect(dotnet[0]!.documentPath).toBe('dotnet.md');
+  });
+
+  test('"create an HTTP server" finds the section of http.createServer on the keyword side (the name read as its words)', async () => {
+    const docs = path.join(home, 'docs');
+    fs.mkdirSync(docs, { recursive: true });
+    fs.writeFileSync(
+      path.join(docs, 'http.md'),
+      [
+        '# HTTP',
+        '',
+        '## Class: http.Server',
+        '',
+        'This class inherits from `net.Server` and emits an event for each request.',
+        '',
+        '## http.createServer([options][, requestListener])',
+        '',
+        'Returns a new instance of `http.Server`. The `requestListener` is added to its request event.',
+        '',
+      ].join('\n'),
+    );
+    const settings = { root: docs, db, embedder, chunker: { size: 200, overlap: 0 }, maxFileBytes: 1 << 20 };
+    await ingest(settings);
+    const heading = db.prepare('SELECT heading FROM chunks WHERE id = ?').pluck();
+    const query = buildFtsQuery('create HTTP server')!;
+    const best = () => db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, 4, 1), rowid').pluck().all(query) as number[];
+    const fts = best();
+    expect(heading.get(fts[0])).toMatch(/createServer/);
+    const copy = new KeywordIndex(db);
+    copy.refresh();
+    expect(copy.search(query, [4, 1], 10)!.map((hit) => hit.id)).toEqual(fts);
+
+    // What version 2 wrote (names such as C++ spelled, camelCase names whole): still
+    // searched, and the next ingest rewrites it without embedding.
+    setFingerprint(db, { ...getFingerprint(db)!, text: 2 });
+    db.exec("INSERT INTO chunks_fts (chunks_fts) VALUES ('delete-all')");
+    const rows = db.prepare('SELECT c.id, d.title, c.heading, c.text FROM chunks c JOIN documents d ON d.id = c.document_id').all() as { id: number; title: string; heading: string; text: string }[];
+    for (const row of rows) db.prepare('INSERT INTO chunks_fts (rowid, title, body) VALUES (?, ?, ?)').run(row.id, spellOutSymbols(row.heading), spellOutSymbols(row.text));
+    expect(heading.get(best()[0])).not.toMatch(/createServer/);
+    expect((await new Retriever(db, embedder).search('create HTTP server', { k: 1 })).length).toBe(1);
+    const summary = await ingest(settings);
+    expect(summary.chunks.embedded).toBe(0);
+    expect(getFingerprint(db)?.text).toBe(INDEX_TEXT_VERSION);
+    expect(best()).toEqual(fts);
   });
 
   test('an index written before the spelling is refused for search, and the next ingest rewrites its keyword side without embedding', async () => {

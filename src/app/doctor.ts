@@ -14,7 +14,7 @@ import { indexCounts, type IndexCounts } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
 import { embedderMismatchHint, getFingerprint, keywordTextVersion, type IndexFingerprint } from '../store/meta.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
-import { INDEX_TEXT_VERSION } from '../text/symbols.js';
+import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { formatBytes } from '../util/bytes.js';
 import { UserError } from '../util/errors.js';
 import { fileSize } from './stats.js';
@@ -213,12 +213,19 @@ function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, document
   } else {
     checks.push({ id: 'index', status: 'ok', message: `${summary}.` });
   }
-  if (keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION) {
+  if (keywordTextVersion(fingerprint) < SEARCHABLE_TEXT_VERSION) {
     checks.push({
       id: 'keywords',
       status: 'fail',
       message: 'The keyword index was written by an earlier version of ragline (C++, C# and .NET indexed as plain letters); search will refuse.',
       fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again (`--reindex` instead when the embedder check fails too).',
+    });
+  } else if (keywordTextVersion(fingerprint) < INDEX_TEXT_VERSION) {
+    checks.push({
+      id: 'keywords',
+      status: 'warn',
+      message: 'The keyword index was written by an earlier version of ragline: camelCase names (createServer) are found whole but not by their words.',
+      fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
     });
   }
   if (fingerprint.chunker.size !== config.chunk.size || fingerprint.chunker.overlap !== config.chunk.overlap) {

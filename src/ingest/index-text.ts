@@ -5,7 +5,7 @@
 // FTS5 columns get names such as C++ spelled as words (symbols.ts); the embedded text
 // keeps them, and the offline embedder spells them itself.
 
-import { spellOutSymbols } from '../text/symbols.js';
+import { keywordText } from '../text/symbols.js';
 import { hexDigest } from '../util/hash.js';
 
 export interface IndexedText {
@@ -29,6 +29,6 @@ export function indexText(title: string | undefined, headingPath: string[], body
     heading,
     embed,
     hash: hexDigest('sha1', embed),
-    fts: { title: spellOutSymbols(titleLine), body: spellOutSymbols(body) },
+    fts: { title: keywordText(titleLine), body: keywordText(body) },
   };
 }

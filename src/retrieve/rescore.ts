@@ -5,7 +5,7 @@
 //   words move up. Both are pure functions over already retrieved candidates.
 
 import type { FusedHit, RankedHit } from './fuse.js';
-import { indexedTokens, stem, STOPWORDS } from '../text/index.js';
+import { indexedTokens, keywordText, stem, STOPWORDS } from '../text/index.js';
 
 /** Weight of the phrase bm25 added to the terms' bm25. */
 export const DEFAULT_PHRASE_WEIGHT = 0.5;
@@ -42,10 +42,10 @@ export function queryStems(query: string): string[] {
   return [...new Set((content.length > 0 ? content : tokens).map(stem))];
 }
 
-/** Share of `stems` found in `title` (0..1). */
+/** Share of `stems` found in `title` (0..1), read as the keyword index reads it (`createServer` holds create and server). */
 export function titleCoverage(stems: readonly string[], title: string): number {
   if (stems.length === 0 || !title) return 0;
-  const words = new Set(indexedTokens(title).map(stem));
+  const words = new Set(indexedTokens(keywordText(title)).map(stem));
   let found = 0;
   for (const s of stems) if (words.has(s)) found++;
   return found / stems.length;

@@ -11,7 +11,7 @@ import type { ChunkLocation } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
-import { INDEX_TEXT_VERSION, indexedTokens } from '../text/symbols.js';
+import { indexedTokens, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
@@ -153,7 +153,7 @@ export class Retriever {
     options: RetrieverOptions = {},
   ) {
     assertSameEmbedder(db, embedder);
-    assertKeywordTextCurrent(db, INDEX_TEXT_VERSION);
+    assertKeywordTextCurrent(db, SEARCHABLE_TEXT_VERSION);
     this.ownsAccelerators = !options.accelerators;
     this.accelerators = options.accelerators ?? new SearchAccelerators(db);
     this.vec0 = new Vec0Search(db);

@@ -101,12 +101,12 @@ export function earlierOfflineMessage(indexEmbedder: string, configured: string)
 }
 
 /**
- * Refuses to search a keyword index written in an older text version (`current` is
- * INDEX_TEXT_VERSION): its terms would not be the ones the queries are made of.
+ * Refuses to search a keyword index written in a text version older than `oldest`
+ * (SEARCHABLE_TEXT_VERSION): its terms would not be the ones the queries are made of.
  */
-export function assertKeywordTextCurrent(db: Db, current: number): void {
+export function assertKeywordTextCurrent(db: Db, oldest: number): void {
   const stored = getFingerprint(db);
-  if (!stored || keywordTextVersion(stored) >= current) return;
+  if (!stored || keywordTextVersion(stored) >= oldest) return;
   throw new UserError('The keyword index of this database was written by an earlier version of ragline (C++, C# and .NET were indexed as plain letters).', {
     hint: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
     exitCode: 2,

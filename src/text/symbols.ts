@@ -17,8 +17,17 @@
 
 import { tokenize, type TokenizeOptions } from './tokenize.js';
 
-/** Version of what the keyword index holds for a chunk: 2 = names spelled by {@link spellOutSymbols}. */
-export const INDEX_TEXT_VERSION = 2;
+/**
+ * Version of what the keyword index holds for a chunk: 2 = names spelled by
+ * {@link spellOutSymbols}; 3 = and camelCase names followed by their words ({@link keywordText}).
+ */
+export const INDEX_TEXT_VERSION = 3;
+/**
+ * The oldest keyword text a search still reads: version 2 holds the terms the queries
+ * are made of and lacks only the words of camelCase names, which the next ingest adds;
+ * version 1 indexed C++ as `c` and is refused until then.
+ */
+export const SEARCHABLE_TEXT_VERSION = 2;
 
 /** A cheap first look: most texts hold none of these. */
 const MAY_HOLD = /[a-z0-9]\+\+|\b[a-z]{1,2}#|\.net\b/i;
@@ -49,4 +58,23 @@ export function spellOutSymbols(text: string): string {
  */
 export function indexedTokens(text: string, options?: TokenizeOptions): string[] {
   return tokenize(spellOutSymbols(text), options);
+}
+
+/** A camelCase or PascalCase name with at least two words: `createServer`, `EventEmitter`, `parseHTTPResponse`. */
+const CAMEL_CASE = /\b[A-Za-z][A-Za-z0-9]*?[a-z0-9][A-Z][A-Za-z0-9]*/g;
+
+/**
+ * The text the keyword index holds for `text`: {@link spellOutSymbols}, and every
+ * camelCase name followed by its words (`http.createServer()` -> `http.createServer
+ * create Server()`), so that "How do I create an HTTP server?" finds the section of
+ * `http.createServer` and a query that types the name still finds it whole. Only the
+ * keyword side: the embedded text and the answer read the text as written.
+ */
+export function keywordText(text: string): string {
+  const spelled = spellOutSymbols(text);
+  if (!/[a-z0-9][A-Z]/.test(spelled)) return spelled;
+  return spelled.replace(CAMEL_CASE, (name: string) => {
+    const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+    return words === name ? name : `${name} ${words}`;
+  });
 }

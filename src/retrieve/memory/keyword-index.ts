@@ -26,7 +26,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/db.js';
 import { parseKeywordTotals } from '../../store/documents.js';
 import { ftsStem } from '../../text/stem.js';
-import { spellOutSymbols } from '../../text/symbols.js';
+import { keywordText } from '../../text/symbols.js';
 import { unicode61Tokens } from '../../text/unicode61.js';
 import type { RankedHit } from '../fuse.js';
 
@@ -691,7 +691,7 @@ function forEachToken(row: ChunkText, hit: (word: string, column: number, offset
   let tokens = 0;
   const columns = [titleLine(row.title, row.heading), row.text];
   for (let column = 0; column < COLUMNS; column++) {
-    const words = unicode61Tokens(spellOutSymbols(columns[column]!));
+    const words = unicode61Tokens(keywordText(columns[column]!));
     for (let offset = 0; offset < words.length; offset++) hit(words[offset]!, column, offset);
     tokens += words.length;
   }
