@@ -159,6 +159,13 @@ describe('referents from salience', () => {
     expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
   });
 
+  it('"what about X?" is not swapped in when X is an action on the same verb: it keeps its words and gets the context', () => {
+    const shown = rewrite('What about npm unpublish?', ['How do I publish a package to the npm registry?']);
+    expect(shown).not.toMatch(/publish npm unpublish/);
+    expect(shown).toMatch(/^What about npm unpublish\? \(publish a package/);
+    expect(rewrite('what about the Windows agent?', ['How do I install the Relay agent?'])).toBe('How do I install the Windows agent?');
+  });
+
   it('"do that" is the action of the latest question that asked one', () => {
     expect(rewrite('Is it recommended to do that regularly?', ["How do I clear npm's cache?"], ['Is it safe to do that while an install is running?', "Is it safe to clear npm's cache while an install is running?"])).toBe(
       "Is it recommended to clear npm's cache regularly?",

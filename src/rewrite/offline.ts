@@ -297,12 +297,22 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
     const focus = questionFocus(earlier).candidate;
     // Only a focus that is clearly a noun phrase ("an include directory", "memory leaks"), not "get rid".
     if (!focus || (!focus.determiner && !focus.name && !focus.phrase.includes(' '))) return undefined;
+    // "what about npm unpublish?" after "How do I publish a package?" names another action, not another thing to publish.
+    if (namesAction(swapped, askedAction(earlier))) return undefined;
     const written = focus.determiner ? `${focus.determiner} ${focus.phrase}` : focus.phrase;
     const at = earlier.indexOf(written);
     if (at < 0) return undefined;
     return `${earlier.slice(0, at)}${swapped}${earlier.slice(at + written.length)}?`;
   }
   return undefined;
+}
+
+/** Whether `fragment` holds the verb of `action` (its first word), or that verb undone or redone ("unpublish", "reinstall"). */
+function namesAction(fragment: string, action: string | undefined): boolean {
+  const verb = action?.split(/\s+/)[0]?.toLowerCase();
+  if (!verb) return false;
+  const key = stem(verb);
+  return tokenize(fragment).some((word) => stem(word) === key || stem(word.replace(/^(?:un|re|de|dis)(?=[a-z]{3})/, '')) === key);
 }
 
 /**
