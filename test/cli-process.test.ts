@@ -32,7 +32,7 @@ describe('ragline as a process', () => {
     expect(JSON.parse(ingested.stdout)).toMatchObject({ db, files: { added: 16 } });
     const missing = await runCli(['ingest', path.join(home, 'no-such-folder')], { env: env() });
     expect(missing).toMatchObject({ code: 2, signal: null, stdout: '' });
-    expect(missing.stderr).toMatch(/^error: No such folder: /);
+    expect(missing.stderr).toMatch(/^error: No such file or folder: /);
   });
 
   test('search and ask: results and the answer on stdout, exit 0; a usage error exits 2 (the program) or 1 (a command), with its message on stderr', async () => {

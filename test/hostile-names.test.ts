@@ -83,7 +83,7 @@ describe('hostile names through every output path', () => {
   test('error messages quote paths sanitised', async () => {
     const result = await ragline(['--db', dbFile, 'ingest', path.join(home, `missing-${HOSTILE}`)], { env: env() });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('No such folder');
+    expect(result.stderr).toContain('No such file or folder');
     expectClean(result, 'ingest error');
   });
 

@@ -265,18 +265,36 @@ describe('ingest arguments that are not a folder', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^error: No such folder: .*no-such-folder$/);
+    expect(lines[0]).toMatch(/^error: No such file or folder: .*no-such-folder$/);
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(fs.existsSync(dbFile())).toBe(false);
   });
 
-  test('a file given as the folder exits 2 with a one-line error suggesting --include', async () => {
-    const result = await ragline(['ingest', path.join(FIXTURE_DOCS, 'faq.md')], { env: env() });
+  test('one file is added or updated as a document of its folder, and the folder\'s other documents stay', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha text\n', 'b.md': '# B\n\nbravo text\n', 'x.md': '# X\n\nxray text\n' });
+    expect((await ingestJson(dir)).files.added).toBe(3);
+    fs.writeFileSync(path.join(dir, 'b.md'), '# B\n\nbravo text, changed\n');
+    fs.writeFileSync(path.join(dir, 'c.md'), '# C\n\ncharlie text\n');
+    fs.writeFileSync(path.join(dir, '[x].md'), '# Bracketed\n\na name that is not a glob\n');
+    const added = await ingestJson(path.join(dir, 'c.md'));
+    expect(added.files).toMatchObject({ added: 1, changed: 0, removed: 0 });
+    expect(added.root).toBe(fs.realpathSync(dir));
+    const changed = await ingestJson(path.join(dir, 'b.md'));
+    expect(changed.files).toMatchObject({ added: 0, changed: 1, removed: 0 });
+    expect((await ingestJson(path.join(dir, '[x].md'))).files).toMatchObject({ added: 1, changed: 0, unchanged: 0, removed: 0 });
+    const paths = withDb((db) => db.prepare('SELECT path FROM documents ORDER BY path').pluck().all());
+    expect(paths).toEqual(['[x].md', 'a.md', 'b.md', 'c.md', 'x.md']);
+    // The folder again: nothing left to do.
+    expect((await ingestJson(dir)).files).toMatchObject({ added: 0, changed: 0, unchanged: 5, removed: 0 });
+  });
+
+  test('a file with --include or --exclude exits 2, saying what the globs would do, and writes nothing', async () => {
+    const result = await ragline(['ingest', path.join(FIXTURE_DOCS, 'faq.md'), '--include', '*.md'], { env: env() });
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
-    expect(lines[0]).toMatch(/^error: .*faq\.md is a file, not a folder\.$/);
-    expect(lines[1]).toContain('--include "faq.md"');
-    expect(lines.length).toBe(2);
+    expect(lines[0]).toBe('error: --include and --exclude choose among the files of a folder; a single file was given.');
+    expect(lines[1]).toContain('--include "faq.md"` (the folder\'s files the globs leave out are then removed from the index)');
+    expect(fs.existsSync(dbFile())).toBe(false);
   });
 });
 

@@ -10,6 +10,11 @@ export interface IngestFolderOptions {
   include?: string[];
   /** Skip files matching these globs. */
   exclude?: string[];
+  /**
+   * Only these files of the folder (paths relative to it, not globs): they are added
+   * or updated and the folder's other documents are kept as they are.
+   */
+  only?: string[];
   /** Drop the index and rebuild it (sessions are kept). */
   reindex?: boolean;
   /** Hash every file, even when its size and modification time are unchanged. */
@@ -27,12 +32,18 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
     chunker: config.chunk,
-    include: options.include,
-    exclude: options.exclude,
+    include: options.only ? options.only.map(literalGlob) : options.include,
+    exclude: options.only ? undefined : options.exclude,
+    keepUnseen: options.only !== undefined,
     maxFileBytes: config.ingest.maxFileBytes,
     reindex: options.reindex,
     checksum: options.checksum,
     signal: options.signal,
     onProgress: options.onProgress,
   });
+}
+
+/** A path as a glob that matches only itself (`[draft].md` is not a character class). */
+function literalGlob(relative: string): string {
+  return relative.split(path.sep).join('/').replace(/[\\*?[\]{}()!+@#]/g, '\\$&');
 }

@@ -24,6 +24,12 @@ export interface IngestOptions {
   reindex?: boolean;
   /** Hash every file even when its size and mtime are unchanged. */
   checksum?: boolean;
+  /**
+   * Keep the folder's stored documents that this run does not see (left out by
+   * `include`, or gone): set when single files of a folder are ingested, so that
+   * the folder's other documents stay indexed.
+   */
+  keepUnseen?: boolean;
   /** Stops between files; what was written stays written. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;

@@ -28,9 +28,9 @@ interface IngestFlags {
 export function registerIngest(program: Command): void {
   program
     .command('ingest')
-    .description('chunk, embed and index a folder of documents (Markdown, text, HTML, PDF)')
-    .argument('<dir>', 'folder to ingest; running it again only processes what changed')
-    .option('--include <glob...>', 'only ingest files matching these globs (relative to <dir>)')
+    .description('chunk, embed and index a folder of documents (Markdown, text, HTML, PDF), or one file of it')
+    .argument('<dir>', "folder to ingest (running it again only processes what changed), or one file: added or updated, its folder's other documents kept")
+    .option('--include <glob...>', "only ingest files matching these globs (relative to <dir>); the folder's stored documents they leave out are removed")
     .option('--exclude <glob...>', 'skip files matching these globs')
     .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
     .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
@@ -44,25 +44,30 @@ export function registerIngest(program: Command): void {
       `
 Examples:
   ragline ingest ./docs
+  ragline ingest ./docs/faq.md
   ragline ingest ./docs --exclude "drafts/**" --json
   ragline --db ./team.db ingest ./handbook --reindex`,
     )
     .action(async (dir: string, flags: IngestFlags, command: Command) => {
       const output = outputFor(command);
       const io = ioOf(command);
-      const root = path.resolve(io.cwd, dir);
+      const given = path.resolve(io.cwd, dir);
       let stat: fs.Stats;
       try {
-        stat = fs.statSync(root);
+        stat = fs.statSync(given);
       } catch {
-        throw new UserError(`No such folder: ${dir}`, { hint: 'Give the path of a folder of documents, e.g. `ragline ingest ./docs`.', exitCode: 2 });
+        throw new UserError(`No such file or folder: ${dir}`, { hint: 'Give the path of a folder of documents, e.g. `ragline ingest ./docs`, or of one file.', exitCode: 2 });
       }
-      if (!stat.isDirectory()) {
-        throw new UserError(`${dir} is a file, not a folder.`, {
-          hint: `Give its folder instead: \`ragline ingest ${path.dirname(dir) || '.'} --include "${path.basename(dir)}"\`.`,
+      // One file: it is added or updated as a document of its folder, whose other documents stay.
+      const file = stat.isFile();
+      if (!file && !stat.isDirectory()) throw new UserError(`${dir} is neither a file nor a folder.`, { exitCode: 2 });
+      if (file && (flags.include || flags.exclude)) {
+        throw new UserError('--include and --exclude choose among the files of a folder; a single file was given.', {
+          hint: `Give its folder with the globs, e.g. \`ragline ingest ${path.dirname(dir) || '.'} --include "${path.basename(dir)}"\` (the folder's files the globs leave out are then removed from the index), or the file alone.`,
           exitCode: 2,
         });
       }
+      const root = file ? path.dirname(given) : given;
       const settings = settingsFor(command, {
         'chunk.size': flags.chunkSize,
         'chunk.overlap': flags.chunkOverlap,
@@ -86,6 +91,7 @@ Examples:
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
           exclude: flags.exclude,
+          only: file ? [path.basename(given)] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
           signal: controller.signal,
