@@ -22,6 +22,13 @@ describe('fuse', () => {
     expect(out.map((h) => h.rank)).toEqual([1, 2, 3, 4]);
   });
 
+  it('a keyword floor of 0 keeps the last keyword hit worth its bm25 (a list of every match), min-max gives it 0', () => {
+    const last = (options: Parameters<typeof fuse>[2]) => fuse([], keyword, options).find((h) => h.id === 'a')!.score;
+    expect(last({})).toBe(0);
+    expect(last({ keywordFloor: 0 })).toBeCloseTo(1 / 9, 12);
+    expect(fuse([], keyword, { keywordFloor: 0 }).find((h) => h.id === 'c')!.score).toBe(1);
+  });
+
   it('keeps each side’s rank and raw score', () => {
     const out = fuse(vector, keyword);
     const a = out.find((h) => h.id === 'a')!;

@@ -125,6 +125,19 @@ describe('names found as written', () => {
     expect(dotnet[0]!.documentPath).toBe('dotnet.md');
   });
 
+  test('a name found in only two chunks brings both into the results, above chunks that only look alike', async () => {
+    const docs = path.join(home, 'docs');
+    fs.mkdirSync(docs, { recursive: true });
+    // Chunks that look like the name (random, UUID) and two long ones that hold it once.
+    for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(docs, `random-${i}.md`), `# Random UUID ${i}\n\nA random UUID ${i}: random UUID values, random and UUID.\n`);
+    const filler = 'The module signs, verifies, encrypts and decrypts data with keys, ciphers, hashes and certificates. '.repeat(4);
+    fs.writeFileSync(path.join(docs, 'uuid.md'), `# Crypto\n\n${filler}Call \`crypto.randomUUID()\` for one.\n`);
+    fs.writeFileSync(path.join(docs, 'web.md'), `# Web Crypto\n\n${filler}The global object has randomUUID too.\n`);
+    await ingest({ root: docs, db, embedder, chunker, maxFileBytes: 1 << 20 });
+    const found = await new Retriever(db, embedder).search('randomUUID', { k: 5 });
+    expect(found.slice(0, 2).map((chunk) => chunk.documentPath).sort()).toEqual(['uuid.md', 'web.md']);
+  });
+
   test('"create an HTTP server" finds the section of http.createServer on the keyword side (the name read as its words)', async () => {
     const docs = path.join(home, 'docs');
     fs.mkdirSync(docs, { recursive: true });

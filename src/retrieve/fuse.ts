@@ -32,17 +32,25 @@ export interface FuseOptions {
   keywordWeight?: number;
   /** Keep at most this many fused hits. Default: all. */
   limit?: number;
+  /**
+   * `score` method: the keyword score that normalises to 0. Default: the list's worst,
+   * right for a list cut at some depth. A list that holds every chunk that matched
+   * (the retriever: fewer than the results asked for) passes 0, the bm25 of a chunk
+   * matching nothing: else its last hit, a real match, would count for nothing
+   * ("randomUUID" matching two chunks).
+   */
+  keywordFloor?: number;
 }
 
-export const DEFAULT_FUSE_OPTIONS: Required<Omit<FuseOptions, 'limit'>> = {
+export const DEFAULT_FUSE_OPTIONS: Required<Omit<FuseOptions, 'limit' | 'keywordFloor'>> = {
   method: 'score',
   k: 60,
   vectorWeight: 0.5,
   keywordWeight: 1,
 };
 
-/** Min-max normalises "lower is better" scores to [0, 1] with 1 for the best. */
-function normaliseLowerBetter<Id>(hits: readonly RankedHit<Id>[]): Map<Id, number> {
+/** Min-max normalises "lower is better" scores to [0, 1] with 1 for the best; `floor`, when given, is the score that gives 0. */
+function normaliseLowerBetter<Id>(hits: readonly RankedHit<Id>[], floor?: number): Map<Id, number> {
   const out = new Map<Id, number>();
   if (hits.length === 0) return out;
   let min = Infinity;
@@ -51,6 +59,7 @@ function normaliseLowerBetter<Id>(hits: readonly RankedHit<Id>[]): Map<Id, numbe
     if (h.score < min) min = h.score;
     if (h.score > max) max = h.score;
   }
+  if (floor !== undefined && floor > max) max = floor;
   const span = max - min;
   for (const h of hits) out.set(h.id, span > 0 ? (max - h.score) / span : 1);
   return out;
@@ -91,7 +100,7 @@ export function fuse<Id>(
     }
   } else {
     const vNorm = normaliseLowerBetter(vectorHits);
-    const kNorm = normaliseLowerBetter(keywordHits);
+    const kNorm = normaliseLowerBetter(keywordHits, options.keywordFloor);
     for (const h of vectorHits) {
       const e = entry(h.id);
       if (e.vector) continue;
