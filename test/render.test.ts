@@ -2,7 +2,7 @@
 // the heading the heading column already shows or at lines that only mark up structure.
 
 import { describe, expect, test } from 'vitest';
-import { chunkLine, snippetSource } from '../src/cli/render.js';
+import { chunkLine, fitHeading, snippetSource } from '../src/cli/render.js';
 
 const plain = (text: string) => text;
 const colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
@@ -29,5 +29,22 @@ describe('snippets', () => {
       160,
     );
     expect(line).toBe('  1  1.9000  reference/cli.rst:228-259  orbit CLI reference > Exit codes  v1 k1  “Scripts can rely on these exit codes.”');
+  });
+});
+
+describe('heading paths that do not fit', () => {
+  const path = 'Child process > Asynchronous process creation > child_process.spawn(command[, args][, options])';
+
+  test('give way from the front, so the section\'s own name stays', () => {
+    expect(fitHeading(path, 200)).toBe(path);
+    expect(fitHeading(path, 70)).toBe('Child process > … > child_process.spawn(command[, args][, options])');
+    expect(fitHeading(path, 55)).toBe('… > child_process.spawn(command[, args][, options])');
+    expect(fitHeading(path, 30)).toBe('child_process.spawn(command[,…');
+    expect(fitHeading('Short > Path', 40)).toBe('Short > Path');
+  });
+
+  test('in the one-line view at 120 columns the function name is shown', () => {
+    const line = chunkLine({ rank: 1, score: 1, documentPath: 'node/child_process.md', startLine: 1, endLine: 9, locator: 'line', heading: path, text: 'Spawns a process.' }, colors, 120);
+    expect(line).toContain('  child_process.spawn(command[, args][, options])  ');
   });
 });

@@ -27,7 +27,8 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   // columns: rank, score, location, heading, parts, snippet, two spaces apart
   const fixed = rank.length + 2 + score.length + 2 + location.length + 2 + parts.length;
   const headingRoom = width - 1 - fixed - 2;
-  const heading = chunk.heading && headingRoom > 12 ? oneLine(chunk.heading, Math.min(50, headingRoom)) : '';
+  // A third of a wide terminal, at least 50 columns, and the rest for the snippet.
+  const heading = chunk.heading && headingRoom > 12 ? fitHeading(chunk.heading, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
   const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text), snippetRoom) : '';
   return [
@@ -38,6 +39,21 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   ]
     .filter(Boolean)
     .join('  ');
+}
+
+/**
+ * A heading path in `max` columns, shortened from the front: its last part names the
+ * section (`child_process.spawn(command[, args][, options])`), so the first parts give
+ * way to `…` before it is cut (`Child process > … > child_process.spawn(…)`).
+ */
+export function fitHeading(heading: string, max: number): string {
+  const flat = oneLine(heading);
+  if (flat.length <= max) return flat;
+  const parts = flat.split(' > ');
+  const last = parts.pop()!;
+  if (parts.length === 0 || last.length + 4 > max) return oneLine(last, max);
+  const withFirst = `${parts[0]} > … > ${last}`;
+  return parts.length > 1 && withFirst.length <= max ? withFirst : `… > ${last}`;
 }
 
 /** An underline, overline, rule or code fence: a line that only marks up structure. */
