@@ -22,6 +22,12 @@ describe('snippets', () => {
     expect(snippetSource('a -> b\n<= c')).toBe('a -> b <= c');
   });
 
+  test('the titles of small sections a chunk holds under their parent stay in its snippet; the heading column\'s own do not', () => {
+    const text = '## Process\n\n### `process.cpuUsage([previousValue])`\n\nReturns the user and system CPU time.\n\n### `process.cwd()`\n\nReturns the current working directory.';
+    expect(snippetSource(text, 'Process')).toBe('process.cpuUsage([previousValue]) Returns the user and system CPU time. process.cwd() Returns the current working directory.');
+    expect(snippetSource('Exit codes\n==========\n\nScripts rely on them.\n\nSignals\n-------\n\nSIGTERM stops it.', 'CLI > Exit codes')).toBe('Scripts rely on them. Signals SIGTERM stops it.');
+  });
+
   test('the one-line view shows the snippet after the heading path', () => {
     const line = chunkLine(
       { rank: 1, score: 1.9, documentPath: 'reference/cli.rst', startLine: 228, endLine: 259, locator: 'line', heading: 'orbit CLI reference > Exit codes', text: 'Exit codes\n==========\n\nScripts can rely on these exit codes.', vectorRank: 1, keywordRank: 1 },

@@ -30,7 +30,7 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   // A third of a wide terminal, at least 50 columns, and the rest for the snippet.
   const heading = chunk.heading && headingRoom > 12 ? fitHeading(chunk.heading, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
-  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text), snippetRoom) : '';
+  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, chunk.heading), snippetRoom) : '';
   return [
     `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
     heading ? color.bold(heading) : '',
@@ -59,20 +59,33 @@ export function fitHeading(heading: string, max: number): string {
 /** An underline, overline, rule or code fence: a line that only marks up structure. */
 const MARKUP_LINE = /^(?:([=\-`:'"~^_*+#<>.])\1{2,}|(?:`{3,}|~{3,})[\w+-]*)$/;
 
+/** A heading as compared with the chunk's heading path: no Markdown marks, one case, single spaces. */
+const headingKey = (text: string) => text.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
 /**
- * The start of a chunk's text as a snippet: without its heading lines (the heading
- * column shows them: a Markdown `#` line, or a title over its underline) and the
- * lines that only mark up structure. Reads only as far as a snippet can show.
+ * The start of a chunk's text as a snippet: without the heading lines the heading
+ * column shows (a Markdown `#` line, or a title over its underline, that is a part of
+ * `heading`, the chunk's heading path) and the lines that only mark up structure. The
+ * titles of the small sections a chunk holds under their parent's path
+ * (`process.cwd()` under "Process") are not in its path: they stay, without their
+ * marks. Without `heading`, every heading line is left out. Reads only as far as a
+ * snippet can show.
  */
-export function snippetSource(text: string): string {
+export function snippetSource(text: string, heading?: string): string {
+  const shown = heading === undefined ? undefined : new Set(heading.split(' > ').map(headingKey));
+  const inColumn = (title: string) => shown === undefined || shown.has(headingKey(title));
   const lines = text.split('\n', 60);
   const kept: string[] = [];
   let length = 0;
   for (let i = 0; i < lines.length && length < 400; i++) {
-    const line = lines[i]!.trim();
+    let line = lines[i]!.trim();
     const next = lines[i + 1]?.trim() ?? '';
-    if (line === '' || /^#{1,6}(?:\s|$)/.test(line) || MARKUP_LINE.test(line)) continue;
-    if (/^([=\-`:'"~^_*+#<>])\1{2,}$/.test(next) && line.length <= next.length) continue; // a title over its underline
+    if (line === '' || MARKUP_LINE.test(line)) continue;
+    const atx = /^#{1,6}(?:\s+(.*?))?\s*#*$/.exec(line);
+    if (atx) {
+      if (!atx[1] || inColumn(atx[1])) continue;
+      line = atx[1].replace(/`/g, '');
+    } else if (/^([=\-`:'"~^_*+#<>])\1{2,}$/.test(next) && line.length <= next.length && inColumn(line)) continue; // a title over its underline
     kept.push(line);
     length += line.length + 1;
   }
