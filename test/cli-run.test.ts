@@ -36,6 +36,10 @@ describe('run(args, io)', () => {
     const found = await ragline(['search', '--json', '-k', '2', 'rotate an API key'], env);
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ query: 'rotate an API key', k: 2, results: [{ documentPath: 'guides/authentication.md' }, expect.anything()] });
+    // Every result carries every score part, null where a side did not find it (no chunk holds the word).
+    const vectorOnly = JSON.parse((await ragline(['search', '--json', '-k', '3', 'qwzxv'], env)).stdout).results;
+    expect(vectorOnly).toHaveLength(3);
+    for (const result of vectorOnly) expect(result).toMatchObject({ vectorRank: expect.any(Number), keywordRank: null, bm25: null });
     expect(process.exitCode).toBe(before);
   });
 

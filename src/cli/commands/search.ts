@@ -26,7 +26,15 @@ export function registerSearch(program: Command): void {
         const found = await search(workspace, query, { k: settings.config.retrieval.k });
         const { results } = found;
         if (flags.json) {
-          output.json({ ...found, ms: Number(found.ms.toFixed(2)) });
+          // Every result has every score part: null where one side did not find it.
+          const parts = (chunk: (typeof results)[number]) => ({
+            ...chunk,
+            vectorRank: chunk.vectorRank ?? null,
+            vectorDistance: chunk.vectorDistance ?? null,
+            keywordRank: chunk.keywordRank ?? null,
+            bm25: chunk.bm25 ?? null,
+          });
+          output.json({ ...found, results: results.map(parts), ms: Number(found.ms.toFixed(2)) });
           return;
         }
         if (results.length === 0) {
