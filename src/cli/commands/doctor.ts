@@ -14,7 +14,7 @@ export function registerDoctor(program: Command): void {
     .command('doctor')
     .description('check the database, index, SQLite/sqlite-vec and the model server; each problem with a fix')
     .option('--json', 'print the checks and findings as JSON')
-    .option('--timeout <ms>', 'how long to wait for the model server to answer', String(DEFAULT_DOCTOR_TIMEOUT_MS))
+    .option('--timeout <ms>', `how long to wait for the model server to answer (default ${DEFAULT_DOCTOR_TIMEOUT_MS})`)
     .addHelpText(
       'after',
       `
@@ -26,9 +26,9 @@ Examples:
   ragline doctor --json
   OPENAI_BASE_URL=http://localhost:11434/v1 ragline doctor`,
     )
-    .action(async (flags: { json?: boolean; timeout: string }, command: Command) => {
+    .action(async (flags: { json?: boolean; timeout?: string }, command: Command) => {
       const output = outputFor(command);
-      const timeoutMs = wholeNumberFlag(flags.timeout, '--timeout', 1, 2 ** 31 - 1, 'a whole number of milliseconds');
+      const timeoutMs = wholeNumberFlag(flags.timeout ?? String(DEFAULT_DOCTOR_TIMEOUT_MS), '--timeout', 1, 2 ** 31 - 1, 'a whole number of milliseconds');
       const report = await runDoctor(() => settingsFor(command), timeoutMs);
       const failed = report.checks.some((check) => check.status === 'fail');
       if (flags.json) output.json({ ok: !failed, checks: report.checks, ...report.facts });
