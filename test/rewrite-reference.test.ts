@@ -166,6 +166,12 @@ describe('referents from salience', () => {
     expect(rewrite('what about the Windows agent?', ['How do I install the Relay agent?'])).toBe('How do I install the Windows agent?');
   });
 
+  it('"doing that" and "undo that" take the action with its verb in the -ing form', () => {
+    expect(rewrite('is there a time limit for doing it?', ['How do I unpublish a package?'])).toBe('is there a time limit for unpublishing a package?');
+    expect(rewrite('how do I undo that?', ['How do I publish a package to the registry?'])).toBe('how do I undo publishing a package to the registry?');
+    expect(rewrite('Is it safe to keep doing that?', ['How do I run the tests in parallel?'])).toBe('Is it safe to keep running the tests in parallel?');
+  });
+
   it('"do that" is the action of the latest question that asked one', () => {
     expect(rewrite('Is it recommended to do that regularly?', ["How do I clear npm's cache?"], ['Is it safe to do that while an install is running?', "Is it safe to clear npm's cache while an install is running?"])).toBe(
       "Is it recommended to clear npm's cache regularly?",

@@ -156,6 +156,23 @@ export function askedAction(question: string): string | undefined {
 }
 
 /**
+ * `action` with its verb in the -ing form: "rotate an API key" -> "rotating an API key",
+ * "run the tests" -> "running the tests", "set up CI" -> "setting up CI".
+ */
+export function ingForm(action: string): string {
+  const [verb = '', ...rest] = action.split(' ');
+  const lower = verb.toLowerCase();
+  let ing: string;
+  if (/ie$/.test(lower)) ing = `${verb.slice(0, -2)}ying`;
+  else if (/(?:ee|ye|oe)$/.test(lower) || lower === 'be') ing = `${verb}ing`;
+  else if (/[^aeiou]e$/.test(lower)) ing = `${verb.slice(0, -1)}ing`;
+  // One syllable ending consonant-vowel-consonant doubles its last letter: run -> running, set -> setting.
+  else if (/^[^aeiouy]*[aeiou][bdgklmnprt]$/.test(lower)) ing = `${verb}${verb.slice(-1)}ing`;
+  else ing = `${verb}ing`;
+  return [ing, ...rest].join(' ');
+}
+
+/**
  * The question with its "do that" / "do the same" replaced by the action the latest
  * earlier question asked about ("How often should I do that?" -> "How often should I
  * rotate an API key?"), and the words that stood there; undefined when either side does not fit.
@@ -169,10 +186,11 @@ function substituteAction(question: string, references: readonly Reference[], hi
   }
   // "rotate it" names nothing until its "it" is resolved: better no substitution than a guess.
   if (!action || /\b(?:it|them|they|this|that|those|these)\b/i.test(action)) return undefined;
-  // "doing that" wants the action's verb in -ing form; only the plain form is replaced.
-  if (/^doing\b/i.test(reference.text)) return undefined;
-  const words = reference.text.split(/\s+/).slice(1).join(' ').toLowerCase();
-  return { text: question.slice(0, reference.start) + action + question.slice(reference.end), pronoun: `do ${words}` };
+  // "doing that" and "undo that" want the action's verb in its -ing form ("undo publishing a package").
+  const [verb, ...rest] = reference.text.split(/\s+/);
+  const said = verb!.toLowerCase();
+  const acted = said === 'do' ? action : said === 'doing' ? ingForm(action) : `undo ${ingForm(action)}`;
+  return { text: question.slice(0, reference.start) + acted + question.slice(reference.end), pronoun: `${said} ${rest.join(' ').toLowerCase()}` };
 }
 
 /** Topics built from the window's earlier questions when none are tracked. */

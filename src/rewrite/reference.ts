@@ -141,7 +141,7 @@ const ORDINALS: Record<string, number> = {
 
 const ORDINAL_PATTERN =
   /\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|last|former|latter)(?:\s+(one|ones|option|options|step|steps|method|methods|approach|approaches|choice|item|tool|tools|command|commands|way|ways))?\b/giu;
-const ACTION_PATTERN = /\b(do|doing)\s+(that|it|this|the\s+same)\b(?![._\-/@$][\p{L}\p{N}])/giu;
+const ACTION_PATTERN = /\b(do|doing|undo)\s+(that|it|this|the\s+same)\b(?![._\-/@$][\p{L}\p{N}])/giu;
 const OTHER_PATTERNS: readonly RegExp[] = [
   /\bthe\s+(?:other|previous|next|above|same|earlier)(?:\s+(?:one|ones|option|options|step|steps|method|methods|approach|choice|item|way))?\b/giu,
   /\b(?:same thing|same one|the others?)\b/giu,
