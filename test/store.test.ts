@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { openDatabase } from '../src/store/db.js';
 import { SCHEMA_VERSION } from '../src/store/migrations.js';
 import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir, type CliResult } from './helpers/cli.js';
 
@@ -470,5 +471,48 @@ describe('two ingests on one database', () => {
     expect(h.integrity).toBe('ok');
     expect(h.documents).toBe(2000);
     expect([h.fts, h.vectors, h.chunkCountSum]).toEqual([h.chunks, h.chunks, h.chunks]);
+  }, 60_000);
+});
+
+describe('opening a database while another process changes its schema', () => {
+  // PRAGMA quick_check connects the FTS5 table, whose constructor reads the index
+  // with a read of its own. Against a schema read in an earlier snapshot it failed
+  // with `vtable constructor failed: chunks_fts` (or `database schema has changed`)
+  // when the other process committed schema changes one after another.
+  test('the checks before the first write read one snapshot: 200 opens, none fails', async () => {
+    const file = path.join(home, 'churn.db');
+    openDatabase(file, { create: true }).close();
+    const schemaVersion = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.pragma('schema_version', { simple: true }) as number;
+      } finally {
+        db.close();
+      }
+    };
+    const churn = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.pragma('busy_timeout = 10000');
+      for (;;) { db.exec('CREATE TABLE churn (x)'); db.exec('DROP TABLE churn'); }`;
+    const writer = spawn(process.execPath, ['-e', churn], { cwd: ROOT, stdio: 'ignore' });
+    try {
+      const before = schemaVersion();
+      for (let waited = 0; schemaVersion() === before; waited += 10) {
+        if (waited > 10_000) throw new Error('the schema-changing process never committed');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const start = schemaVersion();
+      const failures: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        try {
+          openDatabase(file).close();
+        } catch (err) {
+          failures.push(String((err as Error).message));
+        }
+      }
+      // The other process kept changing the schema all along.
+      expect(schemaVersion() - start).toBeGreaterThan(200);
+      expect(failures).toEqual([]);
+    } finally {
+      writer.kill();
+    }
   }, 60_000);
 });

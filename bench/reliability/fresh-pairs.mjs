@@ -28,11 +28,10 @@ const ANOTHER = /^error: Another ingest \(pid \d+, started [^)]+\) is writing to
 const CHANGED = /^error: Another ingest changed the documents of this folder while this one was reading them; nothing was written\.$/m;
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ragline-pairs-'));
+// Nothing of this machine's settings: no XDG variables, so config and data resolve under HOME.
 const env = {
   PATH: process.env.PATH,
   HOME: home,
-  XDG_DATA_HOME: path.join(home, 'data'),
-  XDG_CONFIG_HOME: path.join(home, 'config'),
   NO_COLOR: '1',
   RAGLINE_PROVIDER: 'offline',
   ...(process.env.RAGLINE_DEBUG ? { RAGLINE_DEBUG: process.env.RAGLINE_DEBUG } : {}),

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import type * as SqliteVec from 'sqlite-vec';
 import { UserError } from '../util/errors.js';
-import { assertKnownSchema, migrate } from './migrations.js';
+import { assertKnownSchema, createSchema, migrate } from './migrations.js';
 
 // better-sqlite3 is CommonJS, and sqlite-vec ships a CommonJS entry too: required,
 // neither is scanned for named exports nor resolved by the ES module loader, which
@@ -80,12 +80,24 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     sqliteVec.load(db);
     db.pragma('busy_timeout = 10000');
     // Every check that can refuse the file runs before the first write (the switch
-    // to WAL rewrites the header of a rollback-journal file).
-    const stamped = inMemory ? false : checkOwnership(db, file);
-    if (!inMemory && !options.readonly) quickCheckIfSmall(db, file);
+    // to WAL rewrites the header of a rollback-journal file), all in one read
+    // transaction: another process creating or changing the same file at this moment
+    // is seen before or after its transaction, not in between. (quick_check connects
+    // the FTS5 table, and its constructor reads the index on its own: outside one
+    // transaction, schema changes committed meanwhile made it fail with `vtable
+    // constructor failed: chunks_fts`, and the schema read with `database schema has
+    // changed`.)
+    let found: Ownership = inMemory
+      ? 'empty'
+      : db.transaction(() => {
+          const ownership = checkOwnership(db, file);
+          if (!options.readonly) quickCheckIfSmall(db, file);
+          return ownership;
+        })();
     // A file this user cannot write is read as it is (a command that only reads
     // works; one that writes is told so at its first write).
     const canWrite = !options.readonly && (inMemory || writable(file));
+    if (canWrite && found === 'empty') found = createSchemaOnce(db, file);
     if (canWrite) {
       enableWal(db);
       db.pragma('synchronous = NORMAL');
@@ -94,9 +106,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     db.pragma('mmap_size = 4294967296');
     db.pragma('cache_size = -65536');
     migrate(db, { readonly: options.readonly ?? false });
-    // ragline's mark in the header, on a file it created or recognised as its own
-    // (a file made before the mark that this user cannot write is read unmarked).
-    if (canWrite && !stamped) db.pragma(`application_id = ${APPLICATION_ID}`);
+    // ragline's mark in the header of a file recognised as its own by its tables (one
+    // made before the mark that this user cannot write is read unmarked).
+    if (canWrite && found === 'legacy') db.pragma(`application_id = ${APPLICATION_ID}`);
   } catch (err) {
     closeWithoutCheckpoint(db, file, inMemory);
     if (sideFilesBefore) leaveAsFound(file, sideFilesBefore);
@@ -125,15 +137,18 @@ export const APPLICATION_ID = 0x52674c6e;
 /** The tables every ragline database has had since its first schema. */
 const RAGLINE_TABLES = ['meta', 'documents', 'chunks', 'chunks_fts', 'sessions', 'turns'];
 
+/** Why a file is ragline's: its mark, its tables (made before the mark), or nothing in it yet. */
+type Ownership = 'marked' | 'legacy' | 'empty';
+
 /**
  * Refuses, before anything is written, a file that is not ragline's: another
  * program's SQLite database (its tables are named), a database of a newer
  * ragline, or one whose schema cannot be read. Ours: it carries the mark, or it
  * has ragline's tables (made before the mark), or it is empty (a file just
  * created, here or by another ragline process starting at the same moment).
- * Returns whether it already carries the mark.
+ * Its reads belong in one transaction (see openDatabase).
  */
-function checkOwnership(db: Db, file: string): boolean {
+function checkOwnership(db: Db, file: string): Ownership {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   const userVersion = db.pragma('user_version', { simple: true }) as number;
   // Reading the schema parses every entry: a damaged first page or schema fails here.
@@ -155,7 +170,27 @@ function checkOwnership(db: Db, file: string): boolean {
     });
   }
   assertKnownSchema(userVersion);
-  return stamped;
+  return stamped ? 'marked' : empty ? 'empty' : 'legacy';
+}
+
+/**
+ * Gives an empty database ragline's mark and its whole schema in one write
+ * transaction, its first: another process sees it empty or complete, and the
+ * header carries the mark whenever the file has content (see checkIsSqlite: a
+ * -journal beside an unmarked header is refused). A process that found the
+ * file empty waits here for the write lock (the busy timeout) while another
+ * creates it, then finds it complete and leaves it as it is.
+ */
+function createSchemaOnce(db: Db, file: string): Ownership {
+  return db
+    .transaction((): Ownership => {
+      const ownership = checkOwnership(db, file);
+      if (ownership !== 'empty') return ownership;
+      db.pragma(`application_id = ${APPLICATION_ID}`);
+      createSchema(db);
+      return 'marked';
+    })
+    .immediate();
 }
 
 /**

@@ -1,6 +1,7 @@
 // The schema, as an ordered list of migrations. Each runs in one transaction
-// together with its `PRAGMA user_version` bump, so a database is always at
-// exactly one version. A migration that has shipped is never edited: add a new one.
+// together with its `PRAGMA user_version` bump (a new database gets them all in
+// one), so a database is always at exactly one version. A migration that has
+// shipped is never edited: add a new one.
 
 import type Database from 'better-sqlite3';
 import { UserError } from '../util/errors.js';
@@ -204,6 +205,16 @@ export class OutdatedSchemaError extends UserError {
     });
     this.name = 'OutdatedSchemaError';
   }
+}
+
+/**
+ * The whole schema of a new, empty database, in the caller's write transaction:
+ * every migration in order, then the version. Another connection sees the file
+ * empty or complete, never between two migrations.
+ */
+export function createSchema(db: Database.Database): void {
+  for (const migration of MIGRATIONS) migration.up(db);
+  db.pragma(`user_version = ${SCHEMA_VERSION}`);
 }
 
 /** Brings `db` up to SCHEMA_VERSION; refuses a database from a newer ragline. */
