@@ -33,6 +33,10 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['what signal does it send by default?', ['pronoun:it (singular)']],
     ['is there a promise version of it?', ['pronoun:it (singular)']],
     ['how do I compare two of them without leaking timing?', ['pronoun:them (plural)']],
+    // The object of a preposition is another participant than the clause's noun phrases; a possessive there is the clause's.
+    ['can I use two-factor auth with it?', ['pronoun:it (singular)']],
+    ['is it safe to store the salt next to it?', ['pronoun:it (singular)']],
+    ['what are the expenses that a company has with its employees?', []],
     // Not references: the dummy "it", conjunctions, relative "that", time, identifiers, an antecedent in the question.
     ['Is it recommended to rotate?', []],
     ['Is it safe to rotate?', []],

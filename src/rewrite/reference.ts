@@ -86,6 +86,9 @@ const THAT_PRONOUN_BEFORE = new Set(
 );
 
 /** After a demonstrative, these make it a pronoun, not a determiner: "is that safe?", "do those work?". */
+/** Prepositions whose object is another participant than the clause's noun phrases ("of" has its own rule). */
+const PREPOSITIONS = new Set(['with', 'without', 'for', 'to', 'on', 'onto', 'from', 'into', 'in', 'against', 'at', 'by', 'beside', 'alongside', 'inside', 'within', 'through', 'via']);
+
 const NOT_A_NOUN_AFTER = new Set(
   `is are was were be can could would should will does do did has have had may might must
   work works mean means cost costs apply applies happen happens matter matters affect affects help helps
@@ -275,7 +278,13 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 
     const afterVerb =
       before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVE.has(word);
-    if (!options.eager) {
+    // The object of a preposition ("use two-factor auth with it", "run Memcheck on it",
+    // "add a user to it") is another participant than the clause's own noun phrases;
+    // after an earlier pronoun ("does it propagate to targets that link against it?")
+    // it is read as the rules below read it.
+    // (Only "it" and "them": a possessive there, "with its employees", belongs to the clause.)
+    const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !found.some((reference) => reference.kind === 'pronoun');
+    if (!options.eager && !afterPreposition) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many
       // workspaces does it allow?" asks about something earlier). Not a phrase of the
