@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
 import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
+import { askedInOwnWords, queryInOwnWords } from '../src/chat/stages/answer.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
 
 function chunk(id: number, text: string, extra: Partial<RetrievedChunk> = {}): RetrievedChunk {
@@ -358,5 +359,23 @@ describe('extractive answers on ranked chunks', () => {
     const how = extractiveAnswer('How do I find memory leaks?', chunks);
     expect(how.sentences.map((s) => s.text)).toContain('Use --leak-check=full to see each leak in detail.');
     expect(namedTerms('Use --leak-check=full or `http.createServer()`')).toEqual(new Set(['leak', 'check', 'full', 'http', 'creat', 'server']));
+  });
+});
+
+describe('a follow-up whose reference was not resolved is answered without its pointing words', () => {
+  test('"the second one" with context appended: "second" is not quoted for itself', () => {
+    const question = 'tell me more about the second one';
+    const standalone = `${question} (Helgrind, DRD)`;
+    expect(queryInOwnWords(question, standalone)).toBe('tell me more about (Helgrind, DRD)');
+    expect(queryInOwnWords('how do I rotate it?', 'how do I rotate the API key?')).toBe('how do I rotate the API key?');
+    const chunks = [
+      chunk(1, 'Second line: name of the tool that the suppression is for, such as DRD.'),
+      chunk(2, 'DRD and Helgrind are Valgrind tools for detecting errors in multithreaded programs.'),
+    ];
+    const asked = askedInOwnWords(question, 'tell me more about');
+    expect(extractiveAnswer(standalone, chunks, asked).text).toContain('Second line');
+    const answered = extractiveAnswer(queryInOwnWords(question, standalone), chunks, asked);
+    expect(answered.text).not.toContain('Second line');
+    expect(answered.text).toContain('DRD and Helgrind are Valgrind tools');
   });
 });

@@ -37,6 +37,8 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['can I use two-factor auth with it?', ['pronoun:it (singular)']],
     ['is it safe to store the salt next to it?', ['pronoun:it (singular)']],
     ['what are the expenses that a company has with its employees?', []],
+    // "at the same time" is a time, not a thing said before.
+    ['can I use it with Memcheck at the same time?', ['pronoun:it (singular)']],
     // Not references: the dummy "it", conjunctions, relative "that", time, identifiers, an antecedent in the question.
     ['Is it recommended to rotate?', []],
     ['Is it safe to rotate?', []],
@@ -161,6 +163,16 @@ describe('referents from salience', () => {
       'How do I add compile definitions to a target in CMake?',
     );
     expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
+  });
+
+  it('"and on X?" does not ask again a question whose rewrite left a pronoun in place: it gets the context', () => {
+    const shown = rewrite(
+      'and on Windows?',
+      ['How do I run tests with ctest?'],
+      ['how do I change it for one test?', 'how do I change it for one test? (time limit, ctest)'],
+    );
+    expect(shown).not.toMatch(/change it for one test on Windows/);
+    expect(shown).toMatch(/^and on Windows\? \(.*ctest/);
   });
 
   it('"what about X?" is not swapped in when X is an action on the same verb: it keeps its words and gets the context', () => {

@@ -311,6 +311,9 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
   for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {
     const earlier = mainClause(history[i]!.standaloneQuery);
     if (!/^(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to)\s/i.test(earlier)) continue;
+    // Its rewrite left a pronoun in place ("how do I change it for one test? (time limit,
+    // ctest)"): asked again, the question would point at nothing; the context says more.
+    if (findReferences(earlier).some((reference) => reference.kind === 'pronoun' || reference.kind === 'possessive')) return undefined;
     if (circumstance) return earlier.toLowerCase().includes(swapped.toLowerCase()) ? undefined : `${earlier} ${swapped}?`;
     const focus = questionFocus(earlier).candidate;
     // Only a focus that is clearly a noun phrase ("an include directory", "memory leaks"), not "get rid".

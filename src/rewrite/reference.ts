@@ -247,6 +247,9 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 
   for (const pattern of OTHER_PATTERNS) {
     for (const match of question.matchAll(pattern)) {
+      // "at the same time", "the next week": a time, not a thing said before.
+      const after = /^\s+([\p{L}]+)/u.exec(question.slice(match.index! + match[0].length))?.[1]?.toLowerCase();
+      if (/^the\s+\w+$/i.test(match[0]) && after && TIME_NOUNS.has(after)) continue;
       add({ kind: 'other', text: match[0], start: match.index!, end: match.index! + match[0].length, number: 'any' }, `reference '${match[0].toLowerCase()}'`);
     }
   }

@@ -33,6 +33,19 @@ export function askedInOwnWords(question: string, asked: string | undefined): st
   return contentWords(own).length > 0 ? own : (asked ?? question);
 }
 
+/**
+ * The standalone query as the extractive answer scores it: when the rewrite kept the
+ * question and appended context ("tell me more about the second one (Helgrind, DRD)"),
+ * the question's pointing words are left out there too, so that "second" is not
+ * quoted for itself ("Second line: name of the tool(s) ...").
+ */
+export function queryInOwnWords(question: string, standaloneQuery: string): string {
+  const typed = question.trim();
+  if (!standaloneQuery.startsWith(typed)) return standaloneQuery;
+  const own = ownWords(typed);
+  return own === typed ? standaloneQuery : `${own}${standaloneQuery.slice(typed.length)}`;
+}
+
 /** Answers the turn (after the rewrite, and the retrieval unless it is small talk), yielding its tokens. */
 export async function* answer(context: TurnContext, state: TurnState, signal?: AbortSignal): AsyncGenerator<TurnEvent, FinishedStatus> {
   const { question, rewrite } = state;
@@ -49,7 +62,7 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   if (!answerModel) {
     state.answerKind = 'extractive';
     state.models.chat = EXTRACTIVE_MODEL_ID;
-    state.answer = extractiveAnswer(standaloneQuery, state.chunks, askedInOwnWords(question, rewrite?.outcome.asked)).text;
+    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, askedInOwnWords(question, rewrite?.outcome.asked)).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';
