@@ -105,6 +105,15 @@ describe('markdown and text', () => {
     expect(await (async () => (await loadDocument('a.rst', utf8('=========\nRST Title\n=========\n\nbody'))).title)()).toBe('RST Title');
     expect(await (async () => (await loadDocument('a.adoc', utf8('= Doc Title\n\nbody'))).title)()).toBe('Doc Title');
   });
+
+  test('a reStructuredText title: what a first-line comment or directive says the page is, else its first section title', async () => {
+    const title = async (source: string) => (await loadDocument('a.rst', utf8(source))).title;
+    expect(await title('.. cmake-manual-description: CTest Command-Line Reference\n\nctest(1)\n********\n\nSynopsis\n========\n')).toBe('CTest Command-Line Reference');
+    expect(await title('.. _a-label:\n\nctest(1)\n********\n')).toBe('ctest(1)');
+    expect(await title('.. cmake-module:: ../../Modules/CheckFunctionExists.cmake\n')).toBe('CheckFunctionExists');
+    expect(await title('.. note:: something to say\n')).toBeUndefined();
+    expect(await title('add_test\n--------\n\nAdd a test to the project.\n')).toBe('add_test');
+  });
 });
 
 describe('HTML', () => {

@@ -100,7 +100,7 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
     const { unit, title } = htmlToUnit(text);
     return { kind, title, units: [unit], invalidUtf8 };
   }
-  const title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
+  let title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
   const unit: TextUnit = { text, locator: 'line' };
   if (kind === 'markdown' && text.includes('<!--')) {
     const { markdownWithoutComments } = await import('./markdown-comments.js');
@@ -116,6 +116,12 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
     }
     const headings = extension === 'rst' ? rstHeadings(unit.text) : asciidocHeadings(withLineFeeds(text));
     if (headings.length > 0) unit.headings = headings;
+    // A first line that is a comment or a directive is not the title as written: a
+    // described page is titled by its description (".. cmake-manual-description: CTest
+    // Command-Line Reference"), a page that is one directive bringing in a file by that
+    // file (".. cmake-module:: ../../Modules/CMakeDependentOption.cmake"), another by
+    // its first section title (as is a page whose first line is no title at all).
+    if (extension === 'rst' && (title === undefined || title.startsWith('..'))) title = (title && rstTitleLine(title)) || headings[0]?.text.trim() || undefined;
   }
   return { kind, title, units: [unit], invalidUtf8 };
 }
@@ -144,6 +150,19 @@ function frontMatterTitle(line: string): string | undefined {
 }
 
 const TITLE_MAX = 100;
+
+/**
+ * What a first-line RST comment or directive says a page is: the text of a
+ * `.. something-description: text` comment, or the name of the file a directive brings
+ * in (`.. cmake-module:: ../../Modules/X.cmake` -> `X`); undefined for anything else.
+ */
+function rstTitleLine(line: string): string | undefined {
+  const described = /^\.\.\s+[\w-]*description:\s+(\S.*)$/i.exec(line)?.[1]?.trim();
+  if (described) return described;
+  const argument = /^\.\.\s+[\w:-]+::\s+(\S+)\s*$/.exec(line)?.[1];
+  const name = argument?.split('/').pop()?.replace(/\.[\w]+$/, '');
+  return name && /^[\w.-]+$/.test(name) ? name : undefined;
+}
 
 /**
  * The first non-blank line of a plain-text file when it reads like a title: at
