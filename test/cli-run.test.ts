@@ -36,6 +36,12 @@ describe('run(args, io)', () => {
     const found = await ragline(['search', '--json', '-k', '2', 'rotate an API key'], env);
     expect(found.code).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({ query: 'rotate an API key', k: 2, results: [{ documentPath: 'guides/authentication.md' }, expect.anything()] });
+    // Piped, the lines are as wide as COLUMNS says (100 without it).
+    const widest = async (extra: Record<string, string>) =>
+      Math.max(...(await ragline(['search', '-k', '5', 'rotate an API key'], { ...env, ...extra })).stdout.split('\n').map((line) => line.length));
+    expect(await widest({})).toBeLessThanOrEqual(100);
+    expect(await widest({ COLUMNS: '180' })).toBeGreaterThan(100);
+    expect(await widest({ COLUMNS: '180' })).toBeLessThanOrEqual(180);
     // Every result carries every score part, null where a side did not find it (no chunk holds the word).
     const vectorOnly = JSON.parse((await ragline(['search', '--json', '-k', '3', 'qwzxv'], env)).stdout).results;
     expect(vectorOnly).toHaveLength(3);

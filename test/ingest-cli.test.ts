@@ -278,6 +278,8 @@ describe('ingest arguments that are not a folder', () => {
     fs.writeFileSync(path.join(dir, '[x].md'), '# Bracketed\n\na name that is not a glob\n');
     const added = await ingestJson(path.join(dir, 'c.md'));
     expect(added.files).toMatchObject({ added: 1, changed: 0, removed: 0 });
+    // The folder's other files were not asked about: not counted as left out by a filter.
+    expect(added.files.skipped).toEqual({});
     expect(added.root).toBe(fs.realpathSync(dir));
     const changed = await ingestJson(path.join(dir, 'b.md'));
     expect(changed.files).toMatchObject({ added: 0, changed: 1, removed: 0 });

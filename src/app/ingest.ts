@@ -27,7 +27,7 @@ export interface IngestFolderOptions {
 /** Chunks, embeds and indexes `folder`; a second run only processes what changed. */
 export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
   const { config } = workspace;
-  return ingest({
+  const summary = await ingest({
     root: path.resolve(folder),
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
@@ -41,6 +41,26 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     signal: options.signal,
     onProgress: options.onProgress,
   });
+  return options.only ? withoutOtherFiles(summary, options.only) : summary;
+}
+
+/**
+ * The summary of single files of a folder: the folder's other files are not counted
+ * as left out by a filter (they were not asked about); the given ones are, when a
+ * .gitignore left them out.
+ */
+function withoutOtherFiles(summary: IngestSummary, only: string[]): IngestSummary {
+  const { excluded, ...skipped } = summary.files.skipped;
+  const { excluded: _paths, ...skippedPaths } = summary.skippedPaths;
+  if (!excluded) return summary;
+  const f = summary.files;
+  const read = f.added + f.changed + f.unchanged + Object.values(skipped).reduce((sum, n) => sum + (n ?? 0), 0);
+  const left = Math.max(0, only.length - read);
+  return {
+    ...summary,
+    files: { ...f, skipped: left > 0 ? { ...skipped, excluded: left } : skipped },
+    skippedPaths: left > 0 ? { ...skippedPaths, excluded: only.slice(0, left) } : skippedPaths,
+  };
 }
 
 /** A path as a glob that matches only itself (`[draft].md` is not a character class). */

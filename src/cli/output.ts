@@ -16,7 +16,7 @@ export interface Output {
   errColor: Colors;
   isTTY: boolean;
   errIsTTY: boolean;
-  /** The width of the terminal stdout shows on; undefined when it is not one. */
+  /** The width of the terminal stdout shows on, or COLUMNS when it is not one; undefined when neither says. */
   readonly columns: number | undefined;
   out(line?: string): void;
   write(text: string): void;
@@ -79,14 +79,21 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     errColor: colorsFor(stderr, env),
     isTTY: Boolean(stdout.isTTY),
     errIsTTY: Boolean(stderr.isTTY),
+    // A terminal says how wide it is; piped output takes COLUMNS when it is set, as `ls` does.
     get columns() {
-      return stdout.columns;
+      return stdout.columns ?? columnsFromEnv(env);
     },
     out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
     write: (text) => void stdout.write(redactSecrets(text)),
     err: (line = '') => void stderr.write(redactSecrets(line) + '\n'),
     json: (value) => void stdout.write(redactSecrets(toJson(value, 2)) + '\n'),
   };
+}
+
+/** A positive whole COLUMNS, else undefined. */
+function columnsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 && columns <= 10_000 ? columns : undefined;
 }
 
 /** The output of `command`'s run (its program's streams and environment). */
