@@ -2,7 +2,7 @@
 // the heading the heading column already shows or at lines that only mark up structure.
 
 import { describe, expect, test } from 'vitest';
-import { chunkLine, fitHeading, snippetSource } from '../src/cli/render.js';
+import { chunkLine, fitHeading, shownHeading, snippetSource } from '../src/cli/render.js';
 
 const plain = (text: string) => text;
 const colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
@@ -52,5 +52,23 @@ describe('heading paths that do not fit', () => {
   test('in the one-line view at 120 columns the function name is shown', () => {
     const line = chunkLine({ rank: 1, score: 1, documentPath: 'node/child_process.md', startLine: 1, endLine: 9, locator: 'line', heading: path, text: 'Spawns a process.' }, colors, 120);
     expect(line).toContain('  child_process.spawn(command[, args][, options])  ');
+  });
+});
+
+describe('the heading shown for a chunk of small sections merged under their parent', () => {
+  const merged = '## `path.join([...paths])`\n\nJoins the segments.\n\n## `path.normalize(path)`\n\nNormalizes a path.\n\n## `path.parse(path)`\n\nParses a path.';
+
+  test('names the first section it holds and how many more; a chunk that opens with its own section\'s text keeps its path', () => {
+    expect(shownHeading('Path', merged)).toBe('Path > path.join([...paths]) (+2)');
+    expect(shownHeading('Path', '## `path.join([...paths])`\n\nJoins the segments.')).toBe('Path > path.join([...paths])');
+    expect(shownHeading('LINK_INTERFACE_LIBRARIES', 'List public interface libraries.\n\nCreating Relocatable Packages\n^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\nText.')).toBe('LINK_INTERFACE_LIBRARIES');
+    expect(shownHeading('CLI > Exit codes', 'Exit codes\n==========\n\nScripts rely on them.')).toBe('CLI > Exit codes');
+    expect(shownHeading('Shell', '# comment in a fence\nls -la')).toBe('Shell');
+  });
+
+  test('in the one-line view: the first section\'s name in the heading column, the next ones in the snippet', () => {
+    const line = chunkLine({ rank: 1, score: 1, documentPath: 'node/path.md', startLine: 347, endLine: 423, locator: 'line', heading: 'Path', text: merged }, colors, 160);
+    expect(line).toContain('  Path > path.join([...paths]) (+2)  ');
+    expect(line).toContain('“Joins the segments. path.normalize(path) Normalizes a path.');
   });
 });

@@ -27,10 +27,11 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   // columns: rank, score, location, heading, parts, snippet, two spaces apart
   const fixed = rank.length + 2 + score.length + 2 + location.length + 2 + parts.length;
   const headingRoom = width - 1 - fixed - 2;
+  const shown = chunk.text ? shownHeading(chunk.heading, chunk.text) : chunk.heading;
   // A third of a wide terminal, at least 50 columns, and the rest for the snippet.
-  const heading = chunk.heading && headingRoom > 12 ? fitHeading(chunk.heading, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
+  const heading = shown && headingRoom > 12 ? fitHeading(shown, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
-  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, chunk.heading), snippetRoom) : '';
+  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, shown.replace(/ \(\+\d+\)$/, '')), snippetRoom) : '';
   return [
     `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
     heading ? color.bold(heading) : '',
@@ -39,6 +40,36 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   ]
     .filter(Boolean)
     .join('  ');
+}
+
+/**
+ * The heading to show for a chunk: its heading path, and when the chunk is small
+ * sections under it (merged, so the path is their parent's: "Path") and starts with
+ * the first of them, that one's title and how many more (`Path > path.join([...paths])
+ * (+3)`).
+ */
+export function shownHeading(heading: string, text: string): string {
+  const inPath = new Set(heading.split(' > ').map(headingKey));
+  const inner: string[] = [];
+  const lines = text.split('\n', 400);
+  let opened = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!opened && line !== '' && !/^#{1,6}\s/.test(line) && !MARKUP_LINE.test(line) && !/^([=\-~^"'`#*+_])\1{2,}$/.test(lines[i + 1]?.trim() ?? '')) {
+      // The chunk opens with text of its own section: it is that section, not small ones merged.
+      if (inner.length === 0) return heading;
+      opened = true;
+    }
+    // A Markdown heading of level 2 or more (a "# " line may be a shell comment in a code block),
+    // or a title over its underline.
+    const atx = /^#{2,6}\s+(.+?)\s*#*$/.exec(line)?.[1];
+    const underlined = !atx && line !== '' && /^([=\-~^"'`#*+_])\1{2,}$/.test(lines[i + 1]?.trim() ?? '') && line.length <= lines[i + 1]!.trim().length ? line : undefined;
+    const title = (atx ?? underlined)?.replace(/`/g, '');
+    if (title && !inPath.has(headingKey(title))) inner.push(title);
+  }
+  if (inner.length === 0) return heading;
+  const first = `${heading ? `${heading} > ` : ''}${inner[0]}`;
+  return inner.length > 1 ? `${first} (+${inner.length - 1})` : first;
 }
 
 /**
