@@ -13,6 +13,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { loadHistory } from '../src/chat/stages/history.js';
+import { termShares } from '../src/retrieve/term-stats.js';
 import { openDatabase } from '../src/store/db.js';
 import { SCHEMA_VERSION } from '../src/store/migrations.js';
 import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir, type CliResult } from './helpers/cli.js';
@@ -474,6 +476,43 @@ describe('two ingests on one database', () => {
   }, 60_000);
 });
 
+/**
+ * A process creating and dropping a table in a loop on `file` (schema changes one after
+ * another), once it has committed its first; `stop()` ends it and returns how many schema
+ * changes it committed since it started.
+ */
+async function changeSchemaInLoop(file: string): Promise<{ stop: () => number }> {
+  const schemaVersion = () => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.pragma('schema_version', { simple: true }) as number;
+    } finally {
+      db.close();
+    }
+  };
+  const churn = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.pragma('busy_timeout = 10000');
+    for (;;) { db.exec('CREATE TABLE churn (x)'); db.exec('DROP TABLE churn'); }`;
+  const writer = spawn(process.execPath, ['-e', churn], { cwd: ROOT, stdio: 'ignore' });
+  try {
+    const before = schemaVersion();
+    for (let waited = 0; schemaVersion() === before; waited += 10) {
+      if (waited > 10_000) throw new Error('the schema-changing process never committed');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } catch (err) {
+    writer.kill();
+    throw err;
+  }
+  const start = schemaVersion();
+  return {
+    stop: () => {
+      const changes = schemaVersion() - start;
+      writer.kill();
+      return changes;
+    },
+  };
+}
+
 describe('opening a database while another process changes its schema', () => {
   // PRAGMA quick_check connects the FTS5 table, whose constructor reads the index
   // with a read of its own. Against a schema read in an earlier snapshot it failed
@@ -482,25 +521,10 @@ describe('opening a database while another process changes its schema', () => {
   test('the checks before the first write read one snapshot: 200 opens, none fails', async () => {
     const file = path.join(home, 'churn.db');
     openDatabase(file, { create: true }).close();
-    const schemaVersion = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return db.pragma('schema_version', { simple: true }) as number;
-      } finally {
-        db.close();
-      }
-    };
-    const churn = `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}); db.pragma('busy_timeout = 10000');
-      for (;;) { db.exec('CREATE TABLE churn (x)'); db.exec('DROP TABLE churn'); }`;
-    const writer = spawn(process.execPath, ['-e', churn], { cwd: ROOT, stdio: 'ignore' });
+    const churn = await changeSchemaInLoop(file);
+    const failures: string[] = [];
+    let changes = 0;
     try {
-      const before = schemaVersion();
-      for (let waited = 0; schemaVersion() === before; waited += 10) {
-        if (waited > 10_000) throw new Error('the schema-changing process never committed');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const start = schemaVersion();
-      const failures: string[] = [];
       for (let i = 0; i < 200; i++) {
         try {
           openDatabase(file).close();
@@ -508,11 +532,42 @@ describe('opening a database while another process changes its schema', () => {
           failures.push(String((err as Error).message));
         }
       }
-      // The other process kept changing the schema all along.
-      expect(schemaVersion() - start).toBeGreaterThan(200);
-      expect(failures).toEqual([]);
     } finally {
-      writer.kill();
+      changes = churn.stop();
     }
+    // The other process kept changing the schema all along.
+    expect(changes).toBeGreaterThan(200);
+    expect(failures).toEqual([]);
+  }, 60_000);
+
+  // A chat holds its connection open for the whole session. Its searches read in one
+  // read transaction; its history and the term statistics the offline rewriter asks
+  // for were read one statement at a time, and a statement on its own failed with
+  // `database schema has changed` while the other process kept changing the schema
+  // (of 1000 reads: 13-18 of the history, 2-3 of the term statistics).
+  test("a long-lived connection reads a turn's history and term statistics: 2000 reads of each, none fails", async () => {
+    const ingest = await ragline(['ingest', FIXTURE_DOCS], { env: env() });
+    expect(ingest.code, ingest.stderr).toBe(0);
+    const db = openDatabase(defaultDb());
+    const churn = await changeSchemaInLoop(defaultDb());
+    const failures = new Map<string, number>();
+    let changes = 0;
+    try {
+      for (let i = 0; i < 2000; i++) {
+        for (const read of [() => loadHistory(db, 'no-such-session', 5, { tokenBudget: 1000 }), async () => termShares(db)(`webhook${i}`)]) {
+          try {
+            await read();
+          } catch (err) {
+            const message = String((err as Error).message);
+            failures.set(message, (failures.get(message) ?? 0) + 1);
+          }
+        }
+      }
+    } finally {
+      changes = churn.stop();
+      db.close();
+    }
+    expect(changes).toBeGreaterThan(2000);
+    expect(Object.fromEntries(failures)).toEqual({});
   }, 60_000);
 });

@@ -19,20 +19,24 @@ export type TermShare = (word: string) => number;
 export function termShares(db: Db): TermShare {
   let lookup: { total: number; statement: Statement<unknown[]> } | undefined;
   const cache = new Map<string, number>();
+  // Each read runs in a read transaction: on a chat's long-lived connection, a read on
+  // its own failed with `database schema has changed` (2-3 in 1000) while another
+  // process changed the schema many times in a row (test/store.test.ts).
+  const open = db.transaction(() => {
+    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
+    return {
+      total: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
+      statement: db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?'),
+    };
+  });
+  const documents = db.transaction((statement: Statement<unknown[]>, term: string) => (statement.get(term) as { doc: number } | undefined)?.doc ?? 0);
   return (word) => {
-    if (!lookup) {
-      db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
-      lookup = {
-        total: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
-        statement: db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?'),
-      };
-    }
+    lookup ??= open();
     if (lookup.total === 0) return 0;
     const term = ftsStem(word.toLowerCase());
     let share = cache.get(term);
     if (share === undefined) {
-      const row = lookup.statement.get(term) as { doc: number } | undefined;
-      share = (row?.doc ?? 0) / lookup.total;
+      share = documents(lookup.statement, term) / lookup.total;
       cache.set(term, share);
     }
     return share;

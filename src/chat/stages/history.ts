@@ -150,8 +150,12 @@ export async function buildHistory(exchanges: readonly Exchange[], previous: Con
  * a session of thousands of turns (an agent's, through `ragline mcp`) stays cheap to continue.
  */
 export async function loadHistory(db: Db, sessionId: string, beforeOrdinal: number, settings: HistorySettings): Promise<TurnHistory> {
-  const exchanges = loadHistoryTurns(db, sessionId, beforeOrdinal).filter(isExchange);
-  const state = latestConversationState(db, sessionId, beforeOrdinal);
+  // One read transaction: the exchanges and the state from one snapshot. Read one at a
+  // time on a chat's long-lived connection, each took a snapshot of its own, and while
+  // another process changed the schema many times in a row one failed with `database
+  // schema has changed` (SQLite prepares a statement again only so often outside one).
+  const [turns, state] = db.transaction(() => [loadHistoryTurns(db, sessionId, beforeOrdinal), latestConversationState(db, sessionId, beforeOrdinal)] as const)();
+  const exchanges = turns.filter(isExchange);
   const previous: ConversationState = {
     topics: state?.topics ?? [],
     summary: state?.summary ?? undefined,
