@@ -163,6 +163,7 @@ describe('referents from salience', () => {
       'How do I add compile definitions to a target in CMake?',
     );
     expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
+    expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
   });
 
   it('"and on X?" does not ask again a question whose rewrite left a pronoun in place: it gets the context', () => {

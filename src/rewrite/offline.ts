@@ -13,7 +13,7 @@ import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
 import { enumerationItems, fits, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
-import { rankTopics, updateTopics, wordsOf } from './topics.js';
+import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
 
@@ -304,8 +304,8 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
   const match = SWAP_OPENER.exec(question);
   const swapped = (match?.[1] ?? match?.[2])?.trim();
   if (!swapped) return undefined;
-  // "and on Windows?": the same question, in that circumstance.
-  const circumstance = /^(?:on|in|for|with|under|inside|from|via|using|without|behind)\s/i.test(swapped);
+  // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
+  const circumstance = /^(?:on|in|for|with|under|inside|from|via|using|without|behind)\s/i.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
   const asked = circumstance ? {} : questionFocus(swapped);
   if (!circumstance && (!asked.candidate || asked.candidate.phrase.split(' ').length !== swapped.replace(/^(?:the|a|an)\s+/i, '').split(/\s+/).length)) return undefined;
   for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {
