@@ -290,6 +290,35 @@ describe('ingest arguments that are not a folder', () => {
     expect((await ingestJson(dir)).files).toMatchObject({ added: 0, changed: 0, unchanged: 5, removed: 0 });
   });
 
+  test('a file in a subfolder of an ingested folder stays its document, and a named file no longer indexed loses its document', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha secret\n', 'sub/c.md': '# C\n\ncharlie text\n', 'b.md': '# B\n\nbravo text\n' });
+    expect((await ingestJson(dir)).files.added).toBe(3);
+    fs.writeFileSync(path.join(dir, 'sub', 'c.md'), '# C\n\ncharlie text, changed\n');
+    const sub = await ingestJson(path.join(dir, 'sub', 'c.md'));
+    expect(sub.files).toMatchObject({ added: 0, changed: 1, removed: 0 });
+    expect(sub.root).toBe(fs.realpathSync(dir));
+    fs.writeFileSync(path.join(dir, 'a.md'), '');
+    const emptied = await ingestJson(path.join(dir, 'a.md'));
+    expect(emptied.files).toMatchObject({ removed: 1, skipped: { empty: 1 } });
+    const rows = withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY path').all());
+    expect(rows).toEqual([
+      { root: fs.realpathSync(dir), path: 'b.md' },
+      { root: fs.realpathSync(dir), path: 'sub/c.md' },
+    ]);
+  });
+
+  test('a file with --reindex, or a hidden one, exits 2 and changes nothing', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'b.md': '# B\n\nbravo\n', '.h.md': '# H\n\nhidden\n' });
+    await ingestJson(dir);
+    const reindex = await ragline(['ingest', path.join(dir, 'a.md'), '--reindex'], { env: env() });
+    expect(reindex.code).toBe(2);
+    expect(reindex.stderr).toContain('--reindex rebuilds the whole index, of every folder; a single file was given.');
+    const hidden = await ragline(['ingest', path.join(dir, '.h.md')], { env: env() });
+    expect(hidden.code).toBe(2);
+    expect(hidden.stderr).toContain('is a hidden file, which an ingest of');
+    expect(withDb((db) => db.prepare('SELECT path FROM documents ORDER BY path').pluck().all())).toEqual(['a.md', 'b.md']);
+  });
+
   test('a file with --include or --exclude exits 2, saying what the globs would do, and writes nothing', async () => {
     const result = await ragline(['ingest', path.join(FIXTURE_DOCS, 'faq.md'), '--include', '*.md'], { env: env() });
     expect(result.code).toBe(2);

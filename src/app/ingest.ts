@@ -1,8 +1,11 @@
 // Ingest a folder into a workspace: the embedder the index needs (or, rebuilding,
 // the configured one) and the chunker and size limit from the settings.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { storedRoots } from '../store/documents.js';
+import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
 
 export interface IngestFolderOptions {
@@ -12,7 +15,9 @@ export interface IngestFolderOptions {
   exclude?: string[];
   /**
    * Only these files of the folder (paths relative to it, not globs): they are added
-   * or updated and the folder's other documents are kept as they are.
+   * or updated (or their document removed when they are gone or no longer indexed) and
+   * the folder's other documents are kept as they are. Not with `reindex`, which drops
+   * every folder's documents. `folderOfFile` says under which folder a file belongs.
    */
   only?: string[];
   /** Drop the index and rebuild it (sessions are kept). */
@@ -27,43 +32,38 @@ export interface IngestFolderOptions {
 /** Chunks, embeds and indexes `folder`; a second run only processes what changed. */
 export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
   const { config } = workspace;
-  const summary = await ingest({
+  if (options.only && options.reindex) throw new UserError('A rebuild (reindex) drops every folder\'s documents: it cannot be limited to some files.', { exitCode: 2 });
+  return ingest({
     root: path.resolve(folder),
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
     chunker: config.chunk,
-    include: options.only ? options.only.map(literalGlob) : options.include,
+    include: options.only ? undefined : options.include,
     exclude: options.only ? undefined : options.exclude,
-    keepUnseen: options.only !== undefined,
+    only: options.only?.map((file) => file.split(path.sep).join('/')),
     maxFileBytes: config.ingest.maxFileBytes,
     reindex: options.reindex,
     checksum: options.checksum,
     signal: options.signal,
     onProgress: options.onProgress,
   });
-  return options.only ? withoutOtherFiles(summary, options.only) : summary;
 }
 
 /**
- * The summary of single files of a folder: the folder's other files are not counted
- * as left out by a filter (they were not asked about); the given ones are, when a
- * .gitignore left them out.
+ * The folder a single file is ingested under: the deepest folder already ingested that
+ * holds it (so `docs/sub/c.md` stays the document `sub/c.md` of `docs`, not a second
+ * copy under `docs/sub`), else its own folder; with the file's path relative to it.
  */
-function withoutOtherFiles(summary: IngestSummary, only: string[]): IngestSummary {
-  const { excluded, ...skipped } = summary.files.skipped;
-  const { excluded: _paths, ...skippedPaths } = summary.skippedPaths;
-  if (!excluded) return summary;
-  const f = summary.files;
-  const read = f.added + f.changed + f.unchanged + Object.values(skipped).reduce((sum, n) => sum + (n ?? 0), 0);
-  const left = Math.max(0, only.length - read);
-  return {
-    ...summary,
-    files: { ...f, skipped: left > 0 ? { ...skipped, excluded: left } : skipped },
-    skippedPaths: left > 0 ? { ...skippedPaths, excluded: only.slice(0, left) } : skippedPaths,
-  };
+export function folderOfFile(workspace: Workspace, file: string): { folder: string; relative: string } {
+  const real = realPath(file);
+  const roots = storedRoots(workspace.db)
+    .filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))
+    .sort((a, b) => b.length - a.length);
+  const folder = roots[0] ?? path.dirname(real);
+  return { folder, relative: path.relative(folder, real) };
 }
 
-/** A path as a glob that matches only itself (`[draft].md` is not a character class). */
-function literalGlob(relative: string): string {
-  return relative.split(path.sep).join('/').replace(/[\\*?[\]{}()!+@#]/g, '\\$&');
+function realPath(file: string): string {
+  // The folder is resolved, not the file: a symlinked file is a document of the folder it is linked in.
+  return path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file));
 }

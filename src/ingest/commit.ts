@@ -58,15 +58,18 @@ export function touchUnchanged(run: IngestRun, writer: DocumentWriter, documentI
 export async function commitRemovals(run: IngestRun, writer: DocumentWriter, plan: IngestPlan): Promise<void> {
   const { db, root, summary, options } = run;
   const { stored, seen, skippedBefore, skippedFound, skippedNow } = plan;
+  // With single files named, only their documents can be gone: the others were not looked at.
+  const named = options.only ? new Set(options.only) : undefined;
+  const lookedAt = (path: string) => named === undefined || named.has(path);
   for (let i = 0; i < stored.count; i++) {
-    if (seen[i] || options.keepUnseen) continue;
+    if (seen[i] || !lookedAt(stored.paths[i]!)) continue;
     run.lock.take();
     summary.chunks.removed += writer.deleteDocument(stored.ids[i]!);
     summary.files.removed++;
   }
   // Forget the skipped files that are gone and the ones read again and not skipped.
   const readAgain = new Set(plan.work.map((file) => file.relative));
-  const forget = [...skippedBefore.keys()].filter((path) => (!skippedFound.has(path) && !options.keepUnseen) || (readAgain.has(path) && !skippedNow.has(path)));
+  const forget = [...skippedBefore.keys()].filter((path) => (!skippedFound.has(path) && lookedAt(path)) || (readAgain.has(path) && !skippedNow.has(path)));
   if (skippedNow.size > 0 || forget.length > 0) {
     run.lock.take();
     updateSkippedFiles(db, root, skippedNow, forget);

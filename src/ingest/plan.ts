@@ -49,6 +49,7 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   const found = walk(root, {
     include: options.include,
     exclude: options.exclude,
+    only: options.only,
     maxFileBytes: options.maxFileBytes,
     // Unchanged files are counted here and not listed.
     select: (relative, size, mtimeMs) => {

@@ -25,11 +25,11 @@ export interface IngestOptions {
   /** Hash every file even when its size and mtime are unchanged. */
   checksum?: boolean;
   /**
-   * Keep the folder's stored documents that this run does not see (left out by
-   * `include`, or gone): set when single files of a folder are ingested, so that
-   * the folder's other documents stay indexed.
+   * Only these files of the folder (paths relative to it, as stored): nothing else is
+   * read, and the folder's other stored documents stay as they are. A named file that
+   * is not indexed by this run (gone, now empty, too large) loses its stored document.
    */
-  keepUnseen?: boolean;
+  only?: string[];
   /** Stops between files; what was written stays written. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;

@@ -44,6 +44,11 @@ export interface FoundFile {
 
 export interface WalkOptions {
   include?: string[];
+  /**
+   * Only these files (paths relative to the root): the walk goes down only the folders
+   * that lead to them and neither lists nor counts anything else.
+   */
+  only?: readonly string[];
   exclude?: string[];
   maxFileBytes: number;
   /**
@@ -73,6 +78,8 @@ type Kept = { name: string; file?: FoundFile; folder?: string; skip?: SkipReason
 export function walk(root: string, options: WalkOptions): WalkResult {
   const includeMatch = options.include?.length ? loadPicomatch()(options.include, { dot: true }) : undefined;
   const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude, { dot: true }) : undefined;
+  const only = options.only ? new Set(options.only) : undefined;
+  const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
   const skip = (reason: SkipReason, relative: string) => {
     result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + 1);
@@ -162,6 +169,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           isDir = stat.isDirectory();
           isFile = stat.isFile();
         }
+        if (only && !(isDir ? onlyFolders!.has(relative) : only.has(relative))) continue;
         if (isDir) {
           if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
           if (ignored(relative, true)) continue;

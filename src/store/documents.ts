@@ -69,6 +69,11 @@ export class StoredDocuments {
   }
 }
 
+/** The folders documents were ingested from. */
+export function storedRoots(db: Db): string[] {
+  return db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
+}
+
 export function listDocuments(db: Db, root: string): StoredDocuments {
   // One aggregate pass, so the four arrays list the documents in the same order.
   const [paths, ids, sizes, mtimes] = db

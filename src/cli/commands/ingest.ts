@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ingestFolder } from '../../app/ingest.js';
+import { folderOfFile, ingestFolder } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -67,7 +67,13 @@ Examples:
           exitCode: 2,
         });
       }
-      const root = file ? path.dirname(given) : given;
+      if (file && flags.reindex) {
+        throw new UserError('--reindex rebuilds the whole index, of every folder; a single file was given.', {
+          hint: 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
+          exitCode: 2,
+        });
+      }
+
       const settings = settingsFor(command, {
         'chunk.size': flags.chunkSize,
         'chunk.overlap': flags.chunkOverlap,
@@ -75,6 +81,16 @@ Examples:
       });
       const { config } = settings;
       const workspace = openWorkspaceFor(settings, { create: true });
+      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: given, relative: '' };
+      // A folder ingest never reads hidden files or folders or node_modules: one named here would be removed by the next.
+      const hidden = relative.split(path.sep).find((part) => part.startsWith('.') || part === 'node_modules');
+      if (hidden) {
+        await workspace.close();
+        throw new UserError(`${dir} is ${hidden === path.basename(relative) ? 'a hidden file' : `inside ${hidden}`}, which an ingest of ${root} leaves out.`, {
+          hint: 'Copy or move it to a folder of documents and ingest it there.',
+          exitCode: 2,
+        });
+      }
       // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
       await workspace.ingestEmbedder({ reindex: flags.reindex }).catch(async (err: unknown) => {
         await workspace.close();
@@ -91,7 +107,7 @@ Examples:
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
           exclude: flags.exclude,
-          only: file ? [path.basename(given)] : undefined,
+          only: file ? [relative] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
           signal: controller.signal,
