@@ -112,6 +112,8 @@ describe('markdown and text', () => {
     expect(await title('.. _a-label:\n\nctest(1)\n********\n')).toBe('ctest(1)');
     expect(await title('.. cmake-module:: ../../Modules/CheckFunctionExists.cmake\n')).toBe('CheckFunctionExists');
     expect(await title('.. note:: something to say\n')).toBeUndefined();
+    expect(await title('.. highlight:: cmake\n\nctest(1)\n********\n')).toBe('ctest(1)');
+    expect(await title('.. highlight:: cmake\n')).toBeUndefined();
     expect(await title('add_test\n--------\n\nAdd a test to the project.\n')).toBe('add_test');
   });
 });

@@ -63,7 +63,9 @@ describe('the heading shown for a chunk of small sections merged under their par
     expect(shownHeading('Path', '## `path.join([...paths])`\n\nJoins the segments.')).toBe('Path > path.join([...paths])');
     expect(shownHeading('LINK_INTERFACE_LIBRARIES', 'List public interface libraries.\n\nCreating Relocatable Packages\n^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\nText.')).toBe('LINK_INTERFACE_LIBRARIES');
     expect(shownHeading('CLI > Exit codes', 'Exit codes\n==========\n\nScripts rely on them.')).toBe('CLI > Exit codes');
-    expect(shownHeading('Shell', '# comment in a fence\nls -la')).toBe('Shell');
+    expect(shownHeading('Shell', '```sh\n# comment in a fence\n## build it\nls -la\n```')).toBe('Shell');
+    expect(shownHeading('Path', '## `a()`\n\nText.\n\n```sh\n## build it\n```')).toBe('Path > a()');
+    expect(shownHeading('Lang', '## C#  ##\n\nText.')).toBe('Lang > C#');
   });
 
   test('in the one-line view: the first section\'s name in the heading column, the next ones in the snippet', () => {

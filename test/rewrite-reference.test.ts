@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyQuestion } from '../src/rewrite/gate.js';
-import { OfflineRewriter } from '../src/rewrite/offline.js';
+import { ingForm, OfflineRewriter } from '../src/rewrite/offline.js';
 import { findReferences, referenceSignal } from '../src/rewrite/reference.js';
 import { enumerationItems, questionFocus } from '../src/rewrite/referent.js';
 import type { ConversationTurn } from '../src/rewrite/types.js';
@@ -181,6 +181,11 @@ describe('referents from salience', () => {
     expect(shown).not.toMatch(/publish npm unpublish/);
     expect(shown).toMatch(/^What about npm unpublish\? \(publish a package/);
     expect(rewrite('what about the Windows agent?', ['How do I install the Relay agent?'])).toBe('How do I install the Windows agent?');
+  });
+
+  it('the -ing form of an action\'s verb', () => {
+    const forms = ['rotate a key', 'run the tests', 'commit my changes', 'quit vim', 'continue the build', 'tie it', 'see the log', 'open a file', 'debug it', 'install it'].map(ingForm);
+    expect(forms).toEqual(['rotating a key', 'running the tests', 'committing my changes', 'quitting vim', 'continuing the build', 'tying it', 'seeing the log', 'opening a file', 'debugging it', 'installing it']);
   });
 
   it('"doing that" and "undo that" take the action with its verb in the -ing form', () => {

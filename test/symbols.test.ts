@@ -63,6 +63,7 @@ describe('keywordText', () => {
     ['http.createServer([options])', 'http.createServer create Server([options])'],
     ['EventEmitter and NodeEventTarget', 'EventEmitter Event Emitter and NodeEventTarget Node Event Target'],
     ['parseHTTPResponse and crypto.randomUUID()', 'parseHTTPResponse parse HTTP Response and crypto.randomUUID random UUID()'],
+    ['getURLs, IPv6Address and XMLHttpRequest', 'getURLs get URLs, IPv6Address IPv6 Address and XMLHttpRequest XML Http Request'],
     ['The C++ API, CXX_STANDARD, URLs and ID', 'The Cplusplus API, CXX_STANDARD, URLs and ID'],
     ['plain words only', 'plain words only'],
   ])('%s', (text, indexed) => {

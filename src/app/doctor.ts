@@ -224,7 +224,7 @@ function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, document
     checks.push({
       id: 'keywords',
       status: 'warn',
-      message: 'The keyword index was written by an earlier version of ragline: camelCase names (createServer) are found whole but not by their words.',
+      message: 'The keyword index was written by an earlier version of ragline, which read camelCase names (createServer) otherwise: they may not be found by their words.',
       fix: 'Run `ragline ingest <folder>` once: it rewrites the keyword index from the stored chunks, without embedding anything again.',
     });
   }

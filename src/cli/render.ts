@@ -51,25 +51,66 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
 export function shownHeading(heading: string, text: string): string {
   const inPath = new Set(heading.split(' > ').map(headingKey));
   const inner: string[] = [];
-  const lines = text.split('\n', 400);
   let opened = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (!opened && line !== '' && !/^#{1,6}\s/.test(line) && !MARKUP_LINE.test(line) && !/^([=\-~^"'`#*+_])\1{2,}$/.test(lines[i + 1]?.trim() ?? '')) {
+  for (const line of textLines(text, 400)) {
+    if (!opened && line.text !== '' && !line.markup && line.title === undefined) {
       // The chunk opens with text of its own section: it is that section, not small ones merged.
       if (inner.length === 0) return heading;
       opened = true;
     }
-    // A Markdown heading of level 2 or more (a "# " line may be a shell comment in a code block),
-    // or a title over its underline.
-    const atx = /^#{2,6}\s+(.+?)\s*#*$/.exec(line)?.[1];
-    const underlined = !atx && line !== '' && /^([=\-~^"'`#*+_])\1{2,}$/.test(lines[i + 1]?.trim() ?? '') && line.length <= lines[i + 1]!.trim().length ? line : undefined;
-    const title = (atx ?? underlined)?.replace(/`/g, '');
-    if (title && !inPath.has(headingKey(title))) inner.push(title);
+    if (line.title && !inPath.has(headingKey(line.title))) inner.push(line.title.replace(/`/g, ''));
   }
   if (inner.length === 0) return heading;
   const first = `${heading ? `${heading} > ` : ''}${inner[0]}`;
   return inner.length > 1 ? `${first} (+${inner.length - 1})` : first;
+}
+
+interface TextLine {
+  /** The line, trimmed. */
+  text: string;
+  /** Its title when it is a heading outside code: a Markdown `#` line ('' when it has none), or a title over its underline. */
+  title?: string;
+  /** Only marks up structure: an underline, a rule, a code fence. */
+  markup: boolean;
+}
+
+/** An underline or overline: one punctuation character, three times or more. */
+const ADORNMENT = /^([=\-`:'"~^_*+#<>.])\1{2,}$/;
+
+/** The first `max` lines of a chunk's text, read once, in linear time, with code fences followed (a `#` line in one is code). */
+function textLines(text: string, max: number): TextLine[] {
+  const lines = text.split('\n', max).map((line) => line.trim());
+  const out: TextLine[] = [];
+  let fence: string | undefined; // the fence character while inside a fenced block
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const opener = /^(?:`{3,}|~{3,})/.exec(line)?.[0];
+    if (opener !== undefined && (fence === undefined || opener[0] === fence)) {
+      fence = fence === undefined ? opener[0] : undefined;
+      out.push({ text: line, markup: true });
+      continue;
+    }
+    if (fence !== undefined) {
+      out.push({ text: line, markup: false });
+      continue;
+    }
+    const next = lines[i + 1] ?? '';
+    let title: string | undefined;
+    const atx = /^#{1,6}(?=\s|$)/.exec(line);
+    if (atx) title = withoutClosingHashes(line.slice(atx[0].length));
+    else if (line !== '' && ADORNMENT.test(next) && line.length <= next.length && !ADORNMENT.test(line)) title = line;
+    out.push({ text: line, markup: title === undefined && MARKUP_LINE.test(line), ...(title !== undefined ? { title } : {}) });
+  }
+  return out;
+}
+
+/** The text of an ATX heading after its `#`s, without a closing run of `#` (no backtracking: a long line stays linear). */
+function withoutClosingHashes(rest: string): string {
+  let end = rest.length;
+  while (end > 0 && rest[end - 1] === '#') end--;
+  // A closing run counts only after a space ("# C#" keeps its #).
+  if (end < rest.length && end > 0 && !/\s/.test(rest[end - 1]!)) end = rest.length;
+  return rest.slice(0, end).trim();
 }
 
 /**
@@ -105,20 +146,15 @@ const headingKey = (text: string) => text.replace(/[`*_]/g, '').replace(/\s+/g, 
 export function snippetSource(text: string, heading?: string): string {
   const shown = heading === undefined ? undefined : new Set(heading.split(' > ').map(headingKey));
   const inColumn = (title: string) => shown === undefined || shown.has(headingKey(title));
-  const lines = text.split('\n', 60);
   const kept: string[] = [];
   let length = 0;
-  for (let i = 0; i < lines.length && length < 400; i++) {
-    let line = lines[i]!.trim();
-    const next = lines[i + 1]?.trim() ?? '';
-    if (line === '' || MARKUP_LINE.test(line)) continue;
-    const atx = /^#{1,6}(?:\s+(.*?))?\s*#*$/.exec(line);
-    if (atx) {
-      if (!atx[1] || inColumn(atx[1])) continue;
-      line = atx[1].replace(/`/g, '');
-    } else if (/^([=\-`:'"~^_*+#<>])\1{2,}$/.test(next) && line.length <= next.length && inColumn(line)) continue; // a title over its underline
-    kept.push(line);
-    length += line.length + 1;
+  for (const line of textLines(text, 60)) {
+    if (length >= 400) break;
+    if (line.text === '' || line.markup) continue;
+    if (line.title !== undefined && (line.title === '' || inColumn(line.title))) continue;
+    const shownText = line.title !== undefined ? line.title.replace(/`/g, '') : line.text;
+    kept.push(shownText);
+    length += shownText.length + 1;
   }
   return kept.join(' ');
 }

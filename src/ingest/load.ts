@@ -118,10 +118,12 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
     if (headings.length > 0) unit.headings = headings;
     // A first line that is a comment or a directive is not the title as written: a
     // described page is titled by its description (".. cmake-manual-description: CTest
-    // Command-Line Reference"), a page that is one directive bringing in a file by that
-    // file (".. cmake-module:: ../../Modules/CMakeDependentOption.cmake"), another by
-    // its first section title (as is a page whose first line is no title at all).
-    if (extension === 'rst' && (title === undefined || title.startsWith('..'))) title = (title && rstTitleLine(title)) || headings[0]?.text.trim() || undefined;
+    // Command-Line Reference"), another by its first section title (as is a page whose
+    // first line is no title at all), and a page without one that is a directive
+    // bringing in a file by that file (".. cmake-module:: ../../Modules/X.cmake").
+    if (extension === 'rst' && (title === undefined || title.startsWith('..'))) {
+      title = (title && rstDescription(title)) || headings[0]?.text.trim() || (title && directiveFile(title)) || undefined;
+    }
   }
   return { kind, title, units: [unit], invalidUtf8 };
 }
@@ -151,15 +153,14 @@ function frontMatterTitle(line: string): string | undefined {
 
 const TITLE_MAX = 100;
 
-/**
- * What a first-line RST comment or directive says a page is: the text of a
- * `.. something-description: text` comment, or the name of the file a directive brings
- * in (`.. cmake-module:: ../../Modules/X.cmake` -> `X`); undefined for anything else.
- */
-function rstTitleLine(line: string): string | undefined {
-  const described = /^\.\.\s+[\w-]*description:\s+(\S.*)$/i.exec(line)?.[1]?.trim();
-  if (described) return described;
-  const argument = /^\.\.\s+[\w:-]+::\s+(\S+)\s*$/.exec(line)?.[1];
+/** The text of a first-line RST `.. something-description: text` comment. */
+function rstDescription(line: string): string | undefined {
+  return /^\.\.\s+[\w-]*description:\s+(\S.*)$/i.exec(line)?.[1]?.trim() || undefined;
+}
+
+/** The name of the file a directive brings in: `.. cmake-module:: ../../Modules/X.cmake` -> `X` (a path, not a word: not `.. highlight:: cmake`). */
+function directiveFile(line: string): string | undefined {
+  const argument = /^\.\.\s+[\w:-]+::\s+(\S*[/.]\S*)\s*$/.exec(line)?.[1];
   const name = argument?.split('/').pop()?.replace(/\.[\w]+$/, '');
   return name && /^[\w.-]+$/.test(name) ? name : undefined;
 }

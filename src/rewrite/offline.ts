@@ -155,6 +155,9 @@ export function askedAction(question: string): string | undefined {
   return undefined;
 }
 
+/** Verbs of two syllables stressed on the last, which double their last letter. */
+const DOUBLING = new Set(['commit', 'submit', 'admit', 'omit', 'permit', 'emit', 'transmit', 'begin', 'forget', 'control', 'patrol', 'prefer', 'refer', 'defer', 'occur', 'recur', 'compel', 'expel', 'equip', 'regret', 'upset', 'reset', 'debug', 'unzip', 'embed', 'rerun', 'outrun']);
+
 /**
  * `action` with its verb in the -ing form: "rotate an API key" -> "rotating an API key",
  * "run the tests" -> "running the tests", "set up CI" -> "setting up CI".
@@ -165,9 +168,10 @@ export function ingForm(action: string): string {
   let ing: string;
   if (/ie$/.test(lower)) ing = `${verb.slice(0, -2)}ying`;
   else if (/(?:ee|ye|oe)$/.test(lower) || lower === 'be') ing = `${verb}ing`;
-  else if (/[^aeiou]e$/.test(lower)) ing = `${verb.slice(0, -1)}ing`;
-  // One syllable ending consonant-vowel-consonant doubles its last letter: run -> running, set -> setting.
-  else if (/^[^aeiouy]*[aeiou][bdgklmnprt]$/.test(lower)) ing = `${verb}${verb.slice(-1)}ing`;
+  else if (/[^aeiou]e$|ue$/.test(lower)) ing = `${verb.slice(0, -1)}ing`; // use -> using, continue -> continuing
+  // A last syllable that is stressed and ends consonant-vowel-consonant doubles its last
+  // letter: run -> running, set -> setting, quit -> quitting, commit -> committing.
+  else if (/^(?:[^aeiouy]*|[^aeiouy]*qu)[aeiou][bdgklmnprt]$/.test(lower) || DOUBLING.has(lower)) ing = `${verb}${verb.slice(-1)}ing`;
   else ing = `${verb}ing`;
   return [ing, ...rest].join(' ');
 }

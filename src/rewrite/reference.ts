@@ -85,10 +85,10 @@ const THAT_PRONOUN_BEFORE = new Set(
   enable disable add remove delete change update check see try keep undo fix if when unless once`.split(/\s+/).filter(Boolean),
 );
 
-/** After a demonstrative, these make it a pronoun, not a determiner: "is that safe?", "do those work?". */
 /** Prepositions whose object is another participant than the clause's noun phrases ("of" has its own rule). */
 const PREPOSITIONS = new Set(['with', 'without', 'for', 'to', 'on', 'onto', 'from', 'into', 'in', 'against', 'at', 'by', 'beside', 'alongside', 'inside', 'within', 'through', 'via']);
 
+/** After a demonstrative, these make it a pronoun, not a determiner: "is that safe?", "do those work?". */
 const NOT_A_NOUN_AFTER = new Set(
   `is are was were be can could would should will does do did has have had may might must
   work works mean means cost costs apply applies happen happens matter matters affect affects help helps

@@ -19,9 +19,10 @@ import { tokenize, type TokenizeOptions } from './tokenize.js';
 
 /**
  * Version of what the keyword index holds for a chunk: 2 = names spelled by
- * {@link spellOutSymbols}; 3 = and camelCase names followed by their words ({@link keywordText}).
+ * {@link spellOutSymbols}; 3 = and camelCase names followed by their words; 4 = the
+ * same, with plural acronyms and names such as IPv6 kept whole ({@link keywordText}).
  */
-export const INDEX_TEXT_VERSION = 3;
+export const INDEX_TEXT_VERSION = 4;
 /**
  * The oldest keyword text a search still reads: version 2 holds the terms the queries
  * are made of and lacks only the words of camelCase names, which the next ingest adds;
@@ -74,7 +75,8 @@ export function keywordText(text: string): string {
   const spelled = spellOutSymbols(text);
   if (!/[a-z0-9][A-Z]/.test(spelled)) return spelled;
   return spelled.replace(CAMEL_CASE, (name: string) => {
-    const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2');
+    // getURLs -> get URLs (a plural acronym stays whole), IPv6Address -> IPv6 Address, XMLHttpRequest -> XML Http Request.
+    const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]{2,})([A-Z](?!s\b)[a-z])/g, '$1 $2');
     return words === name ? name : `${name} ${words}`;
   });
 }
