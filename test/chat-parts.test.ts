@@ -379,3 +379,10 @@ describe('a follow-up whose reference was not resolved is answered without its p
     expect(answered.text).toContain('DRD and Helgrind are Valgrind tools');
   });
 });
+
+describe('a question on the page that only points on', () => {
+  test('"So you want to write a tool? Here are some instructions that may help." is not quoted; a question answered in the next sentence is', () => {
+    expect(splitSentences('So you want to write a Valgrind tool? Here are some instructions that may help.\n\nA tool is a plugin for the core.')).toEqual(['A tool is a plugin for the core.']);
+    expect(splitSentences('How do I install it? Run npm install in the folder.')).toEqual(['How do I install it? Run npm install in the folder.']);
+  });
+});

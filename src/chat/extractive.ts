@@ -466,6 +466,8 @@ export interface ChunkSentence {
   heading?: string;
 }
 
+/** A sentence that only says that something follows. */
+const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;
 /** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`. */
 const PROMPT = /^\s*(?:\$|>|PS>)\s+/;
 /** A line of columns: a first field, a run of two or more spaces (no-break ones too), then more. */
@@ -534,6 +536,12 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
   let heading: string | undefined; // the last heading seen
   const add = (raw: string, code: boolean, last = false) => {
     raw = raw.replace(/\s+/g, ' ').trim();
+    // A question answered by a sentence that only points on ("So you want to write a
+    // tool? Here are some instructions that may help.") answers nothing: both go.
+    if (leadIn.endsWith('? ') && !code && POINTS_ON.test(raw)) {
+      leadIn = '';
+      return;
+    }
     let sentence = `${leadIn}${raw}`.trim();
     const prose = code && leadIn ? leadIn.trim() : undefined;
     const blockPrev = lastProse;
