@@ -25,7 +25,8 @@
 // Not quoted: headings (a line over an RST underline, a sentence that is a part of
 // the chunk's heading path), HTML comments (the Node.js docs' YAML change logs),
 // Markdown link definitions, list items that are only a link, "See also" sections,
-// RST directives and code comments. Code lines are
+// RST directives, code comments, and a question of the page with only a pointer
+// after it ("So you want to write a tool? Here are some instructions ..."). Code lines are
 // quoted only for "how do I ..." questions, where a sentence that names a command,
 // flag or identifier also scores a little more. A sentence whose subject is a
 // dangling "It"/"This"/"They", or that says how to
