@@ -113,7 +113,7 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery,
       decision: 'rewritten',
       asked,
-      reason: `${reason}; only common words`,
+      reason: `${reason}; common words here: the context leads`,
       model: this.id,
       weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },
     };
