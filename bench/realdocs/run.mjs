@@ -10,12 +10,13 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2]
 //
 // Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
 // First questions written later (`"written": "after-answers"`) form their own part,
-// 'later', reported apart: a check written before the change it checks.
+// 'later', reported apart: a check written before the change it checks; a second such
+// set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,7 +41,8 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
-const partOf = (conversation) => (conversation.written === 'after-answers' ? 'later' : halfOf(conversation.id));
+const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2' };
+const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
 const conversations = set.conversations.filter(
   (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
 );
@@ -153,6 +155,7 @@ const summary = {
   firstAnswersQuoteFactDev: share(facts.filter((row) => row.half === 'dev'), (row) => row.quotesFact),
   firstAnswersQuoteFactHeldOut: share(facts.filter((row) => row.half === 'held-out'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater: share(facts.filter((row) => row.half === 'later'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater2: share(facts.filter((row) => row.half === 'later-2'), (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -188,5 +191,6 @@ if (asJson) {
   console.log(`| first answers quoting the fact | ${pct(summary.firstAnswersQuoteFact)} |`);
   console.log(`| of them, dev half / held-out half | ${pct(summary.firstAnswersQuoteFactDev)} / ${pct(summary.firstAnswersQuoteFactHeldOut)} |`);
   if (summary.firstAnswersQuoteFactLater.n > 0) console.log(`| of them, first questions written later (after-answers) | ${pct(summary.firstAnswersQuoteFactLater)} |`);
+  if (summary.firstAnswersQuoteFactLater2.n > 0) console.log(`| of them, the second set written later (after-answers-2) | ${pct(summary.firstAnswersQuoteFactLater2)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }
