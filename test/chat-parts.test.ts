@@ -386,3 +386,34 @@ describe('a question on the page that only points on', () => {
     expect(splitSentences('How do I install it? Run npm install in the folder.')).toEqual(['How do I install it? Run npm install in the folder.']);
   });
 });
+
+describe('an option described under its synopsis line', () => {
+  // The Valgrind manual's option list: each option's synopsis is a paragraph of its own
+  // (a definition term), its description the paragraphs after it.
+  const options = [
+    '--leak-check=<no|summary|yes|full> [default: summary]',
+    '',
+    'When enabled, search for memory leaks when the client program finishes.',
+    '',
+    '--track-origins=<yes|no> [default: no]',
+    '',
+    'Controls whether Memcheck tracks the origin of uninitialised values. By default, it does not, which means that it cannot tell you where the uninitialised value came from.',
+  ].join('\n');
+
+  test('the synopsis is the heading of the sentences after it, and is not quoted itself', () => {
+    const sentences = chunkSentences(options);
+    expect(sentences.map((s) => s.heading)).toEqual(['--leak-check=<no|summary|yes|full> [default: summary]', '--track-origins=<yes|no> [default: no]', '--track-origins=<yes|no> [default: no]']);
+    expect(sentences.some((s) => s.text.startsWith('--'))).toBe(false);
+  });
+
+  test('a sentence quoted from it says which option, once, and keeps the sentence its "it" points into', () => {
+    const answer = extractiveAnswer('How do I find where an uninitialised value came from?', [chunk(1, options)]);
+    expect(answer.sentences.map((s) => s.text)).toEqual([
+      '`--track-origins`: Controls whether Memcheck tracks the origin of uninitialised values. By default, it does not, which means that it cannot tell you where the uninitialised value came from.',
+    ]);
+  });
+
+  test('a flag in running text is not a synopsis', () => {
+    expect(chunkSentences('Run it with\n--leak-check=full\nto see each leak.').map((s) => s.heading)).toEqual([undefined]);
+  });
+});

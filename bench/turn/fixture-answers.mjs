@@ -47,7 +47,9 @@ let quoted = 0;
 for (const fact of facts.facts ?? facts) {
   let done;
   for await (const event of runTurn(session(), fact.question)) if (event.type === 'done') done = event;
-  if (done.answer.includes(fact.contains)) quoted++;
+  const ok = done.answer.includes(fact.contains);
+  if (ok) quoted++;
+  if (verbose) console.log(`${ok ? 'ok' : '--'}  ${fact.question}  (fact: ${fact.contains})${ok ? '' : `\n    ${done.answer.replace(/\s+/g, ' ').slice(0, 300)}`}`);
 }
 console.log(`conversations: ${cited}/${turns} answers cite the page that holds the answer; top-1 chunk from it ${top1}/${turns}`);
 console.log(`facts: ${quoted}/${(facts.facts ?? facts).length} answers quote the expected text`);

@@ -11,7 +11,9 @@
 // the recursive option of fs.readdir do?"; "The recursive option is deprecated"
 // under "fs.rmdir" does not). A chunk can hold several sections: a sentence is read
 // under the heading it follows in the text (a page-structure heading such as
-// "Description" leaves it in the chunk's section), and a section whose title starts
+// "Description" leaves it in the chunk's section; an option's synopsis on a line of
+// its own, "--track-origins=<yes|no> [default: no]" in the Valgrind manual, heads the
+// sentences that describe it), and a section whose title starts
 // with a name the user typed ("process.nextTick(callback)") is about it, so its
 // sentences rank above a passing mention elsewhere. Retrieval rank counts too, and the answer is
 // rank-aware: it starts with the best sentence and may take one more of the same
@@ -70,6 +72,8 @@ const SUBJECT_BONUS = 0.15;
 const ABOUT_BONUS = 0.1;
 /** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier made of a word of the question. */
 const HOW_TO_BONUS = 0.1;
+/** A line that is only an option's synopsis: `--name`, `--name=<value>`, `-x <file>`, with a "[default: ...]" after it. */
+const OPTION_TERM = /^--?[a-z][\w-]*(?:[= ]<[^>]*>|=[\w|]+)?(?:,\s*--?[a-z][\w-]*(?:[= ]<[^>]*>)?)*(?:\s*\[[^\]]*\])?$/i;
 /** Score added to a sentence that opens with the subject of a "What is X?" / "What does X do?" question (and, for "What is", says what it is). */
 const DEFINES_BONUS = 0.15;
 
@@ -361,11 +365,13 @@ export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[
   // sentence within another, or with nearly the same words, is quoted once.
   // A sentence quoted with the one before it ("... queue. This queue is drained ...")
   // shares that one with its neighbours: sharing a sentence counts too.
+  // (Compared without the "`name`: " a sentence of a named section is shown with.)
+  const unlabelled = (text: string) => text.replace(/^`[^`]+`: /, '').toLowerCase();
   const overlaps = (text: string, terms?: Set<string>) => {
-    const candidate = text.toLowerCase();
+    const candidate = unlabelled(text);
     const parts = candidate.split(/(?<=[.!?])\s+/).filter((part) => part.length >= MIN_SHARED_CHARS);
     return chosen.some((c) => {
-      const quoted = c.text.toLowerCase();
+      const quoted = unlabelled(c.text);
       if (quoted.includes(candidate) || candidate.includes(quoted) || parts.some((part) => quoted.includes(part))) return true;
       if (terms === undefined || terms.size === 0) return false;
       let shared = 0;
@@ -443,7 +449,8 @@ function isDangling(sentence: string): boolean {
   // "The easiest way to do so is ...", "To do this, ...": how to do what the sentence before said.
   // ("To do this migration safely, ..." names what it does: "this" is followed by a noun there.)
   if (/^(?:\S+\s+){0,5}?(?:do|doing)\s+(?:so\b|(?:this|that)(?=\s*[,.;:!?]|\s*$|\s+(?:is|are|was|were|you|we|in|on|with|by|for|from|without|first|again|once)\b))/i.test(sentence)) return true;
-  const match = /^[\s*`"'(]*(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
+  // "By default, it does not, ...": an opening adverbial leaves the subject dangling all the same.
+  const match = /^[\s*`"'(]*(?:(?:by\s+default|however|otherwise|instead|also|then|thus|therefore|hence|in\s+addition|in\s+practice|in\s+general|for\s+example|for\s+instance),?\s+)?(it|its|it's|they|their|these|this|that|those)\b\s*(\S*)/i.exec(sentence);
   if (!match) return false;
   const word = match[1]!.toLowerCase();
   if (word === 'this' || word === 'these') {
@@ -626,6 +633,14 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (/^#{1,6}\s/.test(line) || NUMBERED_HEADING.test(line)) {
       flush();
       heading = line.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '');
+      afterHeading = true;
+      lastProse = -1;
+      return;
+    }
+    // An option's synopsis alone in its paragraph ("--track-origins=<yes|no> [default: no]",
+    // a definition term of the Valgrind manual) names what the sentences after it describe.
+    if (block.length === 0 && OPTION_TERM.test(line) && (lines[index + 1] ?? '').trim() === '') {
+      heading = line;
       afterHeading = true;
       lastProse = -1;
       return;
