@@ -329,3 +329,16 @@ describe('search with the in-memory keyword index', () => {
     }
   });
 });
+
+describe('FTS5 search errors', () => {
+  it('a query FTS5 cannot parse finds nothing; a damaged index is an error, not "no matches"', () => {
+    const fts = new Fts5Search(db);
+    expect(fts.search('"unbalanced', [4, 1], 10)).toEqual([]);
+    expect(fts.search('"webhooks"', [4, 1], 10).length).toBeGreaterThan(0);
+    // The index's own pages gone (as a damaged file would lose them), the chunks kept.
+    db.unsafeMode(true); // SQLite's defensive mode forbids writing an index's own tables
+    db.exec('DELETE FROM chunks_fts_data WHERE id > 10');
+    db.unsafeMode(false);
+    expect(() => new Fts5Search(db).search('"webhooks"', [4, 1], 10)).toThrow(/malformed|corrupt/i);
+  });
+});

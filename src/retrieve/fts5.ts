@@ -25,10 +25,13 @@ export class Fts5Search implements KeywordSearch {
     try {
       const rows = statement.all(match, limit) as { id: number; bm25: number }[];
       return rows.map((row, i) => ({ id: row.id, rank: i + 1, score: row.bm25 }));
-    } catch {
-      // buildFtsQuery quotes every token, so this is not expected; a keyword
-      // failure must still never reach the user: fall back to vectors only.
-      return [];
+    } catch (error) {
+      // buildFtsQuery quotes every token, so a query FTS5 cannot parse is not expected;
+      // should one come, the search goes on with its vector side. Any other failure (a
+      // damaged index, a missing table) is the user's to know: it is not hidden as
+      // "no keyword matches".
+      if (error instanceof Error && /^fts5: syntax error|^unterminated string|^unknown special query/.test(error.message)) return [];
+      throw error;
     }
   }
 }
