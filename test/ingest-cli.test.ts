@@ -33,6 +33,7 @@ afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 interface Summary {
   db: string;
   root: string;
+  only?: string[];
   files: { added: number; changed: number; unchanged: number; removed: number; skipped: Record<string, number> };
   invalidUtf8: number;
   chunks: { written: number; embedded: number; reused: number; removed: number };
@@ -283,6 +284,10 @@ describe('ingest arguments that are not a folder', () => {
     expect(added.root).toBe(fs.realpathSync(dir));
     const changed = await ingestJson(path.join(dir, 'b.md'));
     expect(changed.files).toMatchObject({ added: 0, changed: 1, removed: 0 });
+    expect(changed.only).toEqual(['b.md']);
+    // `stats` names the file the last ingest read, not its folder.
+    const stats = await ragline(['stats'], { env: env() });
+    expect(stats.stdout).toContain(`from ${path.join(fs.realpathSync(dir), 'b.md')} (`);
     expect((await ingestJson(path.join(dir, '[x].md'))).files).toMatchObject({ added: 1, changed: 0, unchanged: 0, removed: 0 });
     const paths = withDb((db) => db.prepare('SELECT path FROM documents ORDER BY path').pluck().all());
     expect(paths).toEqual(['[x].md', 'a.md', 'b.md', 'c.md', 'x.md']);

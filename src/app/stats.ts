@@ -20,7 +20,7 @@ export interface Stats {
   sessions: number;
   turns: number;
   /** The last ingest that changed something. */
-  lastIngest: Pick<LastIngest, 'root' | 'finishedAt' | 'seconds'> | null;
+  lastIngest: Pick<LastIngest, 'root' | 'only' | 'finishedAt' | 'seconds'> | null;
 }
 
 export function stats(workspace: Workspace): Stats {
@@ -41,7 +41,7 @@ export function stats(workspace: Workspace): Stats {
     chunker: fingerprint?.chunker ?? null,
     sessions,
     turns,
-    lastIngest: lastIngest ? { root: lastIngest.root, finishedAt: lastIngest.finishedAt, seconds: lastIngest.seconds } : null,
+    lastIngest: lastIngest ? { root: lastIngest.root, ...(lastIngest.only ? { only: lastIngest.only } : {}), finishedAt: lastIngest.finishedAt, seconds: lastIngest.seconds } : null,
   };
 }
 

@@ -46,6 +46,8 @@ export interface IngestProgress {
 
 export interface IngestSummary {
   root: string;
+  /** The files of the folder this ingest read, when it was given files (`ingest <file>`), relative to it. */
+  only?: string[];
   files: {
     added: number;
     changed: number;
@@ -102,6 +104,7 @@ export function newRun(options: IngestOptions): IngestRun {
     started,
     summary: {
       root,
+      ...(options.only ? { only: options.only } : {}),
       files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
       skippedPaths: {},
       invalidUtf8: 0,

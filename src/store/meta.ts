@@ -20,6 +20,8 @@ export function deleteMeta(db: Db, key: string): void {
 /** The last ingest that changed something, as `stats` shows it (the ingest's summary, and when it finished). */
 export interface LastIngest {
   root: string;
+  /** The files it read when it was given files rather than the folder, relative to `root`. */
+  only?: string[];
   seconds: number;
   finishedAt: string;
 }

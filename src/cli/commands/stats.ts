@@ -1,5 +1,6 @@
 // `ragline stats`: what is in the database.
 
+import path from 'node:path';
 import type { Command } from 'commander';
 import { stats } from '../../app/stats.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -27,9 +28,16 @@ export function registerStats(program: Command): void {
         row('embedder', found.embedder ? `${found.embedder} (${found.dimensions} dimensions)` : 'none yet');
         row('chunking', found.chunker ? `size ${found.chunker.size}, overlap ${found.chunker.overlap} characters` : 'none yet');
         row('sessions', `${found.sessions} (${found.turns} turns)`);
-        row('last ingest', lastIngest ? `${lastIngest.finishedAt} from ${lastIngest.root} (${lastIngest.seconds.toFixed(1)}s)` : 'never');
+        row('last ingest', lastIngest ? `${lastIngest.finishedAt} from ${ingestedFrom(lastIngest)} (${lastIngest.seconds.toFixed(1)}s)` : 'never');
       } finally {
         await workspace.close();
       }
     });
+}
+
+/** Where the last ingest read: its folder, or the file it was given ("docs/faq.md"), or the folder and how many files. */
+function ingestedFrom(last: { root: string; only?: string[] }): string {
+  if (!last.only) return last.root;
+  if (last.only.length === 1) return path.join(last.root, last.only[0]!);
+  return `${last.root} (${last.only.length} files)`;
 }
