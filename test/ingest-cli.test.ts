@@ -34,7 +34,7 @@ interface Summary {
   db: string;
   root: string;
   only?: string[];
-  files: { added: number; changed: number; unchanged: number; removed: number; skipped: Record<string, number> };
+  files: { added: number; changed: number; unchanged: number; removed: number; merged?: number; skipped: Record<string, number> };
   invalidUtf8: number;
   chunks: { written: number; embedded: number; reused: number; removed: number };
   bytes: number;
@@ -310,6 +310,36 @@ describe('ingest arguments that are not a folder', () => {
       { root: fs.realpathSync(dir), path: 'b.md' },
       { root: fs.realpathSync(dir), path: 'sub/c.md' },
     ]);
+  });
+
+  test('a folder inside an ingested folder is updated there, not copied; one ingested on its own before is merged into the folder that holds it', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n', 'sub/c.txt': 'charlie\n' });
+    const rows = () => withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY root, path').all());
+    const real = fs.realpathSync(dir);
+    // The subfolder first, on its own; then the folder: one document per file.
+    expect((await ingestJson(path.join(dir, 'sub'))).files.added).toBe(2);
+    const whole = await ingestJson(dir);
+    expect(whole.files).toMatchObject({ added: 3, removed: 0, merged: 2 });
+    expect(rows()).toEqual([
+      { root: real, path: 'a.md' },
+      { root: real, path: 'sub/b.md' },
+      { root: real, path: 'sub/c.txt' },
+    ]);
+    // The subfolder again: its files are the folder's documents; a new one is added there,
+    // one gone is removed, the folder's others stay; globs are read from the subfolder.
+    fs.writeFileSync(path.join(dir, 'sub', 'd.md'), '# D\n\ndelta\n');
+    fs.rmSync(path.join(dir, 'sub', 'b.md'));
+    const sub = await ingestJson(path.join(dir, 'sub'), '--exclude', '*.txt');
+    expect(sub.root).toBe(real);
+    expect(sub.only).toEqual(['sub/']);
+    expect(sub.files).toMatchObject({ added: 1, removed: 2, skipped: { excluded: 1 } });
+    expect(rows()).toEqual([
+      { root: real, path: 'a.md' },
+      { root: real, path: 'sub/d.md' },
+    ]);
+    const reindex = await ragline(['ingest', path.join(dir, 'sub'), '--reindex'], { env: env() });
+    expect(reindex.code).toBe(2);
+    expect(reindex.stderr).toContain(`is part of ${real}, already ingested`);
   });
 
   test('a file with --reindex, or a hidden one, exits 2 and changes nothing', async () => {

@@ -14,10 +14,11 @@ export interface IngestFolderOptions {
   /** Skip files matching these globs. */
   exclude?: string[];
   /**
-   * Only these files of the folder (paths relative to it, not globs): they are added
-   * or updated (or their document removed when they are gone or no longer indexed) and
-   * the folder's other documents are kept as they are. Not with `reindex`, which drops
-   * every folder's documents. `folderOfFile` says under which folder a file belongs.
+   * Only these files of the folder (paths relative to it, not globs), and the whole of
+   * the subfolders written with a trailing "/": they are added or updated (or their
+   * document removed when they are gone or no longer indexed) and the folder's other
+   * documents are kept as they are. Not with `reindex`, which drops every folder's
+   * documents. `folderOfFile` and `folderOfFolder` say under which folder a path belongs.
    */
   only?: string[];
   /** Drop the index and rebuild it (sessions are kept). */
@@ -38,8 +39,9 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
     chunker: config.chunk,
-    include: options.only ? undefined : options.include,
-    exclude: options.only ? undefined : options.exclude,
+    // Globs are relative to the folder asked for: to a subfolder named whole, when that is all there is.
+    include: options.only ? underSubfolder(options.only, options.include) : options.include,
+    exclude: options.only ? underSubfolder(options.only, options.exclude) : options.exclude,
     only: options.only?.map((file) => file.split(path.sep).join('/')),
     maxFileBytes: config.ingest.maxFileBytes,
     reindex: options.reindex,
@@ -63,7 +65,29 @@ export function folderOfFile(workspace: Workspace, file: string): { folder: stri
   return { folder, relative: path.relative(folder, real) };
 }
 
+/**
+ * The folder a folder is ingested under: the deepest folder already ingested that
+ * holds it (so `docs/relnotes` after `docs` updates the documents `relnotes/...` of
+ * `docs` instead of adding a second copy under `docs/relnotes`), with its path relative
+ * to that folder ending in "/" (an `only` entry for the whole of it); else itself.
+ */
+export function folderOfFolder(workspace: Workspace, folder: string): { folder: string; relative?: string } {
+  const real = fs.realpathSync(path.resolve(folder));
+  const roots = storedRoots(workspace.db)
+    .filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))
+    .sort((a, b) => b.length - a.length);
+  const holder = roots[0];
+  return holder === undefined ? { folder: real } : { folder: holder, relative: `${path.relative(holder, real).split(path.sep).join('/')}/` };
+}
+
 function realPath(file: string): string {
   // The folder is resolved, not the file: a symlinked file is a document of the folder it is linked in.
   return path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file));
+}
+
+/** Globs given for one subfolder (`only` = ["relnotes/"]), made relative to the folder it is ingested under. */
+function underSubfolder(only: readonly string[], globs: string[] | undefined): string[] | undefined {
+  if (!globs?.length || only.length !== 1 || !only[0]!.endsWith('/')) return undefined;
+  const prefix = only[0]!;
+  return globs.map((glob) => (glob.startsWith('!') ? `!${prefix}${glob.slice(1)}` : `${prefix}${glob}`));
 }

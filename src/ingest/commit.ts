@@ -6,14 +6,14 @@
 // files, the keyword index's totals and the last-ingest record.
 
 import type { DocumentWriter } from '../store/documents.js';
-import { updateSkippedFiles } from '../store/documents.js';
+import { nestedCopies, updateSkippedFiles } from '../store/documents.js';
 import { setLastIngest } from '../store/meta.js';
 import { ABORTED, groupVectors, type EmbeddingGroup } from './embed.js';
 import { keywordsDrifted, rewriteKeywordIndex } from './keywords.js';
 import type { IngestPlan } from './plan.js';
 import { loadFileTools } from './prepare.js';
 import type { IngestRun } from './run.js';
-import type { FoundFile } from './walk.js';
+import { withinFolders, type FoundFile } from './walk.js';
 
 /** Writes the group's files once its vectors are there; nothing if the run is aborted first. */
 export async function commitGroup(run: IngestRun, writer: DocumentWriter, group: EmbeddingGroup): Promise<void> {
@@ -58,14 +58,24 @@ export function touchUnchanged(run: IngestRun, writer: DocumentWriter, documentI
 export async function commitRemovals(run: IngestRun, writer: DocumentWriter, plan: IngestPlan): Promise<void> {
   const { db, root, summary, options } = run;
   const { stored, seen, skippedBefore, skippedFound, skippedNow } = plan;
-  // With single files named, only their documents can be gone: the others were not looked at.
+  // With single files or folders named, only their documents can be gone: the others were not looked at.
   const named = options.only ? new Set(options.only) : undefined;
-  const lookedAt = (path: string) => named === undefined || named.has(path);
+  const inNamedFolder = options.only ? withinFolders(options.only) : undefined;
+  const lookedAt = (path: string) => named === undefined || named.has(path) || inNamedFolder!(path);
   for (let i = 0; i < stored.count; i++) {
     if (seen[i] || !lookedAt(stored.paths[i]!)) continue;
     run.lock.take();
     summary.chunks.removed += writer.deleteDocument(stored.ids[i]!);
     summary.files.removed++;
+  }
+  // A folder ingested on its own before, inside this one, is this one's now: its
+  // documents that this ingest holds too are copies, and go.
+  if (named === undefined) {
+    for (const copy of nestedCopies(db, root)) {
+      run.lock.take();
+      summary.chunks.removed += writer.deleteDocument(copy);
+      summary.files.merged = (summary.files.merged ?? 0) + 1;
+    }
   }
   // Forget the skipped files that are gone and the ones read again and not skipped.
   const readAgain = new Set(plan.work.map((file) => file.relative));

@@ -53,6 +53,8 @@ export interface IngestSummary {
     changed: number;
     unchanged: number;
     removed: number;
+    /** Documents of a folder ingested on its own before, inside this one, that were copies of this one's. */
+    merged?: number;
     skipped: Partial<Record<SkipReason, number>>;
   };
   /** Up to SKIPPED_PATHS_KEPT paths of the files skipped for each reason, relative to the folder. */

@@ -45,8 +45,9 @@ export interface FoundFile {
 export interface WalkOptions {
   include?: string[];
   /**
-   * Only these files (paths relative to the root): the walk goes down only the folders
-   * that lead to them and neither lists nor counts anything else.
+   * Only these files (paths relative to the root), and the whole of the folders among
+   * them written with a trailing slash ("relnotes/"): the walk goes down only the
+   * folders that lead to them and neither lists nor counts anything else.
    */
   only?: readonly string[];
   exclude?: string[];
@@ -80,6 +81,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
   const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude, { dot: true }) : undefined;
   const only = options.only ? new Set(options.only) : undefined;
   const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
+  const inOnlyFolder = options.only ? withinFolders(options.only) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
   const skip = (reason: SkipReason, relative: string) => {
     result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + 1);
@@ -169,7 +171,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           isDir = stat.isDirectory();
           isFile = stat.isFile();
         }
-        if (only && !(isDir ? onlyFolders!.has(relative) : only.has(relative))) continue;
+        if (only && !inOnlyFolder!(relative) && !(isDir ? onlyFolders!.has(relative) : only.has(relative))) continue;
         if (isDir) {
           if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
           if (ignored(relative, true)) continue;
@@ -252,4 +254,14 @@ function leave(home: string): void {
   } catch {
     /* the old working directory is gone; relative paths were resolved before the walk */
   }
+}
+
+/**
+ * Whether a path (relative to the root) is inside one of the folders `only` names
+ * whole ("relnotes/" holds "relnotes/1.5.txt" and "relnotes/old/2.0.txt").
+ */
+export function withinFolders(only: readonly string[]): (relative: string) => boolean {
+  const folders = only.filter((entry) => entry.endsWith('/'));
+  if (folders.length === 0) return () => false;
+  return (relative) => folders.some((folder) => relative.startsWith(folder));
 }

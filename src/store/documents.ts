@@ -2,6 +2,7 @@
 // table and the vec0 table, both keyed by chunk id. A document is always
 // replaced as a whole, in one transaction, so the three never disagree.
 
+import path from 'node:path';
 import type { ChunkSpan } from '../domain/index.js';
 import type { Db } from './db.js';
 import { bytesToVector, vectorBytes } from './vectors.js';
@@ -72,6 +73,22 @@ export class StoredDocuments {
 /** The folders documents were ingested from. */
 export function storedRoots(db: Db): string[] {
   return db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
+}
+
+/**
+ * Ids of the documents stored under a folder inside `root` (ingested on its own
+ * before) whose file `root` holds as a document too: the same file twice.
+ */
+export function nestedCopies(db: Db, root: string): number[] {
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const copies: number[] = [];
+  const held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
+  for (const nested of storedRoots(db).filter((other) => other.startsWith(prefix))) {
+    const under = path.relative(root, nested).split(path.sep).join('/');
+    const rows = db.prepare('SELECT id, path FROM documents WHERE root = ?').all(nested) as { id: number; path: string }[];
+    for (const row of rows) if (held.get(root, `${under}/${row.path}`) !== undefined) copies.push(row.id);
+  }
+  return copies;
 }
 
 export function listDocuments(db: Db, root: string): StoredDocuments {

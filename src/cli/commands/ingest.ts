@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { folderOfFile, ingestFolder } from '../../app/ingest.js';
+import { folderOfFile, folderOfFolder, ingestFolder } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -81,7 +81,16 @@ Examples:
       });
       const { config } = settings;
       const workspace = openWorkspaceFor(settings, { create: true });
-      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: given, relative: '' };
+      // A folder inside one already ingested is part of it: its documents are updated there, not copied.
+      const within = file ? undefined : folderOfFolder(workspace, given);
+      if (within?.relative !== undefined && flags.reindex) {
+        await workspace.close();
+        throw new UserError(`--reindex rebuilds the whole index, of every folder; ${dir} is part of ${within.folder}, already ingested.`, {
+          hint: `Give the folder (\`ragline ingest ${within.folder} --reindex\`), or this one without --reindex.`,
+          exitCode: 2,
+        });
+      }
+      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: within!.folder, relative: '' };
       // A folder ingest never reads hidden files or folders or node_modules: one named here would be removed by the next.
       const hidden = relative.split(path.sep).find((part) => part.startsWith('.') || part === 'node_modules');
       if (hidden) {
@@ -107,7 +116,7 @@ Examples:
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
           exclude: flags.exclude,
-          only: file ? [relative] : undefined,
+          only: file ? [relative] : within?.relative !== undefined ? [within.relative] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
           signal: controller.signal,
@@ -185,6 +194,7 @@ export function summaryLine(summary: IngestSummary, color: { bold: (s: string) =
     `${f.changed} changed`,
     `${f.unchanged} unchanged`,
     `${f.removed} removed`,
+    ...(f.merged ? [`${f.merged} ${f.merged === 1 ? 'copy' : 'copies'} left by an earlier ingest of a subfolder removed`] : []),
     `skipped ${skipped || 'none'}`,
   ];
   const chunks = `${summary.chunks.written} chunks written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;

@@ -38,6 +38,6 @@ export function registerStats(program: Command): void {
 /** Where the last ingest read: its folder, or the file it was given ("docs/faq.md"), or the folder and how many files. */
 function ingestedFrom(last: { root: string; only?: string[] }): string {
   if (!last.only) return last.root;
-  if (last.only.length === 1) return path.join(last.root, last.only[0]!);
+  if (last.only.length === 1) return path.join(last.root, last.only[0]!).replace(/[\\/]$/, '');
   return `${last.root} (${last.only.length} files)`;
 }
