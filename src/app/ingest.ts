@@ -30,10 +30,26 @@ export interface IngestFolderOptions {
   onProgress?: (progress: IngestProgress) => void;
 }
 
-/** Chunks, embeds and indexes `folder`; a second run only processes what changed. */
+/**
+ * Chunks, embeds and indexes `folder`; a second run only processes what changed. A
+ * folder inside one already ingested is part of it: its files are that one's documents
+ * (`folderOfFolder`), updated there and never indexed twice.
+ */
 export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
   const { config } = workspace;
   if (options.only && options.reindex) throw new UserError('A rebuild (reindex) drops every folder\'s documents: it cannot be limited to some files.', { exitCode: 2 });
+  if (!options.only) {
+    const within = folderOfFolder(workspace, folder);
+    if (within.relative !== undefined) {
+      if (options.reindex) {
+        throw new UserError(`--reindex rebuilds the whole index, of every folder; ${folder} is part of ${within.folder}, already ingested.`, {
+          hint: `Give that folder (\`ragline ingest ${within.folder} --reindex\`), or this one without --reindex.`,
+          exitCode: 2,
+        });
+      }
+      return ingestFolder(workspace, within.folder, { ...options, only: [within.relative] });
+    }
+  }
   return ingest({
     root: path.resolve(folder),
     db: workspace.db,
@@ -72,6 +88,7 @@ export function folderOfFile(workspace: Workspace, file: string): { folder: stri
  * to that folder ending in "/" (an `only` entry for the whole of it); else itself.
  */
 export function folderOfFolder(workspace: Workspace, folder: string): { folder: string; relative?: string } {
+  if (!fs.existsSync(folder)) return { folder: path.resolve(folder) }; // the ingest says it is missing
   const real = fs.realpathSync(path.resolve(folder));
   const roots = storedRoots(workspace.db)
     .filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { folderOfFile, folderOfFolder, ingestFolder } from '../../app/ingest.js';
+import { folderOfFile, ingestFolder } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -81,16 +81,7 @@ Examples:
       });
       const { config } = settings;
       const workspace = openWorkspaceFor(settings, { create: true });
-      // A folder inside one already ingested is part of it: its documents are updated there, not copied.
-      const within = file ? undefined : folderOfFolder(workspace, given);
-      if (within?.relative !== undefined && flags.reindex) {
-        await workspace.close();
-        throw new UserError(`--reindex rebuilds the whole index, of every folder; ${dir} is part of ${within.folder}, already ingested.`, {
-          hint: `Give the folder (\`ragline ingest ${within.folder} --reindex\`), or this one without --reindex.`,
-          exitCode: 2,
-        });
-      }
-      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: within!.folder, relative: '' };
+      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: given, relative: '' };
       // A folder ingest never reads hidden files or folders or node_modules: one named here would be removed by the next.
       const hidden = relative.split(path.sep).find((part) => part.startsWith('.') || part === 'node_modules');
       if (hidden) {
@@ -116,7 +107,7 @@ Examples:
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
           exclude: flags.exclude,
-          only: file ? [relative] : within?.relative !== undefined ? [within.relative] : undefined,
+          only: file ? [relative] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
           signal: controller.signal,
