@@ -50,6 +50,24 @@ describe('starting a chat', () => {
     expect(sessionRows()).toEqual([]);
   });
 
+  it('a chat over an index with nothing in it says so, and how to fill it', async () => {
+    const emptyHome = tempDir('ragline-empty-');
+    try {
+      const emptyEnv = isolatedEnv(emptyHome);
+      const emptyDocs = path.join(emptyHome, 'nothing');
+      fs.mkdirSync(emptyDocs);
+      expect((await ragline(['ingest', emptyDocs], { env: emptyEnv })).code).toBe(0);
+      const result = await ragline(['chat'], { env: emptyEnv, input: 'How do I rotate an API key?\n' });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('yet: every question will find nothing.');
+      expect(result.stderr).toContain('Run `ragline ingest <folder>` first');
+      // An index with documents: not said.
+      expect((await ragline(['chat'], { env, input: '' })).stderr).not.toContain('Nothing is ingested');
+    } finally {
+      fs.rmSync(emptyHome, { recursive: true, force: true });
+    }
+  });
+
   it('an ask that fails before its question is stored leaves no session', async () => {
     // The index was built offline; asking for remote embeddings explicitly is a real mismatch.
     const result = await ragline(['ask', 'How do I rotate an API key?'], {

@@ -49,3 +49,8 @@ export function stats(workspace: Workspace): Stats {
 export function fileSize(file: string): number {
   return ['', '-wal'].reduce((sum, suffix) => sum + (fs.existsSync(file + suffix) ? fs.statSync(file + suffix).size : 0), 0);
 }
+
+/** Whether anything is indexed: a chat over an empty index can only answer that nothing matched. */
+export function hasChunks(workspace: Workspace): boolean {
+  return workspace.db.prepare('SELECT EXISTS (SELECT 1 FROM chunks) AS found').pluck().get() === 1;
+}

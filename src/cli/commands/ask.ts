@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { Chat } from '../../app/chat.js';
 import { UserError } from '../../util/errors.js';
-import { runTurnWithOutput } from '../chat-session.js';
+import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, setExitCode } from '../io.js';
 import { outputFor } from '../output.js';
@@ -40,6 +40,7 @@ export function registerAsk(program: Command): void {
       const onSigint = () => controller.abort();
       io.signals.on('SIGINT', onSigint);
       try {
+        if (!flags.quiet) warnWhenNothingIngested(workspace, output);
         // A new session is only planned: it is stored with the question, so an ask
         // that fails before its turn starts leaves no empty session behind.
         const chat = Chat.start(workspace, { session: flags.session || undefined });

@@ -16,7 +16,7 @@ import { decimalNumber, DEFAULTS, MAX_K, type ResolvedConfig } from '../../confi
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { runTurnWithOutput } from '../chat-session.js';
+import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, setExitCode, type CliIo } from '../io.js';
 import { outputFor, type Output } from '../output.js';
@@ -95,6 +95,7 @@ ${HELP}`,
         const retention = applyRetention(workspace);
         // Said only when something was removed.
         if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
+        warnWhenNothingIngested(workspace, output);
         const interactive = Boolean(io.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
