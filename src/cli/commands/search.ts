@@ -15,7 +15,18 @@ export function registerSearch(program: Command): void {
     .argument('<query...>', 'what to look for')
     .option('-k, --k <n>', `number of results (default ${DEFAULTS['retrieval.k']})`)
     .option('--json', 'print results as JSON (with text and score parts)')
-    .addHelpText('after', '\nExamples:\n  ragline search "rotate an API key"\n  ragline search -k 10 --json "webhook signature header"')
+    .addHelpText(
+      'after',
+      `
+Each result: its rank, the fused score (higher is better; it only orders the results
+of one search), where it is (file:lines), its section, the rank it had on each side
+(v3 = third in the vector search, k1 = first in the keyword search, v- or
+k- = not found on that side) and the start of its text.
+
+Examples:
+  ragline search "rotate an API key"
+  ragline search -k 10 --json "webhook signature header"`,
+    )
     .action(async (words: string[], flags: { k?: string; json?: boolean }, command: Command) => {
       const output = outputFor(command);
       const query = words.join(' ').trim();
