@@ -417,3 +417,11 @@ describe('an option described under its synopsis line', () => {
     expect(chunkSentences('Run it with\n--leak-check=full\nto see each leak.').map((s) => s.heading)).toEqual([undefined]);
   });
 });
+
+describe('plain-text bullets', () => {
+  test('a "•" item is a list item, as a "-" one: quoted without its bullet, its continuation lines joined to it', () => {
+    const text = 'You can do two things:\n\n•   Decide not to merge. Then git merge --abort can be\n    used for this.\n•   Resolve the conflicts in the files.';
+    expect(splitSentences(text)).toEqual(splitSentences(text.replace(/•/g, '-')));
+    expect(splitSentences(text)).toEqual(['You can do two things: Decide not to merge.', 'Then git merge --abort can be used for this.', 'Resolve the conflicts in the files.']);
+  });
+});

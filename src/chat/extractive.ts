@@ -668,7 +668,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       else if (PROSE_DIRECTIVES.has(name) && directive[2]) block.push(directive[2]);
       return;
     }
-    const listItem = /^(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    const listItem = /^(?:[-*+•‣◦]|\d+[.)])\s+(.*)$/.exec(line);
     if (listItem || line.startsWith('|')) {
       flush();
       if (listItem && LINK_ONLY.test(listItem[1]!.trim())) return;
