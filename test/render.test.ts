@@ -7,6 +7,18 @@ import { chunkLine, fitHeading, shownHeading, snippetSource } from '../src/cli/r
 const plain = (text: string) => text;
 const colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
 
+describe('a snippet for the query it was found for', () => {
+  const text = 'Merging joins two histories.\nIt records a merge commit.\n\n--abort\nAbort the merge: the conflict resolution stops.';
+  test('starts at the line holding most of the query\'s words, marked as cut', () => {
+    expect(snippetSource(text, undefined, 'how do I abort a merge?')).toBe('…Abort the merge: the conflict resolution stops.');
+  });
+  test('starts at the beginning when no later line holds more of them, or without a query', () => {
+    expect(snippetSource(text, undefined, 'two histories merging')).toBe('Merging joins two histories. It records a merge commit. --abort Abort the merge: the conflict resolution stops.');
+    expect(snippetSource(text, undefined, 'nothing alike')).toBe(snippetSource(text));
+    expect(snippetSource(text)).toMatch(/^Merging joins/);
+  });
+});
+
 describe('snippets', () => {
   test('heading lines, underlines, rules and code fences are left out', () => {
     expect(snippetSource('## Usage\n\n```sh\nnpm install orbit\n```\nThen run it.')).toBe('npm install orbit Then run it.');

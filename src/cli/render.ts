@@ -6,6 +6,7 @@ import type { PruneReport } from '../app/index.js';
 import { formatLocation } from '../retrieve/search.js';
 import type { ChunkLocation, Topic } from '../domain/index.js';
 import { rankTopics, rankTopicsForDisplay } from '../rewrite/index.js';
+import { isStopword, stem, tokenize } from '../text/index.js';
 import { oneLine } from '../util/sanitize.js';
 import type { Colors } from './output.js';
 
@@ -18,8 +19,11 @@ export interface ChunkLine extends ChunkLocation {
   keywordRank?: number | null;
 }
 
-/** `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  v1 k2  "Create a key with…"`, fitted to `width` columns. */
-export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string {
+/**
+ * `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  v1 k2  "Create a key with…"`, fitted to `width` columns.
+ * With the `query` it was found for, the snippet starts at the line of the chunk that holds most of its words.
+ */
+export function chunkLine(chunk: ChunkLine, color: Colors, width = 100, query?: string): string {
   const rank = String(chunk.rank).padStart(3);
   const score = chunk.score.toFixed(4);
   const parts = `${chunk.vectorRank ? `v${chunk.vectorRank}` : 'v-'} ${chunk.keywordRank ? `k${chunk.keywordRank}` : 'k-'}`;
@@ -31,7 +35,7 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100): string 
   // A third of a wide terminal, at least 50 columns, and the rest for the snippet.
   const heading = shown && headingRoom > 12 ? fitHeading(shown, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
-  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, shown.replace(/ \(\+\d+\)$/, '')), snippetRoom) : '';
+  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, shown.replace(/ \(\+\d+\)$/, ''), query), snippetRoom) : '';
   return [
     `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
     heading ? color.bold(heading) : '',
@@ -143,20 +147,49 @@ const headingKey = (text: string) => text.replace(/[`*_]/g, '').replace(/\s+/g, 
  * marks. Without `heading`, every heading line is left out. Reads only as far as a
  * snippet can show.
  */
-export function snippetSource(text: string, heading?: string): string {
+export function snippetSource(text: string, heading?: string, query?: string): string {
   const shown = heading === undefined ? undefined : new Set(heading.split(' > ').map(headingKey));
   const inColumn = (title: string) => shown === undefined || shown.has(headingKey(title));
-  const kept: string[] = [];
+  const wanted = query === undefined ? undefined : queryStems(query);
+  const lines: string[] = [];
   let length = 0;
-  for (const line of textLines(text, 60)) {
-    if (length >= 400) break;
+  let best = { at: 0, found: 0 };
+  for (const line of textLines(text, wanted ? 400 : 60)) {
+    // Without a query only the start is shown; with one, the lines are read on to find its words.
+    if (length >= (wanted ? SNIPPET_SEARCH_CHARS : 400)) break;
     if (line.text === '' || line.markup) continue;
     if (line.title !== undefined && (line.title === '' || inColumn(line.title))) continue;
     const shownText = line.title !== undefined ? line.title.replace(/`/g, '') : line.text;
-    kept.push(shownText);
+    if (wanted && wanted.size > 0) {
+      const found = stemsOf(shownText, wanted);
+      if (found > best.found) best = { at: lines.length, found };
+    }
+    lines.push(shownText);
     length += shownText.length + 1;
   }
-  return kept.join(' ');
+  // The start, unless a later line holds more of the query's words: then from there, marked as cut.
+  const firstFound = wanted && lines.length > 0 ? stemsOf(lines[0]!, wanted) : 0;
+  if (best.at > 0 && best.found > firstFound) return `…${lines.slice(best.at).join(' ')}`;
+  return lines.join(' ');
+}
+
+/** How far into a chunk a snippet looks for the query's words. */
+const SNIPPET_SEARCH_CHARS = 4000;
+
+/** Stems of the query's content words. */
+function queryStems(query: string): Set<string> {
+  return new Set(tokenize(query).filter((word) => !isStopword(word)).map(stem));
+}
+
+/** How many of `wanted` (stems) `text` holds. */
+function stemsOf(text: string, wanted: Set<string>): number {
+  const found = new Set<string>();
+  for (const word of tokenize(text)) {
+    if (isStopword(word)) continue;
+    const stemmed = stem(word);
+    if (wanted.has(stemmed)) found.add(stemmed);
+  }
+  return found.size;
 }
 
 /**

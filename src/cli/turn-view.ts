@@ -50,7 +50,7 @@ export class TurnView {
         if (!this.options.showChunks || this.options.quiet) return;
         if (event.chunks.length === 0) output.out(color.dim('   no chunks matched'));
         const width = output.columns ?? 100;
-        for (const chunk of event.chunks) output.out(chunkLine(chunk, color, width));
+        for (const chunk of event.chunks) output.out(chunkLine(chunk, color, width, event.query));
         output.out();
         return;
       }

@@ -21,7 +21,7 @@ export function registerSearch(program: Command): void {
 Each result: its rank, the fused score (higher is better; it only orders the results
 of one search), where it is (file:lines), its section, the rank it had on each side
 (v3 = third in the vector search, k1 = first in the keyword search, v- or
-k- = not found on that side) and the start of its text.
+k- = not found on that side) and its text from the line that holds most of the query's words (… when that is not its start).
 
 Examples:
   ragline search "rotate an API key"
@@ -58,7 +58,7 @@ Examples:
           return;
         }
         const width = output.columns ?? 100;
-        for (const result of results) output.out(chunkLine(result, output.color, width));
+        for (const result of results) output.out(chunkLine(result, output.color, width, query));
       } finally {
         await workspace.close();
       }
