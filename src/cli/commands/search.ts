@@ -20,8 +20,9 @@ export function registerSearch(program: Command): void {
       `
 Each result: its rank, the fused score (higher is better; it only orders the results
 of one search), where it is (file:lines), its section, the rank it had on each side
-(v3 = third in the vector search, k1 = first in the keyword search, v- or
-k- = not found on that side) and its text from the line that holds most of the query's words (… when that is not its start).
+(v3 = third in the vector search, k1 = first in the keyword search, v- or k- = not
+found on that side) and its text from the line that holds most of the query's words
+(… when that is not its start).
 
 Examples:
   ragline search "rotate an API key"
