@@ -20,9 +20,16 @@ export function registerSecret(value: string | undefined): void {
   if (trimmed && looksSecret(trimmed)) secrets.add(trimmed);
 }
 
-/** `text` with every registered secret, and any `Bearer <token>`, replaced by `[redacted]`. */
+/**
+ * `text` with every registered secret, and any `Bearer <token>`, replaced by `[redacted]`.
+ * The token is read as RFC 6750 writes it (letters, digits, `-._~+/`, then `=`), so a
+ * quote or ellipsis right after it stays (`“... Bearer orb_live_x…”` keeps its `…”`),
+ * and a word of letters shorter than 8 is not one: "send it as a Bearer token" is prose.
+ */
 export function redactSecrets(text: string): string {
-  let result = text.includes('earer') ? text.replace(/Bearer\s+\S+/gi, 'Bearer [redacted]') : text;
+  let result = text.includes('earer')
+    ? text.replace(/Bearer(\s+)([A-Za-z0-9\-._~+/]+=*)/gi, (whole, space: string, token: string) => (/^[A-Za-z]{1,7}$/.test(token) ? whole : `${whole.slice(0, 6)}${space}[redacted]`))
+    : text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join('[redacted]');
   return result;
 }
