@@ -413,6 +413,14 @@ describe('an option described under its synopsis line', () => {
     ]);
   });
 
+  test('a lead-in before the synopsis goes with it, not with the description', () => {
+    const sentences = chunkSentences('Run the tool with:\n\n--verbose\n\nPrints each step as it runs on the terminal.');
+    expect(sentences.map((s) => [s.text, s.heading])).toEqual([
+      ['Run the tool with: --verbose', undefined],
+      ['Prints each step as it runs on the terminal.', '--verbose'],
+    ]);
+  });
+
   test('a flag in running text is not a synopsis', () => {
     expect(chunkSentences('Run it with\n--leak-check=full\nto see each leak.').map((s) => s.heading)).toEqual([undefined]);
   });

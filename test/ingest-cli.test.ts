@@ -342,6 +342,28 @@ describe('ingest arguments that are not a folder', () => {
     expect(reindex.stderr).toContain(`is part of ${real}, already ingested`);
   });
 
+  test('a subfolder ingested on its own, or one its folder never reads (hidden), stays its own; a subfolder\'s globs read its name as written', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n', 'sub/c.md': '# C\n\ncharlie\n', '.notes/n.md': '# N\n\nnotes\n', 'a(b)/m.md': '# M\n\nmike\n', 'a(b)/t.txt': 'tango\n' });
+    const real = fs.realpathSync(dir);
+    const rows = () => withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY root, path').all());
+    await ingestJson(path.join(dir, 'sub'));
+    await ingestJson(path.join(dir, '.notes'));
+    await ingestJson(dir, '--exclude', 'sub/**');
+    fs.rmSync(path.join(dir, 'sub', 'c.md'));
+    fs.writeFileSync(path.join(dir, '.notes', 'o.md'), '# O\n\noscar\n');
+    expect((await ingestJson(path.join(dir, 'sub'))).files).toMatchObject({ removed: 1 });
+    expect((await ingestJson(path.join(dir, '.notes'))).files).toMatchObject({ added: 1, unchanged: 1 });
+    const inGlob = await ingestJson(path.join(dir, 'a(b)'), '--include', './*.md');
+    expect(inGlob.files).toMatchObject({ unchanged: 1, removed: 1, skipped: { excluded: 1 } });
+    expect(rows()).toEqual([
+      { root: real, path: 'a(b)/m.md' },
+      { root: real, path: 'a.md' },
+      { root: path.join(real, '.notes'), path: 'n.md' },
+      { root: path.join(real, '.notes'), path: 'o.md' },
+      { root: path.join(real, 'sub'), path: 'b.md' },
+    ]);
+  });
+
   test('a file with --reindex, or a hidden one, exits 2 and changes nothing', async () => {
     const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'b.md': '# B\n\nbravo\n', '.h.md': '# H\n\nhidden\n' });
     await ingestJson(dir);

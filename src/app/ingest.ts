@@ -85,16 +85,20 @@ export function folderOfFile(workspace: Workspace, file: string): { folder: stri
  * The folder a folder is ingested under: the deepest folder already ingested that
  * holds it (so `docs/relnotes` after `docs` updates the documents `relnotes/...` of
  * `docs` instead of adding a second copy under `docs/relnotes`), with its path relative
- * to that folder ending in "/" (an `only` entry for the whole of it); else itself.
+ * to that folder ending in "/" (an `only` entry for the whole of it); else itself. A
+ * folder ingested on its own before stays so (its documents are under it), and so does
+ * one that the holder's ingest never reads (hidden, or in node_modules).
  */
 export function folderOfFolder(workspace: Workspace, folder: string): { folder: string; relative?: string } {
   if (!fs.existsSync(folder)) return { folder: path.resolve(folder) }; // the ingest says it is missing
   const real = fs.realpathSync(path.resolve(folder));
-  const roots = storedRoots(workspace.db)
-    .filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))
-    .sort((a, b) => b.length - a.length);
-  const holder = roots[0];
-  return holder === undefined ? { folder: real } : { folder: holder, relative: `${path.relative(holder, real).split(path.sep).join('/')}/` };
+  const stored = storedRoots(workspace.db);
+  if (stored.includes(real)) return { folder: real };
+  const holder = stored.filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)).sort((a, b) => b.length - a.length)[0];
+  if (holder === undefined) return { folder: real };
+  const parts = path.relative(holder, real).split(path.sep);
+  if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return { folder: real };
+  return { folder: holder, relative: `${parts.join('/')}/` };
 }
 
 function realPath(file: string): string {
@@ -102,9 +106,17 @@ function realPath(file: string): string {
   return path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file));
 }
 
-/** Globs given for one subfolder (`only` = ["relnotes/"]), made relative to the folder it is ingested under. */
+/**
+ * Globs given for one subfolder (`only` = ["relnotes/"]), made relative to the folder it
+ * is ingested under: the subfolder's path put before them, its glob characters escaped
+ * ("a(b)/", "x{1,2}/" are names), and a leading "./" read as the subfolder itself.
+ */
 function underSubfolder(only: readonly string[], globs: string[] | undefined): string[] | undefined {
   if (!globs?.length || only.length !== 1 || !only[0]!.endsWith('/')) return undefined;
-  const prefix = only[0]!;
-  return globs.map((glob) => (glob.startsWith('!') ? `!${prefix}${glob.slice(1)}` : `${prefix}${glob}`));
+  const prefix = only[0]!.replace(/[\\()[\]{}*?!+@|^$]/g, '\\$&');
+  return globs.map((glob) => {
+    const negated = glob.startsWith('!');
+    const body = (negated ? glob.slice(1) : glob).replace(/^(?:\.\/)+/, '');
+    return `${negated ? '!' : ''}${prefix}${body}`;
+  });
 }

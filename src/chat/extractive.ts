@@ -640,6 +640,8 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     // An option's synopsis alone in its paragraph ("--track-origins=<yes|no> [default: no]",
     // a definition term of the Valgrind manual) names what the sentences after it describe.
     if (block.length === 0 && OPTION_TERM.test(line) && (lines[index + 1] ?? '').trim() === '') {
+      // A lead-in before it ("Run the tool with:") introduces the option, not its description.
+      if (leadIn) add(line, false, true);
       heading = line;
       afterHeading = true;
       lastProse = -1;
