@@ -185,6 +185,27 @@ describe('ragline doctor, offline', () => {
     expect(check(report, 'embedder')).toMatchObject({ status: 'ok' });
   });
 
+  it('fails on a damaged keyword index, which a question then reports as a damaged file, not an unexpected error', async () => {
+    expect((await run(['ingest', docs])).code).toBe(0);
+    expect((await run(['doctor', '--json'])).stdout).not.toContain('"keywords"');
+    const db = openDatabase(dbFile());
+    db.unsafeMode(true); // SQLite's defensive mode forbids writing an index's own tables
+    db.exec('DELETE FROM chunks_fts_data WHERE id = (SELECT max(id) FROM chunks_fts_data)'); // a page of it lost
+    db.unsafeMode(false);
+    db.close();
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const keywords = check(JSON.parse(result.stdout), 'keywords');
+    expect(keywords.status).toBe('fail');
+    expect(keywords.message).toContain('The keyword index cannot be read whole');
+    expect(keywords.fix).toContain('--reindex');
+    const asked = await run(['ask', 'How do I rotate an API key?']);
+    // (A file this small is refused at open; a large one, which is not checked whole at open, fails at the search.)
+    expect(asked.stderr).toMatch(/corrupted/);
+    expect(asked.code).not.toBe(0);
+    expect(asked.stderr).not.toContain('Unexpected error');
+  });
+
   it('fails when the index counts disagree, with the --reindex fix', async () => {
     expect((await run(['ingest', docs])).code).toBe(0);
     const db = openDatabase(dbFile());

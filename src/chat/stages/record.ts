@@ -5,6 +5,7 @@
 
 import type { FinishedStatus, TurnTimings } from '../../domain/index.js';
 import { isAbortError } from '../../providers/describe-error.js';
+import { sqliteRuntimeError } from '../../util/sqlite-errors.js';
 import { finishTurn, startTurn } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { resolveCitations } from '../citations.js';
@@ -100,6 +101,8 @@ export function failureEvents(context: TurnContext, state: TurnState, error: unk
 
 function describe(error: unknown): { message: string; hint?: string } {
   if (error instanceof UserError) return { message: error.message, hint: error.hint };
+  const known = sqliteRuntimeError(error);
+  if (known) return { message: known.message, hint: known.hint };
   const message = error instanceof Error ? error.message : String(error);
   return { message: `Unexpected error: ${message}`, hint: 'Set RAGLINE_DEBUG=1 to see the full error.' };
 }
