@@ -421,6 +421,13 @@ describe('an option described under its synopsis line', () => {
     ]);
   });
 
+  test('a lead-in does not cross a heading: it introduced the sections, not their first sentence', () => {
+    expect(chunkSentences('The following options are available:\n\n### `--verbose`\n\nPrints each step as it runs on the terminal.').map((s) => s.text)).toEqual([
+      'Prints each step as it runs on the terminal.',
+    ]);
+    expect(chunkSentences('Read these first:\n\nOptions\n=======\n\nPrints each step as it runs.').map((s) => s.text)).toEqual(['Prints each step as it runs.']);
+  });
+
   test('a flag in running text is not a synopsis', () => {
     expect(chunkSentences('Run it with\n--leak-check=full\nto see each leak.').map((s) => s.heading)).toEqual([undefined]);
   });

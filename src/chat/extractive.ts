@@ -632,6 +632,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     if (/^#{1,6}\s/.test(line) || NUMBERED_HEADING.test(line)) {
       flush();
+      leadIn = ''; // "The following options are available:" introduced the sections, not the first sentence of one
       heading = line.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '');
       afterHeading = true;
       lastProse = -1;
@@ -650,6 +651,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (ADORNMENT.test(line)) {
       // An RST title sits on (or between) adornments: drop it rather than quote it.
       if (block.length === 1 && !item) {
+        leadIn = '';
         heading = block[0];
         block = [];
         afterHeading = true;
