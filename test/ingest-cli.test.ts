@@ -364,6 +364,30 @@ describe('ingest arguments that are not a folder', () => {
     ]);
   });
 
+  test('a symlinked folder inside an ingested folder is updated where it is linked; a link to a subfolder reaches that subfolder', async () => {
+    const base = tempDir();
+    try {
+      const dir = path.join(base, 'docs');
+      fs.mkdirSync(path.join(dir, 'sub'), { recursive: true });
+      fs.mkdirSync(path.join(base, 'ext'));
+      fs.writeFileSync(path.join(dir, 'a.md'), '# A\n\nalpha\n');
+      fs.writeFileSync(path.join(base, 'ext', 'x.md'), '# X\n\nxray\n');
+      fs.symlinkSync('../ext', path.join(dir, 'linked'));
+      await ingestJson(dir);
+      fs.writeFileSync(path.join(base, 'ext', 'y.md'), '# Y\n\nyankee\n');
+      expect((await ingestJson(path.join(dir, 'linked'))).files).toMatchObject({ added: 1, unchanged: 1 });
+      fs.writeFileSync(path.join(dir, 'sub', 's.md'), '# S\n\nsierra\n');
+      fs.symlinkSync(path.join(dir, 'sub'), path.join(base, 'shortcut'));
+      expect((await ingestJson(path.join(base, 'shortcut'))).only).toEqual(['sub/']);
+      const real = fs.realpathSync(dir);
+      expect(withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY root, path').all())).toEqual(
+        ['a.md', 'linked/x.md', 'linked/y.md', 'sub/s.md'].map((p) => ({ root: real, path: p })),
+      );
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   test('a file with --reindex, or a hidden one, exits 2 and changes nothing', async () => {
     const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'b.md': '# B\n\nbravo\n', '.h.md': '# H\n\nhidden\n' });
     await ingestJson(dir);

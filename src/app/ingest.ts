@@ -94,11 +94,16 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
   const real = fs.realpathSync(path.resolve(folder));
   const stored = storedRoots(workspace.db);
   if (stored.includes(real)) return { folder: real };
-  const holder = stored.filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep)).sort((a, b) => b.length - a.length)[0];
-  if (holder === undefined) return { folder: real };
-  const parts = path.relative(holder, real).split(path.sep);
-  if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return { folder: real };
-  return { folder: holder, relative: `${parts.join('/')}/` };
+  // A symlinked folder is read where it is linked ("docs/linked" is the documents
+  // linked/... of docs), else where it points.
+  for (const candidate of [realPath(folder), real]) {
+    const holder = stored.filter((root) => candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)).sort((a, b) => b.length - a.length)[0];
+    if (holder === undefined) continue;
+    const parts = path.relative(holder, candidate).split(path.sep);
+    if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return { folder: real };
+    return { folder: holder, relative: `${parts.join('/')}/` };
+  }
+  return { folder: real };
 }
 
 function realPath(file: string): string {
