@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { FIXTURE_DOCS, ROOT, isolatedEnv, tempDir } from './helpers/cli.js';
@@ -75,6 +76,28 @@ describe('the library API', () => {
     expect(resolveSettings({ db: ':memory:' }).config.retrieval.k).toBe(5);
     expect(resolveSettings({ db: ':memory:', env }).config.retrieval.k).toBe(7);
     expect(resolveSettings({ db: ':memory:', env, settings: { 'retrieval.k': 9 } }).sources['retrieval.k']).toBe('flag');
+  });
+
+  test('a program that waits for warmInBackground after a search gets it, and goes on to close', async () => {
+    const home = tempDir('ragline-lib-warm-');
+    const script = path.join(home, 'warm.mjs');
+    fs.writeFileSync(
+      script,
+      [
+        `import { ingestFolder, openWorkspace, search } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href)};`,
+        `const ws = openWorkspace({ db: ${JSON.stringify(path.join(home, 'warm.db'))}, create: true });`,
+        `await ingestFolder(ws, ${JSON.stringify(docsFolder())});`,
+        "await search(ws, 'rotate an API key');",
+        'await ws.warmInBackground();',
+        "console.log('warmed');",
+        'await ws.close();',
+        "console.log('closed');",
+      ].join('\n'),
+    );
+    // Before: the load a search schedules waits on a timer that keeps no process alive, so
+    // the await never settled and Node exited with code 13, nothing after it run.
+    const { stdout } = await promisify(execFile)(process.execPath, [script], { cwd: home, env: isolatedEnv(home) });
+    expect(stdout.trim().split('\n')).toEqual(['warmed', 'closed']);
   });
 
   test("the README's example is examples/library.mjs, and it runs as another program would", async () => {

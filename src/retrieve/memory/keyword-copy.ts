@@ -38,6 +38,8 @@ export class KeywordCopy {
   private copy: KeywordIndex | undefined;
   /** A background load, once started. */
   private warming: Promise<void> | undefined;
+  /** The wait before a load a search scheduled: it keeps no process alive, unless someone waits for the load. */
+  private delay: NodeJS.Timeout | undefined;
   /** FTS5 answered so far. */
   private ftsSearches = 0;
   /** The copy failed to load or grew past the memory budget (or was closed): FTS5 from now on. */
@@ -82,6 +84,8 @@ export class KeywordCopy {
   /** Loads the copy in the background, on a worker thread or in slices (e.g. when a chat REPL starts). */
   warmInBackground(mode: Mode = 'auto'): Promise<void> {
     this.background = true;
+    // A load a search scheduled is what this waits for: its wait must now keep the process alive.
+    this.delay?.ref();
     this.warming ??= this.warmNow(mode);
     return this.warming;
   }
@@ -123,7 +127,9 @@ export class KeywordCopy {
   }
 
   private scheduleWarm(mode: Mode): void {
-    this.warming ??= new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref()).then(() => this.warmNow(mode));
+    this.warming ??= new Promise<void>((resolve) => {
+      this.delay = setTimeout(resolve, WARM_DELAY_MS).unref();
+    }).then(() => this.warmNow(mode));
   }
 
   private async warmNow(mode: Mode): Promise<void> {

@@ -36,6 +36,8 @@ interface State {
   index?: VectorIndex;
   /** A background load, once started. */
   warming?: Promise<void>;
+  /** The wait before a load a search scheduled: it keeps no process alive, unless someone waits for the load. */
+  delay?: NodeJS.Timeout;
   /** Searches answered by vec0 so far. */
   vec0Searches: number;
   /** A caller started a background load (a chat, a server): never load synchronously. */
@@ -98,6 +100,8 @@ export class VectorCopy {
     const state = this.current();
     if (!state || !this.memoryAllowed(state, paths)) return Promise.resolve();
     state.background = true;
+    // A load a search scheduled is what this waits for: its wait must now keep the process alive.
+    state.delay?.ref();
     state.index ??= this.newIndex(state, paths);
     const index = state.index;
     state.warming ??= index.warm().catch(() => {});
@@ -151,7 +155,9 @@ export class VectorCopy {
     if (state.warming) return;
     state.index ??= this.newIndex(state, paths);
     const index = state.index;
-    state.warming = new Promise<void>((resolve) => setTimeout(resolve, WARM_DELAY_MS).unref())
+    state.warming = new Promise<void>((resolve) => {
+      state.delay = setTimeout(resolve, WARM_DELAY_MS).unref();
+    })
       .then(() => (this.state === state && this.db.open ? index.warm() : undefined))
       .catch(() => {
         // e.g. the database was closed meanwhile: searches keep using vec0
