@@ -78,6 +78,33 @@ describe('the library API', () => {
     expect(resolveSettings({ db: ':memory:', env, settings: { 'retrieval.k': 9 } }).sources['retrieval.k']).toBe('flag');
   });
 
+  test('a misspelt setting, an empty query or question and a k out of range are refused, as the CLI refuses them', async () => {
+    const ragline = await import('ragline');
+    expect(() => ragline.openWorkspace({ db: ':memory:', settings: { 'retrieval.kk': 3 } })).toThrow(/Unknown setting: settings\['retrieval.kk'\]/);
+    let misspelt: unknown;
+    try {
+      ragline.openWorkspace({ db: ':memory:', settings: { provder: 'offline' } });
+    } catch (error) {
+      misspelt = error;
+    }
+    expect(misspelt).toBeInstanceOf(ragline.UserError);
+    expect((misspelt as InstanceType<typeof ragline.UserError>).hint).toBe("'provder': did you mean 'provider'?");
+    const folder = docsFolder();
+    const workspace = ragline.openWorkspace({ db: path.join(tempDir('ragline-lib-db-'), 'lib.db') });
+    try {
+      await ragline.ingestFolder(workspace, folder);
+      await expect(ragline.search(workspace, '  ')).rejects.toThrow('The query is empty.');
+      await expect(ragline.search(workspace, 'api key', { k: 0 })).rejects.toThrow('k must be a whole number from 1 to 1,000; got 0.');
+      await expect(ragline.search(workspace, 'api key', { k: 100000 })).rejects.toThrow(/from 1 to 1,000/);
+      expect((await ragline.search(workspace, 'api key', { k: 2 })).results).toHaveLength(2);
+      const chat = ragline.Chat.start(workspace);
+      await expect(chat.ask(' ').next()).rejects.toThrow('The question is empty.');
+      expect(ragline.listSessions(workspace)).toEqual([]);
+    } finally {
+      await workspace.close();
+    }
+  });
+
   test('a program that waits for warmInBackground after a search gets it, and goes on to close', async () => {
     const home = tempDir('ragline-lib-warm-');
     const script = path.join(home, 'warm.mjs');

@@ -51,6 +51,8 @@ export class Chat {
    * planned session is stored with the question.
    */
   async *ask(question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
+    // Nothing is stored for it: an empty question was kept as a turn of small talk.
+    if (question.trim() === '') throw new UserError('The question is empty.', { hint: 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").', exitCode: 2 });
     const context = { ...(await this.turnContext()), sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
     try {
       yield* runTurn(context, question, options);

@@ -3,7 +3,7 @@
 // of the CLI, the MCP server and a program that uses ragline as a library work
 // through one; the operations in this folder take it as their first argument.
 
-import { chooseEmbedder, resolveConfig, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
+import { chooseEmbedder, resolveConfig, SETTING_KEYS, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import type { TurnContext } from '../chat/turn.js';
 import type { ChatModel, Embedder } from '../providers/types.js';
 import type { SearchAccelerators } from '../retrieve/memory/accelerators.js';
@@ -11,6 +11,7 @@ import type { Retriever } from '../retrieve/search.js';
 import type { QueryRewriter } from '../rewrite/types.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { getFingerprint } from '../store/meta.js';
+import { UserError } from '../util/errors.js';
 
 /** Settings by dotted key, as in the config file: `{ 'retrieval.k': 8, provider: 'offline' }`. */
 export type Settings = Record<string, string | number | undefined>;
@@ -34,6 +35,15 @@ export interface WorkspaceOptions {
 
 /** Resolves the settings a workspace is opened with (see WorkspaceOptions). */
 export function resolveSettings(options: Omit<WorkspaceOptions, 'resolved' | 'create'> = {}): ResolvedConfig {
+  // A misspelt key would otherwise be dropped without a word, its setting left at its default.
+  const unknown = Object.keys(options.settings ?? {}).filter((key) => !SETTING_KEYS.includes(key));
+  if (unknown.length > 0) {
+    const near = unknown.map((key) => [key, SETTING_KEYS.find((known) => editDistance(key, known) <= 2)] as const).filter(([, known]) => known !== undefined);
+    throw new UserError(`Unknown setting${unknown.length > 1 ? 's' : ''}: ${unknown.map((key) => `settings['${key}']`).join(', ')}.`, {
+      hint: near.length > 0 ? near.map(([key, known]) => `'${key}': did you mean '${known}'?`).join(' ') : `Known settings: ${SETTING_KEYS.join(', ')}.`,
+      exitCode: 2,
+    });
+  }
   const flags: Settings = { ...options.settings };
   if (options.db !== undefined) flags.db = options.db;
   const flagNames = Object.fromEntries(Object.keys(flags).map((key) => [key, key === 'db' && options.db !== undefined ? 'db' : `settings['${key}']`]));
@@ -172,4 +182,15 @@ export class Workspace {
     this.embedders.push(embedder);
     return embedder;
   }
+}
+
+/** Levenshtein distance, for "did you mean" on a misspelt setting. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }
