@@ -176,6 +176,11 @@ describe('referents from salience', () => {
     expect(shown).toMatch(/^and on Windows\? \(.*ctest/);
   });
 
+  it('"what about on X?" asks the last how-to question again, also when that one opened with "and"', () => {
+    const shown = rewrite('what about on Windows?', ['How do I create a child process?'], ['and how do I kill it?', 'and how do I kill the child process?']);
+    expect(shown).toBe('how do I kill the child process on Windows?');
+  });
+
   it('"what about X?" is not swapped in when X is an action on the same verb: it keeps its words and gets the context', () => {
     const shown = rewrite('What about npm unpublish?', ['How do I publish a package to the npm registry?']);
     expect(shown).not.toMatch(/publish npm unpublish/);

@@ -313,7 +313,8 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
   const asked = circumstance ? {} : questionFocus(swapped);
   if (!circumstance && (!asked.candidate || asked.candidate.phrase.split(' ').length !== swapped.replace(/^(?:the|a|an)\s+/i, '').split(/\s+/).length)) return undefined;
   for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {
-    const earlier = mainClause(history[i]!.standaloneQuery);
+    // "and how do I kill the child process?" is a how-to question too: its opener is not asked again.
+    const earlier = mainClause(history[i]!.standaloneQuery).replace(/^(?:and|so|but|then|also|ok(?:ay)?)\s*,?\s+(?=how\b)/i, '');
     if (!/^(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to)\s/i.test(earlier)) continue;
     // Its rewrite left a pronoun in place ("how do I change it for one test? (time limit,
     // ctest)"): asked again, the question would point at nothing; the context says more.
