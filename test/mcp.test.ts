@@ -172,6 +172,9 @@ describe('ragline mcp over stdio', () => {
     const askedData = asked.structuredContent as { answer: string; answerKind: string; citations: { n: number; location: string; uri: string }[]; standaloneQuery: string; turn: number };
     expect(askedData.answerKind).toBe('extractive');
     expect(askedData.answer).toContain('90 days');
+    // The text says once that the answer is quoted.
+    expect(textOf(asked)).toContain('Answer (extractive: quoted from the documents, no model configured):\n- ');
+    expect(textOf(asked)).not.toContain('Extractive answer (no language model configured)');
     expect(askedData.citations.length).toBeGreaterThan(0);
     expect(askedData.citations[0]!.uri).toMatch(/^ragline:\/\/doc\//);
     expect(askedData.standaloneQuery.toLowerCase()).toContain('api key');

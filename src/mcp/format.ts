@@ -3,6 +3,7 @@
 // sanitised as for a terminal: no escape sequences, control characters or bidi
 // overrides reach the client.
 
+import { EXTRACTIVE_LABEL } from '../chat/extractive.js';
 import type { Citation, RewriteEvent } from '../chat/events.js';
 import type { ChunkSpan } from '../domain/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
@@ -117,7 +118,8 @@ export function askText(result: AskResult, session: SessionInfo, conversational:
     ...rewriteLines(result.question, result.standaloneQuery, result.rewrite),
     '',
     `Answer (${result.answerKind === 'llm' ? 'from the model' : result.answerKind === 'extractive' ? 'extractive: quoted from the documents, no model configured' : 'small talk'}):`,
-    result.answer.trim(),
+    // The extractive answer's own first line says again what the heading above says.
+    (result.answerKind === 'extractive' ? result.answer.replace(EXTRACTIVE_LABEL, '') : result.answer).trim(),
     ...(cited.length ? ['', 'Citations:', ...cited] : []),
     '',
     ...(result.rewrite.decision === 'small_talk' ? [] : chunkLines(result.chunks, false)),
