@@ -113,7 +113,7 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery,
       decision: 'rewritten',
       asked,
-      reason: `${reason}; a general question: searched with the conversation's context`,
+      reason: `${reason}; a general question: context added`,
       model: this.id,
       weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },
     };
