@@ -248,6 +248,9 @@ describe('ragline mcp over stdio', () => {
     expect(textOf(unknown)).toContain('No session with the id or name "no-such-session"');
     const badK = (await client.callTool({ name: 'search', arguments: { query: 'webhooks', k: 0 } })) as TextResult;
     expect(badK.isError).toBe(true);
+    const pasted = (await client.callTool({ name: 'search', arguments: { query: 'webhooks '.repeat(2000) } })) as TextResult;
+    expect(pasted.isError).toBe(true);
+    expect(textOf(pasted)).toContain('The query is 17,999 characters long; at most 10,000 are taken.');
     const replay = (await client.callTool({ name: 'replay', arguments: { session: 'nope' } })) as TextResult;
     expect(replay.isError).toBe(true);
     const noSession = (await client.callTool({ name: 'replay', arguments: { session: ' ' } })) as TextResult;

@@ -386,9 +386,17 @@ function abandoned(): CallToolResult {
   return failure('Cancelled before it started; nothing was stored.');
 }
 
+/** The longest query or question taken: a question is a few lines; more is a document pasted by mistake. */
+const MAX_TEXT_CHARS = 10_000;
+
 function requireText(value: string, name: string, hint = `Give the ${name} in words, e.g. "how do I rotate an API key?".`): string {
   const text = value.trim();
   if (!text) throw new UserError(`The ${name} is empty.`, { hint });
+  if (text.length > MAX_TEXT_CHARS) {
+    throw new UserError(`The ${name} is ${text.length.toLocaleString('en')} characters long; at most ${MAX_TEXT_CHARS.toLocaleString('en')} are taken.`, {
+      hint: `Give the ${name} in a few sentences; to find where a passage is, search for a distinctive sentence of it.`,
+    });
+  }
   return text;
 }
 
