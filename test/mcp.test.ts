@@ -187,6 +187,10 @@ describe('ragline mcp over stdio', () => {
     expect(turns[1]!.standaloneQuery.toLowerCase()).toContain('api key');
     expect(turns[2]!.answerKind).toBe('extractive');
     expect(textOf(replay)).toContain('Search only: no answer was asked for.');
+    // The rewrite as each call returned it is the one the replay shows.
+    const replayed = (replay.structuredContent as { turns: { rewrite: { decision: string; reason: string } | null }[] }).turns;
+    expect(replayed[0]!.rewrite).toEqual({ decision: firstData.rewrite.decision, reason: (first.structuredContent as { rewrite: { reason: string } }).rewrite.reason });
+    expect(replayed[1]!.rewrite).toEqual({ decision: followData.rewrite.decision, reason: followData.rewrite.reason });
 
     const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
     expect((sessions.structuredContent as { sessions: { name: string; turns: number }[] }).sessions).toContainEqual(

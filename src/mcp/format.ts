@@ -51,10 +51,14 @@ export function chunkResult(chunk: RetrievedChunk): ChunkResult {
   };
 }
 
-export function rewriteResult(event: RewriteEvent | undefined, conversational: boolean): RewriteResult {
+/**
+ * The rewrite as the turn stored it, so `replay` shows the same reason later. (A call
+ * without a session is searched as written, "rewrite policy: never"; the session line
+ * of the text says how to have follow-ups rewritten.)
+ */
+export function rewriteResult(event: RewriteEvent | undefined): RewriteResult {
   if (!event) return { decision: 'none', reason: 'the turn ended before the question was rewritten' };
-  const reason = !conversational && event.decision === 'skipped' ? 'no session given: searched as written' : clean(event.reason);
-  return { decision: event.decision, reason, ...(event.model ? { model: clean(event.model) } : {}) };
+  return { decision: event.decision, reason: clean(event.reason), ...(event.model ? { model: clean(event.model) } : {}) };
 }
 
 /** The lines that say which session a turn went to and how to follow up in it. */

@@ -217,7 +217,7 @@ export class RaglineMcpServer {
             const question = requireText(query, 'query');
             const { run, session: stored, conversational } = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
-            const result = turnResult(run, stored, question, conversational);
+            const result = turnResult(run, stored, question);
             return ok(searchText(sanitizedTurn(result), stored, conversational), sanitizedTurn(result));
           }),
         ),
@@ -240,7 +240,7 @@ export class RaglineMcpServer {
             const { run, session: stored, conversational } = await this.turn(question, session, { k, signal: extra.signal });
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
             const chunks = run.retrieval?.chunks ?? [];
-            const { chunks: chunkResults, ...turn } = turnResult(run, stored, question, conversational);
+            const { chunks: chunkResults, ...turn } = turnResult(run, stored, question);
             const result: AskResult = {
               ...turn,
               answer: run.done.answer,
@@ -354,13 +354,13 @@ export class RaglineMcpServer {
 }
 
 /** What search and ask both return of a turn. */
-function turnResult(run: TurnRun, session: SessionInfo, question: string, conversational: boolean): TurnResult {
+function turnResult(run: TurnRun, session: SessionInfo, question: string): TurnResult {
   return {
     session: { id: session.id, name: session.name },
     turn: run.done.ordinal,
     question: run.rewrite?.question ?? question,
     standaloneQuery: run.rewrite?.standaloneQuery ?? question,
-    rewrite: rewriteResult(run.rewrite, conversational),
+    rewrite: rewriteResult(run.rewrite),
     chunks: (run.retrieval?.chunks ?? []).map(chunkResult),
   };
 }
