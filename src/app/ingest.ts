@@ -74,10 +74,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
  */
 export function folderOfFile(workspace: Workspace, file: string): { folder: string; relative: string } {
   const real = realPath(file);
-  const roots = storedRoots(workspace.db)
-    .filter((root) => real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))
-    .sort((a, b) => b.length - a.length);
-  const folder = roots[0] ?? path.dirname(real);
+  const folder = deepestHolder(storedRoots(workspace.db), real) ?? path.dirname(real);
   return { folder, relative: path.relative(folder, real) };
 }
 
@@ -97,13 +94,18 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
   // A symlinked folder is read where it is linked ("docs/linked" is the documents
   // linked/... of docs), else where it points.
   for (const candidate of [realPath(folder), real]) {
-    const holder = stored.filter((root) => candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep)).sort((a, b) => b.length - a.length)[0];
+    const holder = deepestHolder(stored, candidate);
     if (holder === undefined) continue;
     const parts = path.relative(holder, candidate).split(path.sep);
     if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return { folder: real };
     return { folder: holder, relative: `${parts.join('/')}/` };
   }
   return { folder: real };
+}
+
+/** The deepest of `roots` that holds `target` (inside it, not it). */
+function deepestHolder(roots: readonly string[], target: string): string | undefined {
+  return roots.filter((root) => target.startsWith(root.endsWith(path.sep) ? root : root + path.sep)).sort((a, b) => b.length - a.length)[0];
 }
 
 function realPath(file: string): string {
