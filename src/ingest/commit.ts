@@ -13,7 +13,7 @@ import { keywordsDrifted, rewriteKeywordIndex } from './keywords.js';
 import type { IngestPlan } from './plan.js';
 import { loadFileTools } from './prepare.js';
 import type { IngestRun } from './run.js';
-import { withinFolders, type FoundFile } from './walk.js';
+import { askedBy, type FoundFile } from './walk.js';
 
 /** Writes the group's files once its vectors are there; nothing if the run is aborted first. */
 export async function commitGroup(run: IngestRun, writer: DocumentWriter, group: EmbeddingGroup): Promise<void> {
@@ -59,9 +59,8 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
   const { db, root, summary, options } = run;
   const { stored, seen, skippedBefore, skippedFound, skippedNow } = plan;
   // With single files or folders named, only their documents can be gone: the others were not looked at.
-  const named = options.only ? new Set(options.only) : undefined;
-  const inNamedFolder = options.only ? withinFolders(options.only) : undefined;
-  const lookedAt = (path: string) => named === undefined || named.has(path) || inNamedFolder!(path);
+  const asked = options.only ? askedBy(options.only) : undefined;
+  const lookedAt = (path: string) => asked === undefined || asked(path);
   for (let i = 0; i < stored.count; i++) {
     if (seen[i] || !lookedAt(stored.paths[i]!)) continue;
     run.lock.take();
@@ -70,7 +69,7 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
   }
   // A folder ingested on its own before, inside this one, is this one's now: its
   // documents that this ingest holds too are copies, and go.
-  if (named === undefined) {
+  if (asked === undefined) {
     for (const copy of nestedCopies(db, root)) {
       run.lock.take();
       summary.chunks.removed += writer.deleteDocument(copy);

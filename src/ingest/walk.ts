@@ -79,9 +79,8 @@ type Kept = { name: string; file?: FoundFile; folder?: string; skip?: SkipReason
 export function walk(root: string, options: WalkOptions): WalkResult {
   const includeMatch = options.include?.length ? loadPicomatch()(options.include, { dot: true }) : undefined;
   const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude, { dot: true }) : undefined;
-  const only = options.only ? new Set(options.only) : undefined;
+  const asked = options.only ? askedBy(options.only) : undefined;
   const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
-  const inOnlyFolder = options.only ? withinFolders(options.only) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
   const skip = (reason: SkipReason, relative: string) => {
     result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + 1);
@@ -171,7 +170,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           isDir = stat.isDirectory();
           isFile = stat.isFile();
         }
-        if (only && !inOnlyFolder!(relative) && !(isDir ? onlyFolders!.has(relative) : only.has(relative))) continue;
+        if (asked && !asked(relative) && !(isDir && onlyFolders!.has(relative))) continue;
         if (isDir) {
           if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
           if (ignored(relative, true)) continue;
@@ -257,11 +256,13 @@ function leave(home: string): void {
 }
 
 /**
- * Whether a path (relative to the root) is inside one of the folders `only` names
- * whole ("relnotes/" holds "relnotes/1.5.txt" and "relnotes/old/2.0.txt").
+ * Whether a path (relative to the root) is one that `only` asks for: a file it names,
+ * or anything inside a folder it names whole ("relnotes/" holds "relnotes/1.5.txt"
+ * and "relnotes/old/2.0.txt"). The walk reads only these; an ingest removes only
+ * their documents.
  */
-export function withinFolders(only: readonly string[]): (relative: string) => boolean {
+export function askedBy(only: readonly string[]): (relative: string) => boolean {
+  const files = new Set(only);
   const folders = only.filter((entry) => entry.endsWith('/'));
-  if (folders.length === 0) return () => false;
-  return (relative) => folders.some((folder) => relative.startsWith(folder));
+  return (relative) => files.has(relative) || folders.some((folder) => relative.startsWith(folder));
 }
