@@ -94,7 +94,7 @@ describe('the library API', () => {
     try {
       await ragline.ingestFolder(workspace, folder);
       await expect(ragline.search(workspace, '  ')).rejects.toThrow('The query is empty.');
-      await expect(ragline.search(workspace, 'api key', { k: 0 })).rejects.toThrow('k must be a whole number from 1 to 1,000; got 0.');
+      await expect(ragline.search(workspace, 'api key', { k: 0 })).rejects.toThrow('k must be a whole number from 1 to 1,000, got "0".');
       await expect(ragline.search(workspace, 'api key', { k: 100000 })).rejects.toThrow(/from 1 to 1,000/);
       expect((await ragline.search(workspace, 'api key', { k: 2 })).results).toHaveLength(2);
       const chat = ragline.Chat.start(workspace);

@@ -1,6 +1,6 @@
 // One-shot hybrid retrieval, outside any session.
 
-import { MAX_K } from '../config/index.js';
+import { MAX_K, wholeNumberIn } from '../config/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
 import { runningIngest, type IngestLock } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
@@ -21,9 +21,7 @@ export interface SearchResult {
 export async function search(workspace: Workspace, query: string, options: { k?: number; signal?: AbortSignal } = {}): Promise<SearchResult> {
   // Checked as the CLI and the MCP server check them: an empty query found the first chunks, k = 0 nothing.
   if (query.trim() === '') throw new UserError('The query is empty.', { hint: 'Example: search(workspace, "rotate an API key").', exitCode: 2 });
-  if (options.k !== undefined && !(Number.isInteger(options.k) && options.k >= 1 && options.k <= MAX_K)) {
-    throw new UserError(`k must be a whole number from 1 to ${MAX_K.toLocaleString('en')}; got ${options.k}.`, { exitCode: 2 });
-  }
+  if (options.k !== undefined) wholeNumberIn(String(options.k), 'k', 1, MAX_K);
   const retriever = await workspace.retriever();
   const k = options.k ?? workspace.config.retrieval.k;
   const started = performance.now();
