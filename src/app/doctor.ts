@@ -9,6 +9,7 @@ import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, typ
 import { createEmbedder } from '../providers/index.js';
 import { displayURL } from '../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../providers/openai.js';
+import { vocabularyTable } from '../retrieve/term-stats.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { indexCounts, type IndexCounts } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
@@ -204,14 +205,12 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
 }
 
 /**
- * Reads the keyword index's whole vocabulary (FTS5's own fts5vocab table, in the
- * connection's temp schema: nothing is written to the file): a damaged index fails
- * here as a search reaching the damage would. About 1 s at 100k chunks.
+ * Reads the keyword index's whole vocabulary (the table the term statistics read): a
+ * damaged index fails here as a search reaching the damage would. About 1 s at 100k chunks.
  */
 function keywordIndexDamage(db: Db): string | undefined {
   try {
-    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.doctor_vocab USING fts5vocab(main, chunks_fts, row)');
-    db.prepare('SELECT count(*) FROM temp.doctor_vocab').get();
+    db.prepare(`SELECT count(*) FROM ${vocabularyTable(db)}`).get();
     return undefined;
   } catch (error) {
     return oneLine(error instanceof Error ? error.message : String(error));

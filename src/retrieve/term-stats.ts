@@ -16,6 +16,16 @@ export type TermShare = (word: string) => number;
  * chunk count is read once and each word is looked up once. The vocabulary table
  * lives in the connection's temp schema.
  */
+/**
+ * The keyword index's vocabulary as a table (FTS5's fts5vocab over chunks_fts, one row
+ * per term with the number of chunks holding it), made in the connection's temp
+ * schema: nothing is written to the file. Returns its name.
+ */
+export function vocabularyTable(db: Db): string {
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
+  return 'temp.ragline_vocab';
+}
+
 export function termShares(db: Db): TermShare {
   let lookup: { total: number; statement: Statement<unknown[]> } | undefined;
   const cache = new Map<string, number>();
@@ -23,10 +33,10 @@ export function termShares(db: Db): TermShare {
   // its own failed with `database schema has changed` (2-3 in 1000) while another
   // process changed the schema many times in a row (test/store.test.ts).
   const open = db.transaction(() => {
-    db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.ragline_vocab USING fts5vocab(main, chunks_fts, row)');
+    const vocabulary = vocabularyTable(db);
     return {
       total: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
-      statement: db.prepare('SELECT doc FROM temp.ragline_vocab WHERE term = ?'),
+      statement: db.prepare(`SELECT doc FROM ${vocabulary} WHERE term = ?`),
     };
   });
   const documents = db.transaction((statement: Statement<unknown[]>, term: string) => (statement.get(term) as { doc: number } | undefined)?.doc ?? 0);
