@@ -103,7 +103,7 @@ function textLines(text: string, max: number): TextLine[] {
     const atx = /^#{1,6}(?=\s|$)/.exec(line);
     if (atx) title = withoutClosingHashes(line.slice(atx[0].length));
     else if (line !== '' && ADORNMENT.test(next) && line.length <= next.length && !ADORNMENT.test(line)) title = line;
-    out.push({ text: line, markup: title === undefined && MARKUP_LINE.test(line), ...(title !== undefined ? { title } : {}) });
+    out.push({ text: line, markup: title === undefined && (ADORNMENT.test(line) || FENCE.test(line)), ...(title !== undefined ? { title } : {}) });
   }
   return out;
 }
@@ -132,8 +132,8 @@ export function fitHeading(heading: string, max: number): string {
   return parts.length > 1 && withFirst.length <= max ? withFirst : `… > ${last}`;
 }
 
-/** An underline, overline, rule or code fence: a line that only marks up structure. */
-const MARKUP_LINE = /^(?:([=\-`:'"~^_*+#<>.])\1{2,}|(?:`{3,}|~{3,})[\w+-]*)$/;
+/** A code fence, with its language (an underline, overline or rule is an ADORNMENT: both only mark up structure). */
+const FENCE = /^(?:`{3,}|~{3,})[\w+-]*$/;
 
 /** A heading as compared with the chunk's heading path: no Markdown marks, one case, single spaces. */
 const headingKey = (text: string) => text.replace(/[`*_]/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
@@ -153,6 +153,7 @@ export function snippetSource(text: string, heading?: string, query?: string): s
   const wanted = query === undefined ? undefined : queryStems(query);
   const lines: string[] = [];
   let length = 0;
+  // The line holding most of the query's words; a later one only when it holds more than the first.
   let best = { at: 0, found: 0 };
   for (const line of textLines(text, wanted ? 400 : 60)) {
     // Without a query only the start is shown; with one, the lines are read on to find its words.
@@ -168,8 +169,7 @@ export function snippetSource(text: string, heading?: string, query?: string): s
     length += shownText.length + 1;
   }
   // The start, unless a later line holds more of the query's words: then from there, marked as cut.
-  const firstFound = wanted && lines.length > 0 ? stemsOf(lines[0]!, wanted) : 0;
-  if (best.at > 0 && best.found > firstFound) return `…${lines.slice(best.at).join(' ')}`;
+  if (best.at > 0) return `…${lines.slice(best.at).join(' ')}`;
   return lines.join(' ');
 }
 
