@@ -5,7 +5,7 @@
 //   words move up. Both are pure functions over already retrieved candidates.
 
 import type { FusedHit, RankedHit } from './fuse.js';
-import { indexedTokens, keywordText, stem, STOPWORDS } from '../text/index.js';
+import { indexedTokens, keywordText, stem, STOPWORDS, tokenize } from '../text/index.js';
 
 /** Weight of the phrase bm25 added to the terms' bm25. */
 export const DEFAULT_PHRASE_WEIGHT = 0.5;
@@ -45,7 +45,8 @@ export function queryStems(query: string): string[] {
 /** Share of `stems` found in `title` (0..1), read as the keyword index reads it (`createServer` holds create and server). */
 export function titleCoverage(stems: readonly string[], title: string): number {
   if (stems.length === 0 || !title) return 0;
-  const words = new Set(indexedTokens(keywordText(title)).map(stem));
+  // keywordText spells C++ and the like already: tokenised as it is, not spelled twice.
+  const words = new Set(tokenize(keywordText(title)).map(stem));
   let found = 0;
   for (const s of stems) if (words.has(s)) found++;
   return found / stems.length;
