@@ -10,13 +10,14 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3]
 //
 // Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
 // First questions written later (`"written": "after-answers"`) form their own part,
 // 'later', reported apart: a check written before the change it checks; a second such
-// set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used.
+// set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used, and a
+// third (`"after-answers-3"`, part 'later-3') once 'later-2' had been.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,7 +42,7 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
-const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2' };
+const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3' };
 const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
 const conversations = set.conversations.filter(
   (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
@@ -156,6 +157,7 @@ const summary = {
   firstAnswersQuoteFactHeldOut: share(facts.filter((row) => row.half === 'held-out'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater: share(facts.filter((row) => row.half === 'later'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater2: share(facts.filter((row) => row.half === 'later-2'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater3: share(facts.filter((row) => row.half === 'later-3'), (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -192,5 +194,6 @@ if (asJson) {
   console.log(`| of them, dev half / held-out half | ${pct(summary.firstAnswersQuoteFactDev)} / ${pct(summary.firstAnswersQuoteFactHeldOut)} |`);
   if (summary.firstAnswersQuoteFactLater.n > 0) console.log(`| of them, first questions written later (after-answers) | ${pct(summary.firstAnswersQuoteFactLater)} |`);
   if (summary.firstAnswersQuoteFactLater2.n > 0) console.log(`| of them, the second set written later (after-answers-2) | ${pct(summary.firstAnswersQuoteFactLater2)} |`);
+  if (summary.firstAnswersQuoteFactLater3.n > 0) console.log(`| of them, the third set written later (after-answers-3) | ${pct(summary.firstAnswersQuoteFactLater3)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }
