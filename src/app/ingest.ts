@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
-import { storedRoots } from '../store/documents.js';
+import { documentPathsByRoot, storedRoots } from '../store/documents.js';
+import { deleteMeta, getMeta, setLastIngest, setMeta } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
 
@@ -50,6 +51,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
       return ingestFolder(workspace, within.folder, { ...options, only: [within.relative] });
     }
   }
+  if (options.reindex) return rebuild(workspace, folder, options);
   return ingest({
     root: path.resolve(folder),
     db: workspace.db,
@@ -65,6 +67,58 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     signal: options.signal,
     onProgress: options.onProgress,
   });
+}
+
+/** Meta key of the folders a rebuild has still to read again, with their files. */
+const REBUILD_KEY = 'ingest.rebuild';
+
+/**
+ * A rebuild drops the whole index: `folder` is read again with the globs given, then
+ * every other folder the index held with exactly the files it held (the globs it was
+ * ingested with chose them). The list is kept in the database until each is done, so
+ * a rebuild interrupted and run again still rebuilds them. A folder inside `folder` is
+ * part of it now; one gone from the disk is reported, its documents dropped.
+ */
+async function rebuild(workspace: Workspace, folder: string, options: IngestFolderOptions): Promise<IngestSummary> {
+  const { db, config } = workspace;
+  const held = documentPathsByRoot(db);
+  const pending = getMeta(db, REBUILD_KEY);
+  if (pending !== undefined) {
+    for (const [root, paths] of Object.entries(JSON.parse(pending) as Record<string, string[]>)) {
+      held.set(root, [...new Set([...(held.get(root) ?? []), ...paths])].sort());
+    }
+  }
+  const embedder = await workspace.ingestEmbedder({ reindex: true });
+  const base = { db, embedder, chunker: config.chunk, maxFileBytes: config.ingest.maxFileBytes, checksum: options.checksum, signal: options.signal, onProgress: options.onProgress };
+  const root = path.resolve(folder);
+  const real = fs.existsSync(root) ? fs.realpathSync(root) : root;
+  const inside = (other: string) => [root, real].some((folder) => other === folder || other.startsWith(folder + path.sep));
+  const others = [...held].filter(([other]) => !inside(other));
+  const remember = (left: typeof others) => (left.length > 0 ? setMeta(db, REBUILD_KEY, JSON.stringify(Object.fromEntries(left))) : deleteMeta(db, REBUILD_KEY));
+  remember(others);
+  const summary = await ingest({ ...base, root, include: options.include, exclude: options.exclude, reindex: true });
+  summary.others = [];
+  for (const [index, [other, paths]] of others.entries()) {
+    if (summary.interrupted || options.signal?.aborted) {
+      summary.interrupted = true;
+      summary.others.push({ root: other, state: 'pending', documents: paths.length });
+      continue;
+    }
+    if (!fs.existsSync(other)) {
+      summary.others.push({ root: other, state: 'missing', documents: paths.length });
+    } else {
+      const done = await ingest({ ...base, root: other, only: paths });
+      summary.others.push({ root: other, state: done.interrupted ? 'pending' : 'rebuilt', documents: paths.length, summary: done });
+      if (done.interrupted) {
+        summary.interrupted = true;
+        continue;
+      }
+    }
+    remember(others.slice(index + 1));
+  }
+  // What `stats` shows as the last ingest is the rebuild, not its last folder.
+  if (summary.others.length > 0) setLastIngest(db, summary);
+  return summary;
 }
 
 /**

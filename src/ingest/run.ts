@@ -66,6 +66,13 @@ export interface IngestSummary {
   seconds: number;
   embedder: string;
   interrupted: boolean;
+  /**
+   * A rebuild (`reindex`) drops every folder's documents: the other folders the index
+   * held, each rebuilt after this one from the files it held (`rebuilt`), gone from
+   * the disk (`missing`: its documents are dropped), or still to be rebuilt when the
+   * run was interrupted (`pending`: the next rebuild takes them up).
+   */
+  others?: { root: string; state: 'rebuilt' | 'missing' | 'pending'; documents: number; summary?: IngestSummary }[];
 }
 
 /** Paths of skipped files kept per reason in the summary. */

@@ -75,6 +75,17 @@ export function storedRoots(db: Db): string[] {
   return db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
 }
 
+/** The paths of the documents of each folder, relative to it, in path order. */
+export function documentPathsByRoot(db: Db): Map<string, string[]> {
+  const byRoot = new Map<string, string[]>();
+  for (const row of db.prepare('SELECT root, path FROM documents ORDER BY root, path').iterate() as Iterable<{ root: string; path: string }>) {
+    const paths = byRoot.get(row.root) ?? [];
+    if (paths.length === 0) byRoot.set(row.root, paths);
+    paths.push(row.path);
+  }
+  return byRoot;
+}
+
 /**
  * Ids of the documents stored under a folder inside `root` (ingested on its own
  * before) whose file `root` holds as a document too: the same file twice.

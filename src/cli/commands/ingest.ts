@@ -35,7 +35,7 @@ export function registerIngest(program: Command): void {
     .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
     .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
     .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: ${formatBytes(DEFAULTS['ingest.maxFileBytes'] as number)})`)
-    .option('--reindex', 'drop the index and rebuild it (after changing the embedder or chunk settings; sessions are kept)')
+    .option('--reindex', 'drop the index and rebuild it: this folder, then every other folder it held, with the files each held (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('--verbose', 'also list the skipped files, a few per reason')
     .option('--json', 'print the summary as JSON (with a few skipped paths per reason)')
@@ -126,9 +126,13 @@ Examples:
         else {
           output.out(summaryLine(summary, output.color));
           if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
+          for (const line of otherFolderLines(summary)) output.out(line);
         }
         const nothing = nothingIndexed(summary, dir);
         if (nothing) output.err(nothing);
+        for (const other of summary.others ?? []) {
+          if (other.state === 'missing') output.err(`${other.root} is gone: ${other.documents === 1 ? 'its document was' : `its ${other.documents} documents were`} dropped from the index.`);
+        }
         if (summary.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
           setExitCode(command, 130);
@@ -143,6 +147,22 @@ Examples:
         await workspace.close();
       }
     });
+}
+
+/** A rebuild's other folders, one line each: `Also rebuilt /docs/b: 40 of 40 documents, 479 chunks written`. */
+function otherFolderLines(summary: IngestSummary): string[] {
+  return (summary.others ?? []).flatMap((other) => {
+    if (other.state === 'missing') return []; // said on stderr
+    if (other.state === 'pending' || other.summary === undefined) return `Not rebuilt yet ${other.root} (${plural(other.documents, 'document')}): the next rebuild takes it up.`;
+    const f = other.summary.files;
+    const kept = f.added + f.changed + f.unchanged;
+    const gone = f.removed > 0 ? `; ${f.removed} no longer on the disk, removed` : '';
+    return `Also rebuilt ${other.root}: ${kept} of ${plural(other.documents, 'document')}, ${other.summary.chunks.written} chunks written${gone}`;
+  });
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** What to say when a run found nothing to index in the folder: no files at all, or every one filtered out. */
