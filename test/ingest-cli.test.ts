@@ -491,4 +491,25 @@ describe('what the walker skips', () => {
     expect(documentPaths()).toEqual(['a.md', 'guides/c.md']);
     expect(excluded.files.skipped).toEqual({ excluded: 2 });
   });
+
+  test('a glob is read as .gitignore reads it: without a "/" at any depth, with a leading "/" or "./" at the top only', async () => {
+    const dir = docsFolder({
+      'a.rst': 'A\n=\n\nalpha\n',
+      'b.md': '# B\n\nbravo\n',
+      'guides/c.rst': 'C\n=\n\ncharlie\n',
+      'guides/drafts/d.md': '# D\n\ndelta\n',
+      'notes/drafts/e.md': '# E\n\necho\n',
+    });
+    fs.rmSync(path.join(home, 'data'), { recursive: true, force: true });
+    await ingestJson(dir, '--include', '*.rst');
+    expect(documentPaths()).toEqual(['a.rst', 'guides/c.rst']);
+    await ingestJson(dir, '--include', './*.rst', '/*.md');
+    expect(documentPaths()).toEqual(['a.rst', 'b.md']);
+    await ingestJson(dir, '--exclude', 'drafts/');
+    expect(documentPaths()).toEqual(['a.rst', 'b.md', 'guides/c.rst']);
+    // A subfolder's globs are read from it the same way.
+    const sub = await ingestJson(path.join(dir, 'guides'), '--include', '*.md');
+    expect(sub.only).toEqual(['guides/']);
+    expect(documentPaths()).toEqual(['a.rst', 'b.md', 'guides/drafts/d.md']);
+  });
 });

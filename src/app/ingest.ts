@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { asInGitignore } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { deleteMeta, getMeta, setLastIngest, setMeta } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
@@ -176,8 +177,8 @@ function underSubfolder(only: readonly string[], globs: string[] | undefined): s
   if (!globs?.length || only.length !== 1 || !only[0]!.endsWith('/')) return undefined;
   const prefix = only[0]!.replace(/[\\()[\]{}*?!+@|^$]/g, '\\$&');
   return globs.map((glob) => {
-    const negated = glob.startsWith('!');
-    const body = (negated ? glob.slice(1) : glob).replace(/^(?:\.\/)+/, '');
-    return `${negated ? '!' : ''}${prefix}${body}`;
+    const read = asInGitignore(glob);
+    const negated = read.startsWith('!');
+    return `${negated ? '!' : ''}${prefix}${negated ? read.slice(1) : read}`;
   });
 }

@@ -77,8 +77,8 @@ const ALWAYS_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 type Kept = { name: string; file?: FoundFile; folder?: string; skip?: SkipReason };
 
 export function walk(root: string, options: WalkOptions): WalkResult {
-  const includeMatch = options.include?.length ? loadPicomatch()(options.include, { dot: true }) : undefined;
-  const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude, { dot: true }) : undefined;
+  const includeMatch = options.include?.length ? loadPicomatch()(options.include.map(asInGitignore), { dot: true }) : undefined;
+  const excludeMatch = options.exclude?.length ? loadPicomatch()(options.exclude.map(asInGitignore), { dot: true }) : undefined;
   const asked = options.only ? askedBy(options.only) : undefined;
   const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
@@ -261,6 +261,23 @@ function leave(home: string): void {
  * and "relnotes/old/2.0.txt"). The walk reads only these; an ingest removes only
  * their documents.
  */
+/**
+ * A glob read as .gitignore reads a pattern: one without a "/" matches a file's name
+ * at any depth (`*.rst` is every reStructuredText file of the folder, not only those
+ * at its top), one ending in "/" the whole of such folders (`drafts/`); a leading "/"
+ * or "./" anchors it to the folder, as does a "/" before its end (`guides/*.md`,
+ * `sub/**`). A "!" before it is kept.
+ */
+export function asInGitignore(glob: string): string {
+  const negated = glob.startsWith('!') ? '!' : '';
+  let body = glob.slice(negated.length);
+  const anchored = /^\.?\//.test(body);
+  body = body.replace(/^(?:\.?\/)+/, '');
+  const anywhere = !anchored && !body.replace(/\/$/, '').includes('/') && !body.startsWith('**');
+  if (body.endsWith('/')) body += '**';
+  return `${negated}${anywhere ? '**/' : ''}${body}`;
+}
+
 export function askedBy(only: readonly string[]): (relative: string) => boolean {
   const files = new Set(only);
   const folders = only.filter((entry) => entry.endsWith('/'));
