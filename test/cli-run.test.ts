@@ -94,6 +94,14 @@ describe('run(args, io)', () => {
     const badOption = await ragline(['stats', '--bogus'], env);
     expect(badOption).toMatchObject({ code: 2, stdout: '' });
     expect(badOption.stderr).toContain("unknown option '--bogus'");
+    expect(badOption.stderr).not.toContain('put -- before it');
+    // Text that starts with "-" is read as an option; the error says how to give it as text.
+    const dashed = await ragline(['search', '--leak-check=full'], env);
+    expect(dashed).toMatchObject({ code: 2, stdout: '' });
+    expect(dashed.stderr).toContain('To search for text that starts with "-", put -- before it: ragline search -- "--leak-check=full"');
+    const misspelt = await ragline(['ask', '--jsn', 'question'], env);
+    expect(misspelt.stderr).toContain('Did you mean --json?');
+    expect(misspelt.stderr).not.toContain('put -- before it');
     const version = await ragline(['--version'], env);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
     expect(process.exitCode).toBeUndefined();

@@ -106,6 +106,20 @@ function throwInsteadOfExit(command: Command): void {
   for (const sub of command.commands) throwInsteadOfExit(sub);
 }
 
+/** Commands whose argument is free text, which can start with "-" ("--leak-check=full"). */
+const TEXT_COMMANDS: Record<string, string> = { search: 'search for', ask: 'ask about' };
+
+/**
+ * For `ragline search "--leak-check=full"`: commander reads the text as an unknown
+ * option; say how to give it as text. Not when commander suggests an option of ours.
+ */
+function textAsOptionHint(err: InstanceType<typeof CommanderError>, command: string | undefined): string | undefined {
+  const verb = command === undefined ? undefined : TEXT_COMMANDS[command];
+  const option = /unknown option '(.+)'/.exec(err.message)?.[1];
+  if (err.code !== 'commander.unknownOption' || verb === undefined || option === undefined || /did you mean/i.test(err.message)) return undefined;
+  return `To ${verb} text that starts with "-", put -- before it: ragline ${command} -- "${option}"`;
+}
+
 /**
  * Runs `ragline <args>` (the arguments after the program name) with `io` (default:
  * this process's streams, environment, working directory and signals) and
@@ -125,7 +139,11 @@ export async function run(args: string[], io: Partial<CliIo> = {}): Promise<numb
     await program.parseAsync(args, { from: 'user' });
   } catch (err) {
     // commander has printed its message already; help and version exit 0
-    if (err instanceof CommanderError) code = err.exitCode === 0 ? 0 : 2;
+    if (err instanceof CommanderError) {
+      code = err.exitCode === 0 ? 0 : 2;
+      const hint = textAsOptionHint(err, command);
+      if (hint) output.err(hint);
+    }
     else code = reportError(err, output, streams.env);
   }
   return code ?? exitCodeOf(program) ?? 0;
