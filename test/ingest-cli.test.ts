@@ -408,6 +408,17 @@ describe('ingest arguments that are not a folder', () => {
     expect(lines[1]).toContain('--include "faq.md"` (the folder\'s files the globs leave out are then removed from the index)');
     expect(fs.existsSync(dbFile())).toBe(false);
   });
+
+  test('a file of a kind no ingest reads exits 2, naming the kinds read, and writes nothing', async () => {
+    const dir = docsFolder({ README: 'Plain text without an extension.\n', 'schema.json': '{}\n' });
+    for (const name of ['README', 'schema.json']) {
+      const result = await ragline(['ingest', path.join(dir, name)], { env: env() });
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toContain(`${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf)`);
+      expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
+    }
+    expect(fs.existsSync(dbFile())).toBe(false);
+  });
 });
 
 describe('what the walker skips', () => {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { kindOf } from '../ingest/kinds.js';
 import { asInGitignore } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { deleteMeta, getMeta, setLastIngest, setMeta } from '../store/meta.js';
@@ -67,6 +68,18 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     checksum: options.checksum,
     signal: options.signal,
     onProgress: options.onProgress,
+  });
+}
+
+/**
+ * A file named on its own that no ingest reads (a README without an extension, a
+ * .json file), as an error saying which files are read; undefined for one that is.
+ */
+export function unreadableFile(file: string): UserError | undefined {
+  if (kindOf(file) !== undefined) return undefined;
+  return new UserError(`${file} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf), told by the extension.`, {
+    hint: `Copy it to a name with one of them (e.g. ${path.basename(file)}.txt) in a folder of documents and ingest that.`,
+    exitCode: 2,
   });
 }
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { folderOfFile, ingestFolder } from '../../app/ingest.js';
+import { folderOfFile, ingestFolder, unreadableFile } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -67,6 +67,8 @@ Examples:
           exitCode: 2,
         });
       }
+      const unreadable = file ? unreadableFile(dir) : undefined;
+      if (unreadable) throw unreadable;
       if (file && flags.reindex) {
         throw new UserError('--reindex rebuilds the whole index, of every folder; a single file was given.', {
           hint: 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
