@@ -111,13 +111,28 @@ const TEXT_COMMANDS: Record<string, string> = { search: 'search for', ask: 'ask 
 
 /**
  * For `ragline search "--leak-check=full"`: commander reads the text as an unknown
- * option; say how to give it as text. Not when commander suggests an option of ours.
+ * option; say how to give it as text. Not for a near miss of one of the command's
+ * options (`--jsn`), which commander answers with "Did you mean --json?".
  */
-function textAsOptionHint(err: InstanceType<typeof CommanderError>, command: string | undefined): string | undefined {
+function textAsOptionHint(err: InstanceType<typeof CommanderError>, program: Command, args: readonly string[], command: string | undefined): string | undefined {
   const verb = command === undefined ? undefined : TEXT_COMMANDS[command];
-  const option = /unknown option '(.+)'/.exec(err.message)?.[1];
-  if (err.code !== 'commander.unknownOption' || verb === undefined || option === undefined || /did you mean/i.test(err.message)) return undefined;
-  return `To ${verb} text that starts with "-", put -- before it: ragline ${command} -- "${option}"`;
+  if (err.code !== 'commander.unknownOption' || verb === undefined) return undefined;
+  const sub = program.commands.find((c) => c.name() === command);
+  const known = [...program.options, ...(sub?.options ?? [])].flatMap((option) => [option.long, option.short]).filter((flag): flag is string => flag !== undefined);
+  const typed = args.slice(args.indexOf(command!) + 1).find((arg) => arg.startsWith('-') && arg !== '--' && !known.includes(arg.split('=')[0]!));
+  if (typed === undefined || known.some((flag) => flag.startsWith('--') && editDistance(flag, typed.split('=')[0]!) <= 2)) return undefined;
+  return `To ${verb} text that starts with "-", put -- before it: ragline ${command} -- "${typed}"`;
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /**
@@ -141,7 +156,7 @@ export async function run(args: string[], io: Partial<CliIo> = {}): Promise<numb
     // commander has printed its message already; help and version exit 0
     if (err instanceof CommanderError) {
       code = err.exitCode === 0 ? 0 : 2;
-      const hint = textAsOptionHint(err, command);
+      const hint = textAsOptionHint(err, program, args, command);
       if (hint) output.err(hint);
     }
     else code = reportError(err, output, streams.env);
