@@ -65,6 +65,19 @@ function health(file: string) {
 }
 
 describe('what is at the database path', () => {
+  test('a device or FIFO is refused before SQLite opens it: nothing is written to it or beside it', async () => {
+    const fifo = path.join(home, 'pipe.db');
+    execFileSync('mkfifo', [fifo]);
+    for (const file of ['/dev/null', fifo]) {
+      for (const args of [['stats'], ['ingest', FIXTURE_DOCS]]) {
+        const result = await ragline(['--db', file, ...args], { env: env() });
+        expect(result.code, `${file} ${args[0]}`).toBe(2);
+        expect(result.stderr).toContain(`error: ${file} is not a regular file (a device, FIFO or socket)`);
+      }
+      expect(fs.existsSync(file + '-journal') || fs.existsSync(file + '-wal')).toBe(false);
+    }
+  });
+
   test('a file that is not SQLite is refused with exit 2 and a clear error, and its bytes are unchanged', async () => {
     const file = path.join(home, 'notes.db');
     const bytes = Buffer.concat([Buffer.from('my precious notes, not a database\n'), Buffer.from([0, 1, 2, 255, 254])]);

@@ -7,7 +7,7 @@ import { ingest, type IngestProgress, type IngestSummary } from '../ingest/inges
 import { kindOf } from '../ingest/kinds.js';
 import { asInGitignore } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
-import { deleteMeta, getMeta, setLastIngest, setMeta } from '../store/meta.js';
+import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
 
@@ -83,9 +83,6 @@ export function unreadableFile(file: string): UserError | undefined {
   });
 }
 
-/** Meta key of the folders a rebuild has still to read again, with their files. */
-const REBUILD_KEY = 'ingest.rebuild';
-
 /**
  * A rebuild drops the whole index: `folder` is read again with the globs given, then
  * every other folder the index held with exactly the files it held (the globs it was
@@ -95,20 +92,16 @@ const REBUILD_KEY = 'ingest.rebuild';
  */
 async function rebuild(workspace: Workspace, folder: string, options: IngestFolderOptions): Promise<IngestSummary> {
   const { db, config } = workspace;
+  assertNoIngestRunning(db);
   const held = documentPathsByRoot(db);
-  const pending = getMeta(db, REBUILD_KEY);
-  if (pending !== undefined) {
-    for (const [root, paths] of Object.entries(JSON.parse(pending) as Record<string, string[]>)) {
-      held.set(root, [...new Set([...(held.get(root) ?? []), ...paths])].sort());
-    }
-  }
+  for (const [root, paths] of Object.entries(pendingRebuild(db))) held.set(root, [...new Set([...(held.get(root) ?? []), ...paths])].sort());
   const embedder = await workspace.ingestEmbedder({ reindex: true });
   const base = { db, embedder, chunker: config.chunk, maxFileBytes: config.ingest.maxFileBytes, checksum: options.checksum, signal: options.signal, onProgress: options.onProgress };
   const root = path.resolve(folder);
   const real = fs.existsSync(root) ? fs.realpathSync(root) : root;
   const inside = (other: string) => [root, real].some((folder) => other === folder || other.startsWith(folder + path.sep));
   const others = [...held].filter(([other]) => !inside(other));
-  const remember = (left: typeof others) => (left.length > 0 ? setMeta(db, REBUILD_KEY, JSON.stringify(Object.fromEntries(left))) : deleteMeta(db, REBUILD_KEY));
+  const remember = (left: typeof others) => setPendingRebuild(db, Object.fromEntries(left));
   remember(others);
   const summary = await ingest({ ...base, root, include: options.include, exclude: options.exclude, reindex: true });
   summary.others = [];

@@ -273,6 +273,14 @@ function checkIsSqlite(file: string): void {
       exitCode: 2,
     });
   }
+  // A device, FIFO or socket reports size 0 too: SQLite would write a database over a
+  // disk partition (and leave a -journal beside /dev/null). Only a regular file is ours.
+  if (!stat.isFile()) {
+    throw new UserError(`${file} is not a regular file (a device, FIFO or socket): ragline keeps its database in a file of its own. It was left untouched.`, {
+      hint: 'Point --db or RAGLINE_DB at a file path, e.g. --db ./ragline.db.',
+      exitCode: 2,
+    });
+  }
   if (stat.size === 0) return; // an empty file is a fresh database to SQLite
   const header = Buffer.alloc(100);
   let fd: number | undefined;

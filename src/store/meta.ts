@@ -152,6 +152,31 @@ export function assertNoIngestRunning(db: Db): void {
   }
 }
 
+/** Meta key of the folders a rebuild has still to read again, with their files. */
+const REBUILD_KEY = 'ingest.rebuild';
+
+/** The folders a rebuild has still to read again, each with the files it held. */
+export function pendingRebuild(db: Db): Record<string, string[]> {
+  const raw = getMeta(db, REBUILD_KEY);
+  return raw === undefined ? {} : (JSON.parse(raw) as Record<string, string[]>);
+}
+
+/**
+ * Records the folders a rebuild has still to read again (none: the record goes).
+ * Written only when it changes; a write-protected file is said as such.
+ */
+export function setPendingRebuild(db: Db, folders: Record<string, string[]>): void {
+  const value = Object.keys(folders).length > 0 ? JSON.stringify(folders) : undefined;
+  if (value === getMeta(db, REBUILD_KEY)) return;
+  try {
+    if (value === undefined) deleteMeta(db, REBUILD_KEY);
+    else setMeta(db, REBUILD_KEY, value);
+  } catch (err) {
+    if (String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw sqliteOpenError(err, db.name);
+    throw err;
+  }
+}
+
 /**
  * Takes the database's ingest lock, or throws if a live process holds it.
  * A lock left by a killed process is taken over.
