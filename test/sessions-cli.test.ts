@@ -142,6 +142,24 @@ describe('ragline sessions', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('export -o refuses the database and its side files, leaving them as they were; a second export replaces the first whole', async () => {
+    const before = fs.readFileSync(dbFile());
+    for (const target of [dbFile(), `${dbFile()}-wal`]) {
+      if (!fs.existsSync(target)) continue;
+      const refused = await cli(['sessions', 'export', 'alpha', '-o', target]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('is the database this command reads; writing the export there would destroy it.');
+    }
+    expect(fs.readFileSync(dbFile()).equals(before)).toBe(true);
+    expect((await cli(['stats'])).code).toBe(0);
+    const file = path.join(home, 'alpha.md');
+    fs.writeFileSync(file, 'an older export that is much longer than the new one will be '.repeat(400));
+    expect((await cli(['sessions', 'export', 'alpha', '-o', file])).code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^# /);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(home).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('fork --at copies the first turns into a new session that lists where it came from, and replays', async () => {
     const out = await ok(['sessions', 'fork', 'alpha', '--at', '2', '--name', 'alpha-b']);
     expect(out).toMatch(/Forked alpha at turn 2: new session alpha-b \(s-[0-9a-f]{6}\)\./);

@@ -164,16 +164,15 @@ Examples:
         const session = requireSession(workspace, ref);
         const text = format === 'json' ? exportSessionJson(workspace, session) : format === 'tasks' ? exportTasks(workspace, session, output) : exportSessionMarkdown(workspace, session);
         if (flags.output) {
+          const target = inCwd(ioOf(command), flags.output);
+          if (isDatabaseFile(target, workspace.config.db)) {
+            throw new UserError(`${flags.output} is the database this command reads; writing the export there would destroy it.`, {
+              hint: 'Give -o another file, e.g. -o session.md.',
+              exitCode: 2,
+            });
+          }
           try {
-            // It holds the conversation: readable by its owner only, whatever the umask.
-            const fd = fs.openSync(inCwd(ioOf(command), flags.output), 'w', 0o600);
-            try {
-              // An existing file keeps its mode otherwise; a device (-o /dev/null) is not a file to change.
-              if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
-              fs.writeFileSync(fd, text);
-            } finally {
-              fs.closeSync(fd);
-            }
+            writeWhole(target, text);
           } catch (err) {
             throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
           }
@@ -273,4 +272,50 @@ function exportTasks(workspace: Workspace, session: SessionInfo, output: Output)
     output.err(`${found.unscored.length} judged turn(s) name no relevant document and are left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
   }
   return found.tasks.map((task) => toJson(task)).join('\n') + '\n';
+}
+
+/** Whether `target` is the database file or one of its -wal, -shm or -journal files (the same file on disk). */
+function isDatabaseFile(target: string, database: string): boolean {
+  let written: fs.Stats;
+  try {
+    written = fs.statSync(target);
+  } catch {
+    return false; // a file that does not exist yet is none of them
+  }
+  return ['', '-wal', '-shm', '-journal'].some((suffix) => {
+    try {
+      const stat = fs.statSync(database + suffix);
+      return stat.dev === written.dev && stat.ino === written.ino;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Writes `text` to `file` whole or not at all: a regular file is written beside it and
+ * renamed over it (a full disk leaves the previous export as it was), readable by its
+ * owner only, whatever the umask, since it holds the conversation. A device (-o
+ * /dev/stdout, /dev/null) is written to as it is.
+ */
+function writeWhole(file: string, text: string): void {
+  let existing: fs.Stats | undefined;
+  try {
+    existing = fs.statSync(file);
+  } catch {
+    existing = undefined;
+  }
+  if (existing !== undefined && !existing.isFile()) {
+    fs.writeFileSync(file, text);
+    return;
+  }
+  const real = existing === undefined ? file : fs.realpathSync(file);
+  const temporary = `${real}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temporary, real);
+  } catch (err) {
+    fs.rmSync(temporary, { force: true });
+    throw err;
+  }
 }
