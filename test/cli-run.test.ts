@@ -102,6 +102,13 @@ describe('run(args, io)', () => {
     const misspelt = await ragline(['ask', '--jsn', 'question'], env);
     expect(misspelt.stderr).toContain('Did you mean --json?');
     expect(misspelt.stderr).not.toContain('put -- before it');
+    // An empty --db is not the default database; ":memory:" would keep nothing.
+    const blank = await ragline(['--db', ' ', 'stats'], env);
+    expect(blank).toMatchObject({ code: 2, stdout: '' });
+    expect(blank.stderr).toContain('--db was given an empty path.');
+    const memory = await ragline(['--db', ':memory:', 'ingest', home], env);
+    expect(memory.code).toBe(2);
+    expect(memory.stderr).toContain('--db :memory: is a database that ends with the command');
     const version = await ragline(['--version'], env);
     expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
     expect(process.exitCode).toBeUndefined();

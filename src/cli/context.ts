@@ -1,6 +1,7 @@
 // Per-command setup shared by every command: resolve the configuration from the
 // global options and the command's own flags, and open the workspace on it.
 
+import { UserError } from '../util/errors.js';
 import type { Command } from 'commander';
 import { openWorkspace } from '../app/workspace.js';
 import type { Workspace } from '../app/index.js';
@@ -37,6 +38,17 @@ const FLAG_NAMES: Record<string, string> = {
 export function settingsFor(command: Command, flags: Record<string, string | number | undefined> = {}): ResolvedConfig {
   const globals = command.optsWithGlobals() as GlobalOptions;
   const io = ioOf(command);
+  // `--db ""` would fall back to the default database, and ":memory:" keeps nothing once the command ends.
+  if (globals.db !== undefined && globals.db.trim() === '') {
+    throw new UserError('--db was given an empty path.', { hint: 'Give the database file, e.g. --db ./ragline.db, or leave --db out for the default.', exitCode: 2 });
+  }
+  const named = globals.db ?? io.env.RAGLINE_DB;
+  if (named?.trim() === ':memory:') {
+    throw new UserError(`${globals.db !== undefined ? '--db' : 'RAGLINE_DB'} :memory: is a database that ends with the command: nothing ingested or asked would be kept.`, {
+      hint: 'Give a database file, e.g. --db ./ragline.db.',
+      exitCode: 2,
+    });
+  }
   const fromEnv = io.env.RAGLINE_CONFIG?.trim() ? io.env.RAGLINE_CONFIG : undefined;
   const resolved = resolveConfig({
     env: io.env,
