@@ -12,6 +12,7 @@ import type { QueryRewriter } from '../rewrite/types.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { getFingerprint } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
+import { editDistance } from '../util/edit-distance.js';
 
 /** Settings by dotted key, as in the config file: `{ 'retrieval.k': 8, provider: 'offline' }`. */
 export type Settings = Record<string, string | number | undefined>;
@@ -182,15 +183,4 @@ export class Workspace {
     this.embedders.push(embedder);
     return embedder;
   }
-}
-
-/** Levenshtein distance, for "did you mean" on a misspelt setting. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
 }

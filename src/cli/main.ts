@@ -6,6 +6,7 @@ import type * as Commander from 'commander';
 import { attachIo, exitCodeOf, processIo, type CliIo } from './io.js';
 import { createOutput, guardBrokenPipe, loadColors } from './output.js';
 import { reportError } from './report-error.js';
+import { editDistance } from '../util/edit-distance.js';
 
 // commander is CommonJS: required as such, it is not first scanned for named
 // exports as an ES import of it would be (a few ms of every start).
@@ -122,17 +123,6 @@ function textAsOptionHint(err: InstanceType<typeof CommanderError>, program: Com
   const typed = args.slice(args.indexOf(command!) + 1).find((arg) => arg.startsWith('-') && arg !== '--' && !known.includes(arg.split('=')[0]!));
   if (typed === undefined || known.some((flag) => flag.startsWith('--') && editDistance(flag, typed.split('=')[0]!) <= 2)) return undefined;
   return `To ${verb} text that starts with "-", put -- before it: ragline ${command} -- "${typed}"`;
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /**
