@@ -20,11 +20,11 @@ export interface IngestFolderOptions {
    * Only these files of the folder (paths relative to it, not globs), and the whole of
    * the subfolders written with a trailing "/": they are added or updated (or their
    * document removed when they are gone or no longer indexed) and the folder's other
-   * documents are kept as they are. Not with `reindex`, which drops every folder's
-   * documents. `folderOfFile` and `folderOfFolder` say under which folder a path belongs.
+   * documents are kept as they are. Not with `reindex`, which rebuilds every folder.
+   * `folderOfFile` and `folderOfFolder` say under which folder a path belongs.
    */
   only?: string[];
-  /** Drop the index and rebuild it (sessions are kept). */
+  /** Drop the index and rebuild it: this folder, then every other folder it held (sessions are kept). */
   reindex?: boolean;
   /** Hash every file, even when its size and modification time are unchanged. */
   checksum?: boolean;

@@ -1,11 +1,11 @@
 // Per-command setup shared by every command: resolve the configuration from the
 // global options and the command's own flags, and open the workspace on it.
 
-import { UserError } from '../util/errors.js';
 import type { Command } from 'commander';
 import { openWorkspace } from '../app/workspace.js';
 import type { Workspace } from '../app/index.js';
 import { resolveConfig, type ResolvedConfig } from '../config/index.js';
+import { UserError } from '../util/errors.js';
 import { inCwd, ioOf } from './io.js';
 
 export interface GlobalOptions {

@@ -256,12 +256,6 @@ function leave(home: string): void {
 }
 
 /**
- * Whether a path (relative to the root) is one that `only` asks for: a file it names,
- * or anything inside a folder it names whole ("relnotes/" holds "relnotes/1.5.txt"
- * and "relnotes/old/2.0.txt"). The walk reads only these; an ingest removes only
- * their documents.
- */
-/**
  * A glob read as .gitignore reads a pattern: one without a "/" matches a file's name
  * at any depth (`*.rst` is every reStructuredText file of the folder, not only those
  * at its top), one ending in "/" the whole of such folders (`drafts/`); a leading "/"
@@ -278,6 +272,12 @@ export function asInGitignore(glob: string): string {
   return `${negated}${anywhere ? '**/' : ''}${body}`;
 }
 
+/**
+ * Whether a path (relative to the root) is one that `only` asks for: a file it names,
+ * or anything inside a folder it names whole ("relnotes/" holds "relnotes/1.5.txt"
+ * and "relnotes/old/2.0.txt"). The walk reads only these; an ingest removes only
+ * their documents.
+ */
 export function askedBy(only: readonly string[]): (relative: string) => boolean {
   const files = new Set(only);
   const folders = only.filter((entry) => entry.endsWith('/'));

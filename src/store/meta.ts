@@ -168,9 +168,13 @@ export function pendingRebuild(db: Db): Record<string, string[]> {
 export function setPendingRebuild(db: Db, folders: Record<string, string[]>): void {
   const value = Object.keys(folders).length > 0 ? JSON.stringify(folders) : undefined;
   if (value === getMeta(db, REBUILD_KEY)) return;
+  firstWrite(db, () => (value === undefined ? deleteMeta(db, REBUILD_KEY) : setMeta(db, REBUILD_KEY, value)));
+}
+
+/** An ingest's first write: a write-protected file fails there, not at open, and is said as such. */
+function firstWrite(db: Db, write: () => void): void {
   try {
-    if (value === undefined) deleteMeta(db, REBUILD_KEY);
-    else setMeta(db, REBUILD_KEY, value);
+    write();
   } catch (err) {
     if (String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw sqliteOpenError(err, db.name);
     throw err;
@@ -186,13 +190,7 @@ export function acquireIngestLock(db: Db): () => void {
     assertNoIngestRunning(db);
     setMeta(db, 'ingest.lock', JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
   });
-  try {
-    take.immediate();
-  } catch (err) {
-    // The first write of an ingest: a write-protected file fails here, not at open.
-    if (String((err as { code?: string }).code).startsWith('SQLITE_READONLY')) throw sqliteOpenError(err, db.name);
-    throw err;
-  }
+  firstWrite(db, () => take.immediate());
   return () => {
     const raw = getMeta(db, 'ingest.lock');
     if (raw && (JSON.parse(raw) as IngestLock).pid === process.pid) deleteMeta(db, 'ingest.lock');

@@ -165,14 +165,15 @@ Examples:
         const text = format === 'json' ? exportSessionJson(workspace, session) : format === 'tasks' ? exportTasks(workspace, session, output) : exportSessionMarkdown(workspace, session);
         if (flags.output) {
           const target = inCwd(ioOf(command), flags.output);
-          if (isDatabaseFile(target, workspace.config.db)) {
+          const existing = statOf(target);
+          if (existing !== undefined && isDatabaseFile(existing, workspace.config.db)) {
             throw new UserError(`${flags.output} is the database this command reads; writing the export there would destroy it.`, {
               hint: 'Give -o another file, e.g. -o session.md.',
               exitCode: 2,
             });
           }
           try {
-            writeWhole(target, text);
+            writeWhole(target, existing, text);
           } catch (err) {
             throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
           }
@@ -274,37 +275,30 @@ function exportTasks(workspace: Workspace, session: SessionInfo, output: Output)
   return found.tasks.map((task) => toJson(task)).join('\n') + '\n';
 }
 
-/** Whether `target` is the database file or one of its -wal, -shm or -journal files (the same file on disk). */
-function isDatabaseFile(target: string, database: string): boolean {
-  let written: fs.Stats;
+/** The file's stat, or undefined when there is none. */
+function statOf(file: string): fs.Stats | undefined {
   try {
-    written = fs.statSync(target);
+    return fs.statSync(file);
   } catch {
-    return false; // a file that does not exist yet is none of them
+    return undefined;
   }
+}
+
+/** Whether `target` (its stat) is the database file or one of its -wal, -shm or -journal files: the same file on disk. */
+function isDatabaseFile(target: fs.Stats, database: string): boolean {
   return ['', '-wal', '-shm', '-journal'].some((suffix) => {
-    try {
-      const stat = fs.statSync(database + suffix);
-      return stat.dev === written.dev && stat.ino === written.ino;
-    } catch {
-      return false;
-    }
+    const stat = statOf(database + suffix);
+    return stat !== undefined && stat.dev === target.dev && stat.ino === target.ino;
   });
 }
 
 /**
- * Writes `text` to `file` whole or not at all: a regular file is written beside it and
- * renamed over it (a full disk leaves the previous export as it was), readable by its
- * owner only, whatever the umask, since it holds the conversation. A device (-o
- * /dev/stdout, /dev/null) is written to as it is.
+ * Writes `text` to `file` (`existing`: its stat, if there is one) whole or not at all:
+ * a regular file is written beside it and renamed over it (a full disk leaves the
+ * previous export as it was), readable by its owner only, whatever the umask, since it
+ * holds the conversation. A device (-o /dev/stdout, /dev/null) is written to as it is.
  */
-function writeWhole(file: string, text: string): void {
-  let existing: fs.Stats | undefined;
-  try {
-    existing = fs.statSync(file);
-  } catch {
-    existing = undefined;
-  }
+function writeWhole(file: string, existing: fs.Stats | undefined, text: string): void {
   if (existing !== undefined && !existing.isFile()) {
     fs.writeFileSync(file, text);
     return;
