@@ -127,6 +127,51 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('drops comments with the lines indented under them, keeps footnotes, and reads toctree entries as page names', () => {
+    const source = [
+      '.. cmake-manual-description: CMake Modules Reference', // a comment: never shown
+      '',
+      'Utility Modules',
+      '^^^^^^^^^^^^^^^',
+      '',
+      '.. toctree::',
+      '   :maxdepth: 1',
+      '',
+      '   /module/AndroidTestUtilities',
+      '   Fetching content </module/FetchContent>',
+      '   nested/Page/',
+      'After the list.',
+      '..',
+      '   A comment written under an empty marker,',
+      '',
+      '   that goes on after a blank line.',
+      'Shown again.',
+      '.. [1] A footnote is shown.',
+      '.. cmake-module:: ../../Modules/X.cmake',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      '',
+      '',
+      'Utility Modules',
+      '^^^^^^^^^^^^^^^',
+      '',
+      '',
+      '',
+      '',
+      '   AndroidTestUtilities',
+      '   Fetching content',
+      '   Page',
+      'After the list.',
+      '',
+      '',
+      '',
+      '',
+      'Shown again.',
+      '[1] A footnote is shown.',
+      '',
+    ]);
+  });
+
   it('reads a directive that follows a list bullet', () => {
     const source = ['  * .. versionadded:: 3.6', '      The target is being cross-compiled.', '  - .. note::'].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual(['  * New in version 3.6.', '      The target is being cross-compiled.', '  - Note:']);

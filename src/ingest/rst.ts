@@ -2,18 +2,21 @@
 // of the rendered page sees. Directives become their words (`.. versionadded:: 3.13`
 // reads "New in version 3.13.", `.. note::` reads "Note:", `.. variable:: NAME`
 // reads "NAME"), or nothing when they only load or lay out (`code-block`,
-// `include`, `toctree`, `index`...), their option lines (`:maxdepth: 2`) go, and
-// so do link targets (`.. _name:`). Interpreted text roles keep their text
-// (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>`` reads
-// "title"). Line for line: the result has exactly the lines of the source, so
-// chunks still cite the file's own lines. Pure; linear in the text.
+// `include`, `index`, `cmake-module`...); their option lines (`:maxdepth: 2`) go,
+// and so do link targets (`.. _name:`) and comments (`.. any text`, with the lines
+// indented under it). A footnote keeps its label (`.. [1] text` reads "[1] text");
+// a `toctree`'s entries read as the pages' names (`/module/FetchContent` reads
+// "FetchContent", `Title <page>` reads "Title"). Interpreted text roles keep their
+// text (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>``
+// reads "title"). Line for line: the result has exactly the lines of the source,
+// so chunks still cite the file's own lines. Pure; linear in the text.
 
 /** Directives whose whole line is layout or loading, not content. */
 const SILENT = new Set([
   'code-block', 'code', 'sourcecode', 'parsed-literal', 'literalinclude', 'include', 'toctree', 'contents', 'index',
   'raw', 'only', 'image', 'figure', 'highlight', 'highlightlang', 'csv-table', 'list-table', 'table', 'container',
   'sectnum', 'default-role', 'role', 'meta', 'cssclass', 'class', 'tabularcolumns', 'autosummary', 'currentmodule',
-  'module', 'moduleauthor', 'sectionauthor', 'codeauthor',
+  'module', 'moduleauthor', 'sectionauthor', 'codeauthor', 'cmake-module',
 ]);
 /** Admonitions and the word they are shown with. */
 const ADMONITIONS: Record<string, string> = {
@@ -31,6 +34,13 @@ const DIRECTIVE = /^(\s*(?:[-*+][ \t]+|(?:\d+|#)\.[ \t]+)?)\.\.[ \t]+([A-Za-z][\
 const TARGET = /^\s*\.\.[ \t]+_[^:]*:.*$|^\s*__[ \t]+\S.*$/;
 const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|[^|]+\|[ \t]+[\w-]+::(?:[ \t]+(.*?))?[ \t]*$/;
 const OPTION = /^\s+:[\w-]+:(?:\s.*)?$/;
+/**
+ * A comment: `..` alone or followed by text that is no directive, target or
+ * substitution (those are tried first), nor a footnote or citation (`.. [1] text`).
+ */
+const COMMENT = /^(\s*)\.\.(?:[ \t]+(?!\[)\S.*|[ \t]*)$/;
+/** A footnote or citation, shown with its label: `.. [1] text` reads "[1] text". */
+const FOOTNOTE = /^(\s*)\.\.[ \t]+(\[[^\]\s]+\][ \t])/;
 /** `:role:`text``, `:domain:role:`text`` (the role name has no spaces; the text no backquote). */
 const ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`\n]+)`(?!`)/g;
 
@@ -75,10 +85,26 @@ function directiveLine(indent: string, name: string, argument: string | undefine
   return arg ? indent + arg : ''; // an object or a titled block: its name or title is content
 }
 
+function indentOf(line: string): number {
+  return /^[ \t]*/.exec(line)![0].length;
+}
+
+/** A toctree entry as the page's name: `Title <page>` -> "Title", `/module/FetchContent` -> "FetchContent". */
+function tocEntry(line: string): string {
+  const indent = /^[ \t]*/.exec(line)![0];
+  const entry = line.trim();
+  if (!entry) return '';
+  const titled = /^(.*\S)\s+<[^<>]+>$/.exec(entry);
+  if (titled) return indent + titled[1]!;
+  return indent + (entry.replace(/\/+$/, '').split('/').pop() ?? entry);
+}
+
 /** The text with reStructuredText directives and roles replaced by what they show, line for line. */
 export function rstToPlain(text: string): string {
   const lines = text.split('\n');
   let inOptions = false;
+  /** The indent of the comment or toctree whose indented lines are being read, and which it is. */
+  let block: { indent: number; kind: 'comment' | 'toctree' } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const cr = raw.endsWith('\r') ? '\r' : '';
@@ -88,12 +114,23 @@ export function rstToPlain(text: string): string {
       continue;
     }
     inOptions = false;
+    if (block && (line.trim() === '' || indentOf(line) > block.indent)) {
+      lines[i] = (block.kind === 'comment' ? '' : tocEntry(line)) + cr;
+      continue;
+    }
+    block = undefined;
     const substitution = SUBSTITUTION.exec(line);
     const directive = substitution ? undefined : DIRECTIVE.exec(line);
+    const comment = substitution || directive || TARGET.test(line) ? undefined : COMMENT.exec(line);
     if (substitution) line = substitution[2] ? substitution[1] + substitution[2] : '';
     else if (directive) {
       line = directiveLine(directive[1]!, directive[2]!, directive[3]);
       inOptions = true;
+      if (directive[2]!.toLowerCase() === 'toctree') block = { indent: indentOf(directive[1]!), kind: 'toctree' };
+    } else if (FOOTNOTE.test(line)) line = line.replace(FOOTNOTE, '$1$2');
+    else if (comment) {
+      line = '';
+      block = { indent: comment[1]!.length, kind: 'comment' };
     } else if (TARGET.test(line)) line = '';
     else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
     else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
