@@ -65,14 +65,38 @@ export function readIndexedDocument(workspace: Workspace, path: string, range?: 
   // Each line as the chunks hold it; overlapping chunks repeat lines, and a line split
   // between two chunks is kept in its longest piece.
   const lines = new Map<number, string>();
+  // A chunk holding more lines than the one line it cites is text shown on that line
+  // (a CMake module page's block, read in at its directive; HTML written on one
+  // line): such chunks are kept whole, in order, under their line.
+  const shownAt = new Map<number, string[]>();
   for (const chunk of chunks) {
     if (chunk.endLine < from || chunk.startLine > to) continue;
-    chunk.text.split('\n').forEach((line, i) => {
+    const chunkLines = chunk.text.split('\n');
+    if (chunk.startLine === chunk.endLine && chunkLines.length > 1) {
+      const parts = shownAt.get(chunk.startLine) ?? [];
+      parts.push(withoutRepeat(parts.at(-1), chunk.text));
+      shownAt.set(chunk.startLine, parts);
+      continue;
+    }
+    chunkLines.forEach((line, i) => {
       const n = chunk.startLine + i;
       if ((lines.get(n)?.length ?? -1) < line.length) lines.set(n, line);
     });
   }
   const out: string[] = [];
-  for (let n = from; n <= to; n++) out.push(lines.get(n) ?? '');
+  for (let n = from; n <= to; n++) {
+    const shown = shownAt.get(n);
+    if (shown) out.push(...(lines.get(n) ? [lines.get(n)!] : []), shown.join('\n'));
+    else out.push(lines.get(n) ?? '');
+  }
   return { ...base, text: out.join('\n') };
+}
+
+/** `text` without the start it repeats of `previous` (the chunker's overlap), when the repeat is found. */
+function withoutRepeat(previous: string | undefined, text: string): string {
+  if (!previous) return text;
+  const newline = text.indexOf('\n');
+  const head = newline === -1 ? text : text.slice(0, newline);
+  const at = head.trim() ? previous.lastIndexOf(head) : -1;
+  return at !== -1 && text.startsWith(previous.slice(at)) ? text.slice(previous.length - at).replace(/^\n/, '') : text;
 }

@@ -779,7 +779,7 @@ export function chunkDocument(doc: LoadedDocument, settings: ChunkerSettings = D
     if (text.length === 0) return;
     const isPage = unit.locator === 'page' || doc.kind === 'pdf';
     const page = Number.isInteger(unit.page) ? (unit.page as number) : index + 1;
-    const sourceLines = doc.kind === 'html' && Array.isArray(unit.sourceLines) ? unit.sourceLines : undefined;
+    const sourceLines = Array.isArray(unit.sourceLines) ? unit.sourceLines : undefined;
     const mapLine = (line0: number): number => {
       const mapped = sourceLines?.[line0];
       return typeof mapped === 'number' && Number.isFinite(mapped) ? mapped : line0 + 1;

@@ -50,7 +50,10 @@ export interface TextUnit {
   locator: Locator;
   /** Page number (1-based) for PDF units. */
   page?: number;
-  /** For HTML: sourceLines[i] is the 1-based source line of output line i (0-based index); absent means identity. */
+  /**
+   * For HTML, and a CMake module page with its module's block read in: sourceLines[i]
+   * is the 1-based source line of output line i (0-based index); absent means identity.
+   */
   sourceLines?: number[];
   /** For HTML: h1-h6; for reStructuredText and AsciiDoc: section titles; in order. Absent for other kinds (Markdown headings are found in the text). */
   headings?: UnitHeading[];
@@ -87,7 +90,14 @@ function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
  * unknown extensions load as text. Throws only on a PDF that cannot be parsed
  * (the caller counts it as skipped).
  */
-export async function loadDocument(path: string, bytes: Uint8Array): Promise<LoadedDocument> {
+/** A file a document brings in, read by the caller: a CMake module page's .cmake file (cmake-module.ts). */
+export interface RelatedFile {
+  /** As the document names it. */
+  target: string;
+  bytes: Uint8Array;
+}
+
+export async function loadDocument(path: string, bytes: Uint8Array, related?: RelatedFile): Promise<LoadedDocument> {
   const kind = kindOf(path) ?? 'text';
   if (kind === 'pdf') {
     const { loadPdf } = await import('./pdf.js'); // pdf.js and htmlparser2 load only when such a file is met
@@ -110,9 +120,20 @@ export async function loadDocument(path: string, bytes: Uint8Array): Promise<Loa
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
     if (extension === 'rst') {
+      let page = withLineFeeds(text);
+      if (related) {
+        // A module page shows its .cmake file's documentation block; its lines cite the directive's.
+        const { cmakeDocBlock, cmakeModuleTarget, withModuleBlock } = await import('./cmake-module.js');
+        const block = cmakeModuleTarget(page) === related.target ? cmakeDocBlock(decode(related.bytes).text) : undefined;
+        const joined = block === undefined ? undefined : withModuleBlock(page, block);
+        if (joined) {
+          page = joined.text;
+          unit.sourceLines = joined.sourceLines;
+        }
+      }
       // Directives and roles read as what they show, line for line (citations keep the file's lines).
       const { rstToPlain } = await import('./rst.js');
-      unit.text = rstToPlain(withLineFeeds(text));
+      unit.text = rstToPlain(page);
     }
     const headings = extension === 'rst' ? rstHeadings(unit.text) : asciidocHeadings(withLineFeeds(text));
     if (headings.length > 0) unit.headings = headings;

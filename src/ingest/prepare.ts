@@ -2,8 +2,11 @@
 // pending file, or say why it is not written (skipped, or the same bytes as stored).
 
 import fs from 'node:fs';
+import path from 'node:path';
 import type { DocumentWriter } from '../store/documents.js';
 import { hexDigest } from '../util/hash.js';
+import { extensionOf } from './kinds.js';
+import type { RelatedFile } from './load.js';
 import type { IngestPlan } from './plan.js';
 import { countSkipped, type IngestRun, type PendingFile } from './run.js';
 import type { FoundFile } from './walk.js';
@@ -42,11 +45,14 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     return { kind: 'skipped' };
   }
   const bytes = read;
+  const related = await relatedFile(file, bytes, options.maxFileBytes);
+  /** What the document is made of: its bytes, and those of a file it brings in. */
+  const hashOf = (): string => hexDigest('sha256', related ? Buffer.concat([bytes, Buffer.from([0]), related.bytes]) : bytes);
   // A new file is hashed once it is known to be written: one that is skipped
   // (empty, binary) needs no hash.
   let contentHash: string | undefined;
   if (previousId !== undefined) {
-    contentHash = hexDigest('sha256', bytes);
+    contentHash = hashOf();
     if (writer.contentHash(previousId) === contentHash) return { kind: 'unchanged', documentId: previousId };
   }
   /** Skipped for what it holds: remembered, and a document it was is removed at the end. */
@@ -59,7 +65,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
   if (file.kind !== 'pdf' && looksBinary(bytes)) return skipForContent('binary');
   let loaded;
   try {
-    loaded = await loadDocument(file.absolute, bytes);
+    loaded = await loadDocument(file.absolute, bytes, related);
   } catch {
     return skipForContent('parse-error');
   }
@@ -68,7 +74,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
   if (chunks.length === 0) return skipForContent('empty');
   const pending: PendingFile = {
     file,
-    contentHash: contentHash ?? hexDigest('sha256', bytes),
+    contentHash: contentHash ?? hashOf(),
     title: loaded.title,
     isNew: previousId === undefined,
     chunks: chunks.map((chunk) => {
@@ -86,6 +92,29 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     }),
   };
   return { kind: 'write', pending };
+}
+
+/**
+ * The .cmake file a CMake module page (`.. cmake-module:: ../../Modules/X.cmake`)
+ * brings in, found from the page's real folder as Sphinx finds it (a page read
+ * through a link to the Help folder still finds ../../Modules). Only a `.cmake`
+ * file is named (cmake-module.ts), and only its documentation block is read from
+ * it. Undefined for any other page, or when the file is missing or unreadable:
+ * the page is then read as it stands.
+ */
+async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Promise<RelatedFile | undefined> {
+  if (extensionOf(file.relative) !== 'rst') return undefined;
+  const { cmakeModuleTarget } = await import('./cmake-module.js');
+  const target = cmakeModuleTarget(bytes.subarray(0, 4096).toString('utf8')); // the directive is in the first lines
+  if (!target) return undefined;
+  let folder: string;
+  try {
+    folder = fs.realpathSync(path.dirname(file.absolute));
+  } catch {
+    return undefined;
+  }
+  const read = readRegularFile(path.resolve(folder, target), maxBytes);
+  return typeof read === 'string' ? undefined : { target, bytes: read };
 }
 
 /**

@@ -1,0 +1,75 @@
+// CMake's module pages are one line each (`.. cmake-module:: ../../Modules/FetchContent.cmake`):
+// Sphinx renders them with the reStructuredText block at the top of the named
+// .cmake file (`#[=[.rst: ... #]=]`, or `#.rst:` and `# `-led lines in older
+// modules). What a reader of the page sees is that block, so it is read in where
+// the directive stands, and its lines cite the directive's line (the page's own
+// lines are the ones a citation can point at). Only a `.cmake` file is ever named
+// here, and only its documentation block is taken. Pure: the caller reads the file.
+
+/** `.. cmake-module:: <file>.cmake` on a line of its own. */
+const DIRECTIVE = /^\.\.[ \t]+cmake-module::[ \t]+(\S+\.cmake)[ \t]*\r?$/;
+/** The directive stands in a page's first lines (after a comment such as `.. cmake-manual-description:`). */
+const LOOK_LINES = 20;
+
+/** The file a module page brings in, as written (relative to the page's folder), or undefined. */
+export function cmakeModuleTarget(text: string): string | undefined {
+  let start = 0;
+  for (let i = 0; i < LOOK_LINES && start < text.length; i++) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    const match = DIRECTIVE.exec(line);
+    if (match) return match[1]!;
+    if (end === -1) break;
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/**
+ * The reStructuredText documentation block of a .cmake file: the bracket comment
+ * opened by `#[[.rst:` (any number of `=`) up to its matching close, or the run of
+ * `#` lines after a `#.rst:` line with the `# ` taken off. Undefined when there is none.
+ */
+export function cmakeDocBlock(cmake: string): string | undefined {
+  const lines = cmake.replace(/\r\n?/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const bracket = /^#\[(=*)\[\.rst:[ \t]*$/.exec(lines[i]!);
+    if (bracket) {
+      const close = `]${bracket[1]}]`;
+      const body: string[] = [];
+      for (let j = i + 1; j < lines.length; j++) {
+        const at = lines[j]!.indexOf(close);
+        if (at !== -1) {
+          const before = lines[j]!.slice(0, at).replace(/#$/, '');
+          if (before.trim()) body.push(before);
+          return body.join('\n');
+        }
+        body.push(lines[j]!);
+      }
+      return undefined; // never closed: not a block CMake would read either
+    }
+    if (/^#\.rst:[ \t]*$/.test(lines[i]!)) {
+      const body: string[] = [];
+      for (let j = i + 1; j < lines.length && lines[j]!.startsWith('#'); j++) body.push(lines[j]!.replace(/^# ?/, ''));
+      return body.join('\n');
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The page's text with `block` put after the directive's line, and for each line
+ * of the result the 1-based page line it cites: its own, or the directive's.
+ */
+export function withModuleBlock(page: string, block: string): { text: string; sourceLines: number[] } | undefined {
+  const lines = page.split('\n');
+  const at = lines.findIndex((line, i) => i < LOOK_LINES && DIRECTIVE.test(line));
+  if (at === -1) return undefined;
+  const added = block.split('\n');
+  const text = [...lines.slice(0, at + 1), ...added, ...lines.slice(at + 1)].join('\n');
+  const sourceLines: number[] = [];
+  for (let i = 0; i <= at; i++) sourceLines.push(i + 1);
+  for (let i = 0; i < added.length; i++) sourceLines.push(at + 1);
+  for (let i = at + 1; i < lines.length; i++) sourceLines.push(i + 1);
+  return { text, sourceLines };
+}

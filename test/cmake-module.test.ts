@@ -1,0 +1,120 @@
+// CMake's module pages (`.. cmake-module:: ../../Modules/X.cmake`) are indexed with
+// the documentation block of the .cmake file they name, as Sphinx renders them:
+// found from the page's real folder, only from a `.cmake` file, only its `.rst:`
+// block, each line citing the directive's line; a changed module file is seen by
+// `--checksum`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { ingestFolder, listIndexedDocuments, openWorkspace, readIndexedDocument, search, type Workspace } from '../src/app/index.js';
+import { chunkDocument } from '../src/ingest/chunk.js';
+import { cmakeDocBlock, cmakeModuleTarget } from '../src/ingest/cmake-module.js';
+import { loadDocument } from '../src/ingest/load.js';
+import { tempDir } from './helpers/cli.js';
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+const MODULE = [
+  '# Distributed under the OSI-approved BSD 3-Clause License.',
+  '',
+  '#[=======================================================================[.rst:',
+  'FetchWidget',
+  '-----------',
+  '',
+  'Populate widget content at configure time.',
+  '',
+  'Overview',
+  '^^^^^^^^',
+  '',
+  'Use :command:`FetchWidget_Declare` to describe the widget, then call',
+  '``FetchWidget_MakeAvailable`` to download it.',
+  '#]=======================================================================]',
+  '',
+  'include(${CMAKE_CURRENT_LIST_DIR}/secret-helpers.cmake)',
+  'set(WIDGET_TOKEN "s3cr3t")',
+].join('\n');
+
+describe('the module file and its block', () => {
+  test('the directive is found in the first lines, and only naming a .cmake file', () => {
+    expect(cmakeModuleTarget('.. cmake-module:: ../../Modules/FetchWidget.cmake\n')).toBe('../../Modules/FetchWidget.cmake');
+    expect(cmakeModuleTarget('.. cmake-manual-description: Widgets\n\n.. cmake-module:: ../W.cmake\r\n')).toBe('../W.cmake');
+    expect(cmakeModuleTarget('.. cmake-module:: ../../../etc/passwd\n')).toBeUndefined();
+    expect(cmakeModuleTarget('Text first.\n\n   .. cmake-module:: ../W.cmake\n')).toBeUndefined(); // indented: inside something else
+  });
+
+  test('a bracket block is read to its matching close; a #.rst: block is the # lines after it; none is undefined', () => {
+    const block = cmakeDocBlock(MODULE)!;
+    expect(block.split('\n')[0]).toBe('FetchWidget');
+    expect(block).toContain('``FetchWidget_MakeAvailable`` to download it.');
+    expect(block).not.toContain('s3cr3t');
+    expect(block).not.toContain(']=');
+    expect(cmakeDocBlock('#.rst:\n# OldModule\n# ---------\n#\n# Does old things.\n\nset(X 1)\n# a later comment\n')).toBe(
+      'OldModule\n---------\n\nDoes old things.',
+    );
+    expect(cmakeDocBlock('set(X 1)\n# just a comment\n')).toBeUndefined();
+    expect(cmakeDocBlock('#[==[.rst:\nNever closed\n#]=]\n')).toBeUndefined(); // a close with other "=" is no close
+  });
+
+  test('loaded with its module file, a page reads as the block, titled and split by its sections, citing the directive', async () => {
+    const page = '.. cmake-module:: ../../Modules/FetchWidget.cmake\n';
+    const loaded = await loadDocument('Help/module/FetchWidget.rst', utf8(page), { target: '../../Modules/FetchWidget.cmake', bytes: utf8(MODULE) });
+    expect(loaded.title).toBe('FetchWidget');
+    const chunks = chunkDocument(loaded, { size: 120, overlap: 0 });
+    expect(chunks.map((c) => c.text).join('\n')).toContain('Use FetchWidget_Declare to describe the widget');
+    expect(chunks.some((c) => c.headingPath.includes('Overview'))).toBe(true);
+    for (const chunk of chunks) expect([chunk.startLine, chunk.endLine]).toEqual([1, 1]);
+    expect(chunks.map((c) => c.text).join('\n')).not.toContain('../../Modules');
+
+    // Another file than the one the page names, or none: the page as it stands.
+    const other = await loadDocument('Help/module/FetchWidget.rst', utf8(page), { target: '../Other.cmake', bytes: utf8(MODULE) });
+    expect(chunkDocument(other)).toEqual([]);
+  });
+});
+
+describe('ingest of a CMake Help folder', () => {
+  let base: string;
+  let workspace: Workspace;
+  beforeEach(() => {
+    base = tempDir('ragline-cmake-');
+    fs.mkdirSync(path.join(base, 'share/Help/module'), { recursive: true });
+    fs.mkdirSync(path.join(base, 'share/Modules'), { recursive: true });
+    fs.writeFileSync(path.join(base, 'share/Modules/FetchWidget.cmake'), MODULE);
+    fs.writeFileSync(path.join(base, 'share/Help/module/FetchWidget.rst'), '.. cmake-module:: ../../Modules/FetchWidget.cmake\n');
+    fs.writeFileSync(path.join(base, 'secret.txt'), 'The vault code is 1234.\n');
+    fs.writeFileSync(path.join(base, 'share/Help/module/Sneaky.rst'), 'Sneaky\n======\n\n.. cmake-module:: ../../../secret.txt\n');
+    // The Help folder read through a link, as a user's docs folder may hold it.
+    fs.symlinkSync(path.join(base, 'share/Help'), path.join(base, 'help-link'));
+    workspace = openWorkspace({ db: path.join(base, 'r.db') });
+  });
+  afterEach(() => {
+    workspace.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  test('finds the module file from the page\'s real folder, cites the page, and reads nothing but .cmake blocks', async () => {
+    await ingestFolder(workspace, path.join(base, 'help-link'));
+    const found = await search(workspace, 'download widget at configure time');
+    expect(found.results[0]?.location).toBe('module/FetchWidget.rst:1');
+    expect(found.results[0]?.text).toContain('FetchWidget_MakeAvailable');
+    const documents = listIndexedDocuments(workspace).map((d) => d.path).sort();
+    expect(documents).toEqual(['module/FetchWidget.rst', 'module/Sneaky.rst']);
+    const page = readIndexedDocument(workspace, 'module/FetchWidget.rst')!;
+    expect(page.last).toBe(1);
+    expect(page.text).toContain('Populate widget content at configure time.');
+    expect(page.text).toContain('``FetchWidget_MakeAvailable`` to download it.'); // every section, in order
+    expect(page.text.indexOf('Populate')).toBeLessThan(page.text.indexOf('MakeAvailable'));
+    expect(readIndexedDocument(workspace, 'module/Sneaky.rst')?.text).not.toContain('vault');
+    expect((await search(workspace, 'vault code')).results.map((r) => r.text).join(' ')).not.toContain('1234');
+  });
+
+  test('a changed module file is read again by --checksum (the page itself did not change)', async () => {
+    await ingestFolder(workspace, path.join(base, 'help-link'));
+    fs.writeFileSync(path.join(base, 'share/Modules/FetchWidget.cmake'), MODULE.replace('Populate widget content', 'Populate gadget content'));
+    const plain = await ingestFolder(workspace, path.join(base, 'help-link'));
+    expect(plain.files.changed).toBe(0); // size and time of the page are the same
+    const checked = await ingestFolder(workspace, path.join(base, 'help-link'), { checksum: true });
+    expect(checked.files.changed).toBe(1);
+    expect((await search(workspace, 'gadget content')).results[0]?.location).toBe('module/FetchWidget.rst:1');
+  });
+});
