@@ -127,11 +127,27 @@ describe('markdown headings', () => {
   });
 
   test('merging stops where the shared path would be more than one level above a merged section', () => {
-    const source = ['# A', '## A1', 'one', '### A1x', 'deep', '## A2', 'two'].join('\n');
+    const source = ['# A', 'intro', '## A1', 'one', '### A1x', 'deep', '## A2', 'two'].join('\n');
     const chunks = md(source, { size: 2000, overlap: 0 });
     // '# A' + '## A1' merge under A; adding '### A1x' would label a depth-3 section with just [A].
     expect(chunks.map((c) => c.headingPath)).toEqual([['A'], ['A', 'A1', 'A1x'], ['A', 'A2']]);
-    expect(chunks.map((c) => c.text)).toEqual(['# A\n## A1\none', '### A1x\ndeep', '## A2\ntwo']);
+    expect(chunks.map((c) => c.text)).toEqual(['# A\nintro\n## A1\none', '### A1x\ndeep', '## A2\ntwo']);
+    // A heading with nothing under it is not a section of its own: '# A' opens A1's group, labelled [A, A1].
+    const bare = md(['# A', '## A1', 'one', '### A1x', 'deep', '## A2', 'two'].join('\n'), { size: 2000, overlap: 0 });
+    expect(bare.map((c) => c.headingPath)).toEqual([['A', 'A1'], ['A', 'A2']]);
+    expect(bare.map((c) => c.text)).toEqual(['# A\n## A1\none\n### A1x\ndeep', '## A2\ntwo']);
+  });
+
+  test('headings with nothing under them open the chunk of the long section under them, never a chunk of their own', () => {
+    const source = ['# Manual', '', '## 8.2. Using DRD', '', '### 8.2.1. Options', '', ...Array.from({ length: 6 }, (_, i) => `Option ${i}. ${words(20)}.\n`), '# Next', '', 'after'].join('\n');
+    const chunks = md(source, { size: 300, overlap: 0 });
+    expect(chunks[0].text.startsWith('# Manual\n\n## 8.2. Using DRD\n\n### 8.2.1. Options\n\nOption 0.')).toBe(true);
+    expect(chunks[0].headingPath).toEqual(['Manual', '8.2. Using DRD', '8.2.1. Options']);
+    for (const c of chunks) expect(c.text.replace(/^#+ .*$/gm, '').trim()).not.toBe('');
+    for (const c of chunks) expectLocated(source, c);
+    // A heading with text of its own under it is a section as before.
+    const owned = md(['# Manual', '', 'About it.', '', '## Long', '', ...Array.from({ length: 6 }, (_, i) => `Part ${i}. ${words(20)}.\n`)].join('\n'), { size: 300, overlap: 0 });
+    expect(owned[0].text).toBe('# Manual\n\nAbout it.');
   });
 
   test('a section split into several chunks keeps its heading path on every piece', () => {

@@ -509,6 +509,11 @@ class UnitChunker {
   private groupEnd = -1;
   private groupPath: string[] = [];
   private groupMaxDepth = 0;
+  /** The group's first line, and whether it is only headings, each under the one before (`# A`, `## B`). */
+  private groupFirstLine = -1;
+  private groupHeadings = false;
+  /** The heading path of the group's last section. */
+  private groupLastPath: string[] = [];
 
   constructor(
     private readonly text: string,
@@ -586,29 +591,53 @@ class UnitChunker {
     const start = starts[first];
     const end = lineEnd(text, starts, last);
     const path = this.path;
-
-    if (end - start <= this.size) {
-      if (this.groupStart >= 0) {
+    const bodyless = first >= this.headingStart && last <= this.headingEnd;
+    const fits = end - start <= this.size;
+    let from = first;
+    if (this.groupStart >= 0) {
+      const fitsGroup = fits && end - this.groupStart <= this.size;
+      if (this.groupHeadings && path.length > this.groupLastPath.length && commonPrefix(this.groupLastPath, path).length === this.groupLastPath.length) {
+        // Headings with nothing under them but this section ("8.2. Using DRD" over
+        // "8.2.1. Options"): they open its chunk, labelled with its path, rather
+        // than make a chunk of their own.
+        if (fitsGroup) {
+          this.groupEnd = end;
+          this.groupPath = path;
+          this.groupMaxDepth = path.length;
+          this.groupHeadings = bodyless;
+          this.groupLastPath = path;
+          return;
+        }
+        from = this.groupFirstLine;
+        this.groupStart = -1;
+      } else {
         const common = commonPrefix(this.groupPath, path);
         const maxDepth = Math.max(this.groupMaxDepth, path.length);
         // Merge while it fits and every merged section is the shared path itself or a direct child of it.
-        if (end - this.groupStart <= this.size && common.length >= maxDepth - 1) {
+        if (fitsGroup && common.length >= maxDepth - 1) {
           this.groupEnd = end;
           this.groupPath = common;
           this.groupMaxDepth = maxDepth;
+          this.groupHeadings = false;
+          this.groupLastPath = path;
           return;
         }
         this.flushGroup();
       }
+    }
+
+    if (from === first && fits) {
       this.groupStart = start;
       this.groupEnd = end;
       this.groupPath = path;
       this.groupMaxDepth = path.length;
+      this.groupFirstLine = first;
+      this.groupHeadings = bodyless;
+      this.groupLastPath = path;
       return;
     }
 
-    this.flushGroup();
-    this.splitSection(first, last);
+    this.splitSection(from, last);
     this.packer.finish();
   }
 
