@@ -200,9 +200,10 @@ describe('ingest of the saved pages', () => {
       expect(node.length).toBeGreaterThan(0);
       expect(cmake.length).toBeGreaterThan(0);
       for (const chunk of node) for (const furniture of FURNITURE) expect(chunk.text).not.toContain(furniture);
-      // The first chunk of the page is its content: the page title (line 7, <title>) then the first section.
-      expect(node[0]!.startLine).toBe(nodePage.split('\n').findIndex((line) => line.includes('<title>')) + 1);
-      expect(node[0]!.text).toMatch(/^Usage and example \| Node\.js v20\.20\.2 Documentation\n\nUsage and example(\n|$)/);
+      // The first chunk of the page is its content, from its first heading; the <title> is the document's title, not text.
+      expect(node[0]!.startLine).toBe(nodePage.split('\n').findIndex((line) => line.includes('<h2>Usage and example')) + 1);
+      expect(node[0]!.text).toMatch(/^Usage and example(\n|$)/);
+      expect(node.map((c) => c.text).join('\n')).not.toContain('Node.js v20.20.2 Documentation');
       expect(node.map((c) => c.text).join('\n')).toContain('Please see the Command-line options document');
       for (const chunk of cmake) expect(chunk.text).not.toMatch(/\.\. (versionadded|note|code-block|include)::|:prop_tgt:`/);
       expect(cmake.map((c) => c.text).join('\n')).toContain('New in version 3.13.');

@@ -147,15 +147,13 @@ describe('HTML', () => {
     '</html>', // 25
   ].join('\n');
 
-  test('visible text keeps the title and drops head, scripts, styles and comments', async () => {
+  test('visible text drops the head (its title is the document\'s title), scripts, styles and comments', async () => {
     const doc = await loadDocument('page.html', utf8(html));
     const text = doc.units[0].text;
     expect(doc.kind).toBe('html');
     expect(doc.title).toBe('Guide & Reference');
     expect(text).toBe(
       [
-        'Guide & Reference',
-        '',
         'Getting started',
         '',
         'Install the tool first.',
@@ -188,8 +186,8 @@ describe('HTML', () => {
     expect(unit.sourceLines![outputLines.indexOf('Install the tool first.')]).toBe(12);
     expect(unit.sourceLines![outputLines.indexOf('    --global')]).toBe(20);
     expect(unit.headings).toEqual([
-      { line: 2, level: 1, text: 'Getting started' },
-      { line: 10, level: 2, text: 'Usage' },
+      { line: 0, level: 1, text: 'Getting started' },
+      { line: 8, level: 2, text: 'Usage' },
     ]);
   });
 

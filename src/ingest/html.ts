@@ -3,7 +3,7 @@
 // .html file rather than lines of some derived text.
 //
 // Rules: script, style, noscript and template content, comments and the <head>
-// (except <title>) are dropped; whitespace collapses as a browser would; <pre>
+// are dropped (<title> is the document's title, not its text); whitespace collapses as a browser would; <pre>
 // keeps its text verbatim line by line; block elements (p, div, h1-h6, lists,
 // tables, ...) start a new paragraph (a blank line, so the chunker sees
 // paragraph boundaries) and li, tr, dt, dd and br start a new line; table cells
@@ -212,6 +212,12 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
       },
       ontext(data) {
         if (droppedDepth > 0 || furnitureDepth > 0 || (inHead && titleDepth === 0)) return;
+        if (titleDepth > 0) {
+          // The page's title, not its text: a browser shows it in the tab, and it is
+          // indexed as the document's title ("2. NEWS" was a chunk of its own).
+          for (const word of data.split(/[\t\n\f\r ]+/)) if (word) titleWords?.push(word);
+          return;
+        }
         const base = parser.startIndex;
         if (preDepth > 0) {
           if (data.trim() !== '') preCodeClosed = false;
