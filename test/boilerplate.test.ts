@@ -172,6 +172,19 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('reads hyperlink references and inline targets as their text, and leaves literals alone', () => {
+    const source = [
+      'See the `Output file location`_ section and `CMake <https://cmake.org>`__.',
+      'An _`inline target` here; ``literal`_`` and ``code``_ stay.',
+      '`a`_, `b`_',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      'See the Output file location section and CMake.',
+      'An inline target here; ``literal`_`` and ``code``_ stay.',
+      'a, b',
+    ]);
+  });
+
   it('reads a directive that follows a list bullet', () => {
     const source = ['  * .. versionadded:: 3.6', '      The target is being cross-compiled.', '  - .. note::'].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual(['  * New in version 3.6.', '      The target is being cross-compiled.', '  - Note:']);

@@ -8,7 +8,8 @@
 // a `toctree`'s entries read as the pages' names (`/module/FetchContent` reads
 // "FetchContent", `Title <page>` reads "Title"). Interpreted text roles keep their
 // text (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>``
-// reads "title"). Line for line: the result has exactly the lines of the source,
+// reads "title"), and so do hyperlink references (`` `Output file location`_ `` reads
+// "Output file location"). Line for line: the result has exactly the lines of the source,
 // so chunks still cite the file's own lines. Pure; linear in the text.
 
 /** Directives whose whole line is layout or loading, not content. */
@@ -43,6 +44,13 @@ const COMMENT = /^(\s*)\.\.(?:[ \t]+(?!\[)\S.*|[ \t]*)$/;
 const FOOTNOTE = /^(\s*)\.\.[ \t]+(\[[^\]\s]+\][ \t])/;
 /** `:role:`text``, `:domain:role:`text`` (the role name has no spaces; the text no backquote). */
 const ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`\n]+)`(?!`)/g;
+
+/**
+ * A hyperlink reference, `text`_ or `text <url>`_ (anonymous: __), and an inline
+ * target _`text`: shown as their text. Not a ``literal`` (two backquotes).
+ */
+const REFERENCE = /(^|[^`\w])`([^`\n]+)`(?:__?)(?![\w`])/g;
+const INLINE_TARGET = /(^|[^`\w])_`([^`\n]+)`(?![\w`])/g;
 
 /** A role whose text goes on to the next line: `:ref:`title <target` at the end of a line. */
 const OPEN_ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]*)$/;
@@ -135,6 +143,8 @@ export function rstToPlain(text: string): string {
     else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
     else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
     if (line.includes(':`')) line = line.replace(ROLE, (_match, before: string, inner: string) => before + roleText(inner));
+    if (line.includes('`_')) line = line.replace(REFERENCE, (_match, before: string, inner: string) => before + roleText(inner));
+    if (line.includes('_`')) line = line.replace(INLINE_TARGET, '$1$2');
     if (line.includes(':`') && i + 1 < lines.length) {
       const nextRaw = lines[i + 1]!;
       const nextCr = nextRaw.endsWith('\r') ? '\r' : '';
