@@ -308,3 +308,70 @@ describe('incremental ingest', () => {
     expect(counts()).toEqual(before);
   });
 });
+
+describe('a folder read by an earlier version of the reader', () => {
+  /** The index as an earlier version left it: no reader version recorded, and a chunk as that version read it. */
+  function makeEarlier(): void {
+    const db = new Database(dbFile());
+    try {
+      db.prepare("DELETE FROM meta WHERE key = 'ingest.reader'").run();
+      db.prepare("UPDATE chunks SET text = 'read the old way' WHERE id = (SELECT min(id) FROM chunks)").run();
+    } finally {
+      db.close();
+    }
+  }
+  const readerVersions = (): Record<string, number> => {
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'ingest.reader'").get() as { value: string } | undefined;
+      return row ? (JSON.parse(row.value) as Record<string, number>) : {};
+    } finally {
+      db.close();
+    }
+  };
+  const oldText = (): number => {
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM chunks WHERE text = 'read the old way'").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  test('is read again in full by the next ingest, keeping the vectors of unchanged chunks, and then recorded', async () => {
+    const first = await ingest();
+    const files = first.files.added;
+    expect(Object.values(readerVersions())).toHaveLength(1);
+    makeEarlier();
+
+    const again = (await ingest()) as Summary & { reread?: boolean };
+    expect(again.reread).toBe(true);
+    expect(again.files).toMatchObject({ added: 0, changed: files, unchanged: 0, removed: 0 });
+    expect(again.chunks).toMatchObject({ embedded: 0, reused: first.chunks.written }); // the same texts keep their vectors
+    expect(oldText()).toBe(0);
+    expect(Object.values(readerVersions())).toHaveLength(1);
+
+    const third = (await ingest()) as Summary & { reread?: boolean };
+    expect(third.reread).toBeUndefined();
+    expect(third.files).toMatchObject({ changed: 0, unchanged: files });
+  });
+
+  test('one file ingested on its own is read again, and the folder stays to be read in full', async () => {
+    await ingest();
+    makeEarlier();
+    const one = await ragline(['ingest', path.join(docs, 'faq.md'), '--json'], { env: isolatedEnv(home) });
+    expect(one.code).toBe(0);
+    expect(readerVersions()).toEqual({});
+    const whole = (await ingest()) as Summary & { reread?: boolean };
+    expect(whole.reread).toBe(true);
+    expect(oldText()).toBe(0);
+  });
+
+  test('the CLI says why every file was read again', async () => {
+    await ingest();
+    makeEarlier();
+    const result = await ragline(['ingest', docs], { env: isolatedEnv(home) });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Every file was read again: the folder had been indexed by an earlier version of ragline');
+  });
+});

@@ -9,11 +9,12 @@
 // -> embed.ts (groups of chunks, vectors) -> commit.ts (the transactions).
 
 import { DocumentWriter } from '../store/documents.js';
-import { assertNoIngestRunning } from '../store/meta.js';
+import { assertNoIngestRunning, setReaderVersion } from '../store/meta.js';
 import { commitGroup, commitRemovals, recordLastIngest, touchUnchanged } from './commit.js';
 import { addPending, FLUSH_CHUNKS, newBatches, nextGroup, type Batches } from './embed.js';
 import { planIngest, type IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile, type FileTools } from './prepare.js';
+import { READER_VERSION } from './reader.js';
 import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
 
 export type { IngestOptions, IngestProgress, IngestSummary } from './run.js';
@@ -42,6 +43,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       await flush(run, writer, batches);
       await flush(run, writer, batches);
       await commitRemovals(run, writer, plan);
+      if (plan.complete && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     }
     reportProgress(run);
     for (const paths of Object.values(summary.skippedPaths)) paths.sort();

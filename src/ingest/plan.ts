@@ -5,7 +5,7 @@
 
 import type { Db } from '../store/db.js';
 import { clearIndex, listDocuments, listSkippedFiles, type SkippedFile, type StoredDocuments } from '../store/documents.js';
-import { earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, setFingerprint } from '../store/meta.js';
+import { earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, readerVersionOf, setFingerprint } from '../store/meta.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
 import { INDEX_TEXT_VERSION } from '../text/symbols.js';
@@ -13,6 +13,7 @@ import { UserError } from '../util/errors.js';
 import type { ChunkerSettings } from './chunk.js';
 import { keywordsOutdated, rewriteKeywordIndex } from './keywords.js';
 import { loadFileTools } from './prepare.js';
+import { READER_VERSION } from './reader.js';
 import { countSkipped, dataVersion, type IngestRun } from './run.js';
 import { walk, type FoundFile, type SkipReason } from './walk.js';
 
@@ -31,8 +32,12 @@ export interface IngestPlan {
   skippedFound: Set<string>;
   /** Files skipped for what they hold in this run, remembered at the end. */
   skippedNow: Map<string, SkippedFile>;
-  /** Files to read: new or changed (size or mtime), every file with `checksum`, and those skipped before that changed. */
+  /** Files to read: new or changed (size or mtime), every file with `checksum` or `reread`, and those skipped before that changed. */
   work: FoundFile[];
+  /** The folder was last read in full by an earlier reader (reader.ts): every file is read and chunked again. */
+  reread: boolean;
+  /** Every file of the folder is read by this run (no `only`, or nothing stored): it records the reader version. */
+  complete: boolean;
 }
 
 export async function planIngest(run: IngestRun): Promise<IngestPlan> {
@@ -44,6 +49,9 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   const stored = listDocuments(db, root);
   if (versionBefore !== undefined) run.lock.listedBefore(stored, versionBefore);
   const seen = new Uint8Array(stored.count);
+  const reread = stored.count > 0 && (readerVersionOf(db, root) ?? 1) < READER_VERSION;
+  if (reread) summary.reread = true;
+  const readAll = options.checksum || reread;
   const skippedBefore = listSkippedFiles(db, root);
   const skippedFound = new Set<string>();
   const found = walk(root, {
@@ -58,18 +66,18 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
         const before = skippedBefore.get(relative);
         if (!before) return true;
         skippedFound.add(relative);
-        if (options.checksum || before.size !== size || before.mtimeMs !== mtimeMs) return true;
+        if (readAll || before.size !== size || before.mtimeMs !== mtimeMs) return true;
         countSkipped(summary, before.reason as SkipReason, [relative]);
         return false;
       }
       seen[at] = 1;
-      if (options.checksum || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
+      if (readAll || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
       summary.files.unchanged++;
       return false;
     },
   });
   for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
-  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files };
+  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, complete: !options.only || stored.count === 0 };
 }
 
 /**

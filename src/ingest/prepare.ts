@@ -51,7 +51,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
   // A new file is hashed once it is known to be written: one that is skipped
   // (empty, binary) needs no hash.
   let contentHash: string | undefined;
-  if (previousId !== undefined) {
+  if (previousId !== undefined && !plan.reread) {
     contentHash = hashOf();
     if (writer.contentHash(previousId) === contentHash) return { kind: 'unchanged', documentId: previousId };
   }

@@ -66,6 +66,8 @@ export interface IngestSummary {
   seconds: number;
   embedder: string;
   interrupted: boolean;
+  /** Every file was read again: the folder had been read by an earlier version of the reader (src/ingest/reader.ts). */
+  reread?: boolean;
   /**
    * A rebuild (`reindex`) drops every folder's documents: the other folders the index
    * held, each rebuilt after this one from the files it held (`rebuilt`), gone from

@@ -115,6 +115,24 @@ export function assertKeywordTextCurrent(db: Db, oldest: number): void {
   });
 }
 
+/**
+ * The reader version (src/ingest/reader.ts) each folder was last read with in full;
+ * a folder ingested before it was recorded has none (version 1).
+ */
+export function readerVersionOf(db: Db, root: string): number | undefined {
+  const raw = getMeta(db, 'ingest.reader');
+  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
+  return versions[root];
+}
+
+export function setReaderVersion(db: Db, root: string, version: number): void {
+  const raw = getMeta(db, 'ingest.reader');
+  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
+  if (versions[root] === version) return;
+  versions[root] = version;
+  setMeta(db, 'ingest.reader', JSON.stringify(versions));
+}
+
 export interface IngestLock {
   pid: number;
   startedAt: string;

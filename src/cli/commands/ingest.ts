@@ -127,6 +127,7 @@ Examples:
         if (flags.json) output.json({ db: config.db, ...summary });
         else {
           output.out(summaryLine(summary, output.color));
+          if (summary.reread) output.out(output.color.dim('Every file was read again: the folder had been indexed by an earlier version of ragline, which read documents differently.'));
           if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
           for (const line of otherFolderLines(summary)) output.out(line);
         }
