@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyQuestion } from '../src/rewrite/gate.js';
 import { ingForm, OfflineRewriter } from '../src/rewrite/offline.js';
 import { findReferences, referenceSignal } from '../src/rewrite/reference.js';
-import { enumerationItems, questionFocus } from '../src/rewrite/referent.js';
+import { enumerationItems, inlineItems, questionFocus } from '../src/rewrite/referent.js';
 import type { ConversationTurn } from '../src/rewrite/types.js';
 
 describe('referring expressions: one module for the gate and the rewriter', () => {
@@ -151,6 +151,25 @@ describe('referents from salience', () => {
       'and Helgrind?',
     );
     expect(rewrite('when should I use the first one?', ['What is the difference between npm ci and npm install?'])).toBe('when should I use npm ci?');
+  });
+
+  it('"the third one" resolves against names listed in a sentence of the last answer, after the question\'s own "X and Y"', () => {
+    const types = '- `CMAKE_BUILD_TYPE`: Typical values include ``Debug``, ``Release``, ``RelWithDebInfo`` and ``MinSizeRel``, but custom build types can also be defined. [1]';
+    expect(rewrite('what does the third one add to the compiler flags?', ['Which build types does CMake know?', undefined, types])).toBe(
+      'what does RelWithDebInfo add to the compiler flags?',
+    );
+    expect(rewrite('and the last one?', ['Which build types does CMake know?', undefined, types])).toBe('and MinSizeRel?');
+    const methods = '- The [`child_process.spawn()`][], [`child_process.fork()`][], [`child_process.exec()`][], and [`child_process.execFile()`][] methods all follow the idiomatic asynchronous programming pattern. [1]';
+    expect(rewrite('how do I send messages to the second one?', ['Which asynchronous methods create a child process?', undefined, methods])).toBe(
+      'how do I send messages to child_process.fork()?',
+    );
+    // The user's own order comes before a list the answer happens to hold.
+    const differences = '- The main differences between using `npm install` and `npm ci` are: the project must have a `package-lock.json`. [4]';
+    expect(rewrite('when should I use the first one?', ['What is the difference between npm ci and npm install?', undefined, differences])).toBe(
+      'when should I use npm ci?',
+    );
+    expect(inlineItems(types).map((item) => item.phrase)).toEqual(['Debug', 'Release', 'RelWithDebInfo', 'MinSizeRel']);
+    expect(inlineItems('Set `CMAKE_BUILD_TYPE` before `project()`, then run `cmake --build .`.')).toEqual([]); // spans, but no list
   });
 
   it('extractive answers (quoted sentences) are not an enumeration', () => {

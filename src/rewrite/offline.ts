@@ -12,7 +12,7 @@ import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
-import { enumerationItems, fits, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
+import { enumerationItems, fits, inlineItems, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
@@ -256,10 +256,13 @@ function resolveReference(
   for (const reference of references) {
     let chosen: Candidate | undefined;
     if (reference.kind === 'ordinal') {
-      // The latest answer that enumerated ("and the fourth one?" after "how do I run the second one?"), else the last question's "X and Y".
+      // The latest answer that enumerated ("and the fourth one?" after "how do I run the second one?"), else the last
+      // question's "X and Y" (the user's own order), else names listed in a sentence of the latest answer that has them.
+      const recent = history.slice(Math.max(0, history.length - 3)).reverse();
       let items: Candidate[] = [];
-      for (let i = history.length - 1; i >= Math.max(0, history.length - 3) && items.length === 0; i--) items = enumerationItems(history[i]!.answer);
+      for (const turn of recent) if (items.length === 0) items = enumerationItems(turn.answer);
       if (items.length === 0) items = questionFocus(last.standaloneQuery).list ?? [];
+      for (const turn of recent) if (items.length === 0) items = inlineItems(turn.answer);
       const index = reference.ordinal === -1 ? items.length - 1 : (reference.ordinal ?? 0) - 1;
       chosen = items[index];
       if (!chosen) return undefined;

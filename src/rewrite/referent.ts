@@ -299,6 +299,30 @@ export function questionNames(question: string): Candidate[] {
   return names;
 }
 
+
+/** Between two code spans of one inline list: a comma, "and" or "or", around a Markdown link's brackets ("[`a()`][], [`b()`][]"). */
+const SPAN_SEPARATOR = /^\]?(?:\[[^\]\n]*\]|\([^)\s]*\))?\s*(?:,\s*(?:(?:and|or)\s+)?|\s(?:and|or)\s+)\[?$/;
+
+/**
+ * The items of a list of code spans in a sentence of an answer ("``Debug``,
+ * ``Release``, ``RelWithDebInfo`` and ``MinSizeRel``"): the longest run (the first
+ * of equals) of two or more; empty when there is none.
+ */
+export function inlineItems(answer: string): Candidate[] {
+  const spans = [...answer.matchAll(/(`{1,2})([^`\n]+?)\1/g)];
+  let run: string[] = [];
+  let best: string[] = [];
+  spans.forEach((span, i) => {
+    const previous = spans[i - 1];
+    const between = previous ? answer.slice(previous.index! + previous[0].length, span.index) : undefined;
+    const item = span[2]!.trim();
+    run = between !== undefined && SPAN_SEPARATOR.test(between) && !run.includes(item) ? [...run, item] : [item];
+    if (run.length > best.length) best = run;
+  });
+  if (best.length < 2) return [];
+  return best.map((phrase) => ({ phrase, number: 'singular' as const, name: true, role: 'item' as const }));
+}
+
 /**
  * The items of an enumeration in an answer ("1. Memcheck, a memory error detector.
  * 2. Cachegrind, ..."; "- **Helgrind**: ..."), each as its leading name; empty when
