@@ -115,7 +115,7 @@ describe('pruneTurns at the cutoff', () => {
     try {
       seed(db);
       const before = counts(db);
-      expect(pruneTurns(db, cutoff, true)).toEqual({ cutoff: cutoff.toISOString(), turns: 2, retrievalRows: 4, sessions: 1, dryRun: true });
+      expect(pruneTurns(db, cutoff, { dryRun: true })).toEqual({ cutoff: cutoff.toISOString(), turns: 2, retrievalRows: 4, sessions: 1, dryRun: true });
       expect(counts(db)).toEqual(before);
     } finally {
       db.close();
@@ -141,12 +141,75 @@ describe('pruneTurns at the cutoff', () => {
     try {
       const fork = sessionAt(db, justAfter, 'fork-of-old');
       turnAt(db, fork, justBefore, 'copied from the old session, with its time');
-      const report = pruneTurns(db, cutoff, true);
+      const report = pruneTurns(db, cutoff, { dryRun: true });
       expect(report.sessions).toBe(1);
       expect(pruneTurns(db, cutoff).sessions).toBe(1);
       expect(db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(fork)).toBeUndefined();
     } finally {
       db.close();
+    }
+  });
+
+  it('keepSessionId keeps that session whole, however old; the other old turns still go', () => {
+    const db = openDatabase(dbFile());
+    try {
+      const { old, mixed, ids } = seed(db);
+      const dry = pruneTurns(db, cutoff, { dryRun: true, keepSessionId: old });
+      expect(dry).toMatchObject({ turns: 1, retrievalRows: 2, sessions: 0 });
+      expect(pruneTurns(db, cutoff, { keepSessionId: old })).toEqual({ ...dry, dryRun: false });
+      expect(db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()).toEqual([mixed, old].sort());
+      expect(db.prepare('SELECT id FROM turns ORDER BY id').pluck().all()).toEqual([ids.oldOnly, ids.exactly, ids.after]);
+      expect(db.prepare('SELECT count(*) FROM turn_chunks WHERE turn_id = ?').pluck().get(ids.oldOnly)).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('history.retention when chat starts', () => {
+  it('never removes the session the chat continues (--session or -c), only the other old ones', async () => {
+    const now = Date.now();
+    const db = openDatabase(dbFile());
+    let continued: string;
+    let other: string;
+    try {
+      continued = sessionAt(db, new Date(now - 60 * DAY), 'old-but-wanted');
+      turnAt(db, continued, new Date(now - 60 * DAY), 'How do I create an API key?');
+      other = sessionAt(db, new Date(now - 60 * DAY), 'old-and-forgotten');
+      turnAt(db, other, new Date(now - 60 * DAY), 'What is a webhook?');
+    } finally {
+      db.close();
+    }
+    const env = isolatedEnv(home, { RAGLINE_HISTORY_RETENTION: '30d' });
+    const result = await ragline(['--db', dbFile(), 'chat', '--session', 'old-but-wanted'], { env, input: 'does it expire?\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('history.retention 30d: removed 1 turn (2 retrieval rows) and 1 emptied session');
+    const after = openDatabase(dbFile());
+    try {
+      expect(after.prepare('SELECT id FROM sessions').pluck().all()).toEqual([continued]);
+      expect(after.prepare('SELECT question FROM turns WHERE session_id = ? ORDER BY ordinal').pluck().all(continued)).toEqual([
+        'How do I create an API key?',
+        'does it expire?',
+      ]);
+    } finally {
+      after.close();
+    }
+
+    // -c continues the most recent session: kept too, though every turn of it is old.
+    const aged = openDatabase(dbFile());
+    try {
+      aged.prepare('UPDATE turns SET created_at = ?').run(new Date(now - 60 * DAY).toISOString());
+      aged.prepare('UPDATE sessions SET created_at = ?, updated_at = ?').run(new Date(now - 60 * DAY).toISOString(), new Date(now - 60 * DAY).toISOString());
+    } finally {
+      aged.close();
+    }
+    const resumed = await ragline(['--db', dbFile(), 'chat', '-c'], { env, input: 'how long is the default lifetime?\n' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const last = openDatabase(dbFile());
+    try {
+      expect(last.prepare('SELECT count(*) FROM turns WHERE session_id = ?').pluck().get(continued)).toBe(3);
+    } finally {
+      last.close();
     }
   });
 });

@@ -2,17 +2,21 @@
 // documents), on demand (`prune`) or when a chat starts (`history.retention`).
 
 import { parseDuration } from '../config/index.js';
-import { pruneTurns, type PruneReport } from '../store/retention.js';
+import { pruneTurns, type PruneOptions, type PruneReport } from '../store/retention.js';
 import type { Workspace } from './workspace.js';
 
-/** Removes (or with `dryRun`, counts) the turns older than `olderThanMs`. */
-export function prune(workspace: Workspace, olderThanMs: number, options: { dryRun?: boolean } = {}): PruneReport {
-  return pruneTurns(workspace.db, new Date(Date.now() - olderThanMs), Boolean(options.dryRun));
+/** Removes (or with `dryRun`, counts) the turns older than `olderThanMs`, except those of `keepSessionId`. */
+export function prune(workspace: Workspace, olderThanMs: number, options: PruneOptions = {}): PruneReport {
+  return pruneTurns(workspace.db, new Date(Date.now() - olderThanMs), options);
 }
 
-/** Applies the `history.retention` setting, if set: the report, or undefined when it is unset. */
-export function applyRetention(workspace: Workspace): { retention: string; report: PruneReport } | undefined {
+/**
+ * Applies the `history.retention` setting, if set: the report, or undefined when it
+ * is unset. `keepSessionId` is the session the chat continues: it is kept
+ * whole, however old, so a chat never loses the conversation it was asked to continue.
+ */
+export function applyRetention(workspace: Workspace, options: { keepSessionId?: string } = {}): { retention: string; report: PruneReport } | undefined {
   const retention = workspace.config.history.retention;
   if (!retention) return undefined;
-  return { retention, report: prune(workspace, parseDuration(retention, 'history.retention')) };
+  return { retention, report: prune(workspace, parseDuration(retention, 'history.retention'), { keepSessionId: options.keepSessionId }) };
 }

@@ -92,9 +92,6 @@ ${HELP}`,
       const io = ioOf(command);
       const workspace = openWorkspaceFor(settings);
       try {
-        const retention = applyRetention(workspace);
-        // Said only when something was removed.
-        if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         warnWhenNothingIngested(workspace, output);
         const interactive = Boolean(io.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
@@ -107,6 +104,10 @@ ${HELP}`,
           setExitCode(command, 130);
           return;
         }
+        // Once the session is chosen, so that the one being continued is kept whole, however old.
+        const retention = applyRetention(workspace, { keepSessionId: chat.planned ? undefined : chat.session.id });
+        // Said only when something was removed.
+        if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         const state: ReplState = { chat, lastChunks: [], io };
         if (interactive) await repl(settings, workspace, state, output);
         else {
