@@ -63,4 +63,21 @@ describe('parseDuration', () => {
     expect(resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: '6mo' }, flags: {} }).config.history.retention).toBe('6mo');
     expect(refusal(() => resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: '99999999999w' }, flags: {} })).message).toContain('RAGLINE_HISTORY_RETENTION');
   });
+
+  it('history.retention: off keeps everything (and overrides an age set elsewhere); a zero age is refused, saying what to write', () => {
+    const env = { HOME: '/nonexistent' };
+    for (const raw of ['off', ' OFF ']) expect(resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: raw }, flags: {} }).config.history.retention).toBe('off');
+    for (const raw of ['0d', '0s', '0.0h']) {
+      const error = refusal(() => resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: raw }, flags: {} }));
+      expect(error.message).toBe(`RAGLINE_HISTORY_RETENTION "${raw}" would remove all chat history each time a chat starts.`);
+      expect(error.hint).toBe('Write off to keep every turn, or an age such as 30d to remove the turns older than that.');
+      expect(error.exitCode).toBe(2);
+    }
+    for (const raw of ['never', 'none', 'a while']) {
+      const error = refusal(() => resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: raw }, flags: {} }));
+      expect(error.message).toBe(`RAGLINE_HISTORY_RETENTION must be off or an age such as 12h, 30d or 6mo, got "${raw}".`);
+    }
+    // prune --older-than is a one-off the user asks for (with --dry-run to look first): 0s still reads.
+    expect(parseDuration('0s', '--older-than')).toBe(0);
+  });
 });

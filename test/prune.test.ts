@@ -214,6 +214,28 @@ describe('history.retention when chat starts', () => {
   });
 });
 
+describe('history.retention off', () => {
+  it('off prunes nothing when chat starts, where an age set in the config file would', async () => {
+    const db = openDatabase(dbFile());
+    try {
+      turnAt(db, sessionAt(db, new Date(Date.now() - 60 * DAY), 'old'), new Date(Date.now() - 60 * DAY), 'What is a webhook?');
+    } finally {
+      db.close();
+    }
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ history: { retention: '30d' } }));
+    const env = isolatedEnv(home, { RAGLINE_CONFIG: path.join(home, 'config.json'), RAGLINE_HISTORY_RETENTION: 'off' });
+    const result = await ragline(['--db', dbFile(), 'chat'], { env, input: 'How do I create an API key?\n' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('history.retention');
+    const after = openDatabase(dbFile());
+    try {
+      expect(after.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(2);
+    } finally {
+      after.close();
+    }
+  });
+});
+
 describe('ragline prune', () => {
   it('--older-than 30d removes a turn a minute older than the age and keeps one a minute younger; --dry-run first removes nothing', async () => {
     const now = Date.now();

@@ -12,11 +12,11 @@ export function prune(workspace: Workspace, olderThanMs: number, options: PruneO
 
 /**
  * Applies the `history.retention` setting, if set: the report, or undefined when it
- * is unset. `keepSessionId` is the session the chat continues: it is kept
+ * is unset or `off`. `keepSessionId` is the session the chat continues: it is kept
  * whole, however old, so a chat never loses the conversation it was asked to continue.
  */
 export function applyRetention(workspace: Workspace, options: { keepSessionId?: string } = {}): { retention: string; report: PruneReport } | undefined {
   const retention = workspace.config.history.retention;
-  if (!retention) return undefined;
+  if (!retention || retention === 'off') return undefined;
   return { retention, report: prune(workspace, parseDuration(retention, 'history.retention'), { keepSessionId: options.keepSessionId }) };
 }

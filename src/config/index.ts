@@ -48,7 +48,7 @@ export interface Config {
     rewriteTurns: number;
     /** Exchanges the answer prompt sees. */
     answerTurns: number;
-    /** Turns older than this are pruned when chat starts, e.g. `30d`; unset keeps everything. */
+    /** Turns older than this are pruned when chat starts, e.g. `30d`; `off` or unset keeps everything. */
     retention?: string;
   };
   assistant: { scope?: string };
@@ -149,9 +149,24 @@ const url: Parser = (raw, where) => {
   }
   return raw.replace(/\/+$/, '');
 };
-const duration: Parser = (raw, where) => {
-  parseDuration(raw, where);
-  return raw.trim();
+/**
+ * `history.retention`: `off` (keep every turn, as when unset, so an environment
+ * variable can turn off what a config file sets) or an age above zero. Zero is
+ * refused: it would remove all history (but the session continued) at each chat start.
+ */
+const retention: Parser = (raw, where) => {
+  const value = raw.trim();
+  if (value.toLowerCase() === 'off') return 'off';
+  if (!/^\d/.test(value)) {
+    throw new UserError(`${where} must be off or an age such as 12h, 30d or 6mo, got "${raw}".`, { hint: `Units: ${DURATION_HELP}.`, exitCode: 2 });
+  }
+  if (parseDuration(raw, where) === 0) {
+    throw new UserError(`${where} "${value}" would remove all chat history each time a chat starts.`, {
+      hint: 'Write off to keep every turn, or an age such as 30d to remove the turns older than that.',
+      exitCode: 2,
+    });
+  }
+  return value;
 };
 
 const DAY_MS = 86_400_000;
@@ -233,7 +248,7 @@ const SETTINGS: Setting[] = [
   { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: wholeNumber(1, 10_000_000) },
   { key: 'history.rewriteTurns', env: ['RAGLINE_REWRITE_TURNS'], parse: wholeNumber(1, 1000) },
   { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: wholeNumber(0, 1000) },
-  { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: duration },
+  { key: 'history.retention', env: ['RAGLINE_HISTORY_RETENTION'], parse: retention },
   { key: 'assistant.scope', env: ['RAGLINE_SCOPE'], parse: text },
   { key: 'topics.extractor', env: ['RAGLINE_TOPICS'], parse: oneOf('auto', 'local') },
   { key: 'search.vector', env: ['RAGLINE_VECTOR_SEARCH'], parse: oneOf('auto', 'vec0', 'memory') },
