@@ -157,6 +157,29 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     expect(await again.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('a question that starts with a path is asked; "//" escapes a leading slash; /hepl is an unknown command', async () => {
+    const pty = start(['chat', '--new', 'pty-slash']);
+    await pty.expect(PROMPT);
+    expect(await say(pty, '/etc/hosts format?')).toMatch(/↳ [\s\S]*Extractive answer/);
+    expect(await say(pty, '//k is a key?')).toMatch(/↳ [\s\S]*Extractive answer/);
+    const unknown = await say(pty, '/hepl');
+    expect(unknown).toContain('Unknown command /hepl. Type /help for the list.');
+    expect(unknown).not.toContain('↳');
+    pty.type(KEY.ctrlD);
+    await pty.expect('session pty-slash saved.');
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      const questions = db
+        .prepare(`SELECT t.question FROM turns t JOIN sessions s ON s.id = t.session_id WHERE s.name = 'pty-slash' ORDER BY t.ordinal`)
+        .pluck()
+        .all();
+      expect(questions).toEqual(['/etc/hosts format?', '/k is a key?']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('a session picker cancelled with Ctrl-C or Escape is quiet: exit 130 at start-up, back to the REPL inside it', async () => {
     // At start-up (`--session` without a value): Ctrl-C leaves with 130 and no error.
     const atStart = start(['chat', '--session']);

@@ -190,6 +190,32 @@ describe('ask and piped chat for scripts and transcripts', () => {
     expect(retrieval.chunks[0].location).toMatch(/^keys\.md:\d+-\d+$/);
   });
 
+  it('a question that starts with a path is asked, "//" escapes a leading slash, and an unknown /word is still an unknown command', async () => {
+    const before = new Set(sessionRows().map((row) => row.id));
+    const input = ['/usr/lib/node_modules is where npm puts globals?', '/etc/hosts format?', '//help is a command?', '/hepl', '/k 3', 'keys.md rotate?', ''].join('\n');
+    const result = await ragline(['chat'], { env, input });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('› /usr/lib/node_modules is where npm puts globals?\n↳ ');
+    expect(result.stdout).toContain('› /etc/hosts format?\n↳ ');
+    expect(result.stdout).toContain('› /help is a command?\n↳ ');
+    expect(result.stderr).toMatch(/^Unknown command \/hepl\. Type \/help for the list\.\nsession s-\w+\n$/);
+    expect(result.stdout).toContain('retrieving 3 chunks per question');
+    const [session] = sessionRows().filter((row) => !before.has(row.id));
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      expect(db.prepare('SELECT question FROM turns WHERE session_id = ? ORDER BY ordinal').pluck().all(session!.id)).toEqual([
+        '/usr/lib/node_modules is where npm puts globals?',
+        '/etc/hosts format?',
+        '/help is a command?',
+        'keys.md rotate?',
+      ]);
+    } finally {
+      db.close();
+    }
+    const help = await ragline(['chat'], { env, input: '/help\n' });
+    expect(help.stdout).toContain('type "//" (//help is asked as "/help")');
+  });
+
   it('/show prints a run of blank lines once and takes only a plain chunk number', async () => {
     const folder = tempDir('ragline-show-docs-');
     fs.writeFileSync(path.join(folder, 'gaps.md'), `# Gaps\n\nThe quartz widget turns slowly.${'\n'.repeat(12)}The quartz widget stops at night.\n`);

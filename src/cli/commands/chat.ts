@@ -51,10 +51,28 @@ const HELP = `Commands:
   /expect DOCUMENT    a document the last question should have found
   /edit [text]        write the question in $VISUAL or $EDITOR, then ask it
   /quit               leave (also Ctrl-D, or Ctrl-C on an empty line)
-Ctrl-C while an answer streams stops it; the turn is kept. Tab completes commands.`;
+Ctrl-C while an answer streams stops it; the turn is kept. Tab completes commands.
+A question may start with a path (/etc/hosts format?); to start one with any other
+"/" word, type "//" (//help is asked as "/help").`;
 
 /** The slash commands, as /help lists them: what Tab completes. */
 const SLASH_COMMANDS = [...HELP.matchAll(/^ {2}(\/[a-z]+)/gm)].map((match) => match[1]!);
+/** Every command name a "/" line may give: those /help lists and /quit's aliases. */
+const COMMAND_NAMES = new Set([...SLASH_COMMANDS.map((command) => command.slice(1)), 'exit', 'q']);
+
+/**
+ * A line that starts with "/": a command, or a question. "//" escapes the slash
+ * (the question is the rest, with one "/"); a first word that is no command and
+ * looks like a path (a second "/" or a ".") is asked as it is, so
+ * "/usr/lib/node_modules is where npm puts globals?" is a question. Any other
+ * "/word" is a command (an unknown one is said so).
+ */
+export function readSlashLine(line: string): { command: string } | { question: string } {
+  if (line.startsWith('//')) return { question: line.slice(1) };
+  const word = line.slice(1).split(/\s/, 1)[0]!;
+  if (!COMMAND_NAMES.has(word) && /[/.]/.test(word)) return { question: line };
+  return { command: line };
+}
 
 /** readline's completer: a line that starts a slash command completes to the commands it could be. */
 export function completeSlashCommand(line: string): [string[], string] {
@@ -169,11 +187,15 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
   try {
     for await (const raw of lines) {
       if (controller.signal.aborted) break;
-      const line = raw.trim();
+      let line = raw.trim();
       if (!line) continue;
       if (line.startsWith('/')) {
-        if (await slashCommand(line, state, workspace, commandOutput, false)) break;
-        continue;
+        const read = readSlashLine(line);
+        if ('command' in read) {
+          if (await slashCommand(read.command, state, workspace, commandOutput, false)) break;
+          continue;
+        }
+        line = read.question;
       }
       // A transcript of several questions reads like the REPL: each question, then its turn.
       if (!json) output.out(`${output.color.bold('›')} ${oneLine(line, 500)}`);
@@ -221,13 +243,17 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
     }
     if (!question) continue;
     if (question.startsWith('/')) {
-      try {
-        if (await slashCommand(question, state, workspace, output, true)) break;
-      } catch (err) {
-        // A prompt cancelled with Ctrl-C, or a store error: report it, keep the REPL.
-        output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
+      const read = readSlashLine(question);
+      if ('command' in read) {
+        try {
+          if (await slashCommand(read.command, state, workspace, output, true)) break;
+        } catch (err) {
+          // A prompt cancelled with Ctrl-C, or a store error: report it, keep the REPL.
+          output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
+        }
+        continue;
       }
-      continue;
+      question = read.question;
     }
     const controller = new AbortController();
     const onSigint = () => controller.abort();
