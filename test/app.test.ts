@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Chat, evaluate, ingestFolder, openWorkspace, type TurnEvent } from '../src/index.js';
+import { Chat, evaluate, ingestFolder, openWorkspace, removeSession, sessionTurns, type TurnEvent } from '../src/index.js';
 import { UserError } from '../src/util/errors.js';
 import { writeTinyDocs, tempDir } from './helpers/cli.js';
 
@@ -49,6 +49,31 @@ describe('src/app', () => {
       await events(other);
       expect(chat.session.id).not.toBe(first);
     } finally {
+      await workspace.close();
+    }
+  });
+
+  test('a question asked after another connection removed the session starts a new session; its start event names the one removed', async () => {
+    const db = path.join(tempDir('ragline-app-'), 'app.db');
+    const workspace = openWorkspace({ db });
+    const elsewhere = openWorkspace({ db });
+    try {
+      await ingestFolder(workspace, writeTinyDocs());
+      const chat = Chat.start(workspace, { name: 'doomed' });
+      await events(chat.ask('How do I rotate an API key?'));
+      const removed = chat.session;
+      expect(removeSession(elsewhere, removed.id)).toBe(true);
+      const turn = await events(chat.ask('does it expire?'));
+      expect(turn[0]).toMatchObject({ type: 'start', removedSession: { id: removed.id, name: 'doomed' }, ordinal: 1 });
+      expect(turn.at(-1)).toMatchObject({ type: 'done', status: 'answered' });
+      expect(chat.session.id).not.toBe(removed.id);
+      expect(chat.planned).toBe(false);
+      expect(sessionTurns(workspace, chat.session.id).map((t) => t.question)).toEqual(['does it expire?']);
+      // The next question stays in the new session, unmarked.
+      expect((await events(chat.ask('how long do they last?')))[0]).not.toHaveProperty('removedSession');
+      expect(sessionTurns(workspace, chat.session.id)).toHaveLength(2);
+    } finally {
+      await elsewhere.close();
       await workspace.close();
     }
   });

@@ -180,6 +180,32 @@ describe.skipIf(unavailable !== undefined)('ragline chat in a pseudo-terminal', 
     }
   });
 
+  it('a session removed by another process while the REPL is open: said, and the question asked in a new session', async () => {
+    const first = start(['chat', '--new', 'pty-removed']);
+    await first.expect(PROMPT);
+    await say(first, 'How do I create an API key?');
+    first.type(KEY.ctrlD);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+
+    const pty = start(['chat', '--session', 'pty-removed']);
+    await pty.expect(PROMPT);
+    const removed = await runCli(['sessions', 'rm', 'pty-removed', '--yes'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    const reply = await say(pty, 'does it expire?');
+    const started = /Session pty-removed was removed by another process; this question starts a new session, (s-[0-9a-f]{6})\./.exec(reply);
+    expect(started, reply).not.toBeNull();
+    expect(reply).toContain('Extractive answer');
+    pty.type(KEY.ctrlD);
+    await pty.expect(`session ${started![1]} saved.`);
+    expect(await pty.exited).toEqual({ code: 0, signal: null });
+    const db = new Database(dbFile(), { readonly: true });
+    try {
+      expect(db.prepare('SELECT question FROM turns WHERE session_id = ?').pluck().all(started![1])).toEqual(['does it expire?']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('a session picker cancelled with Ctrl-C or Escape is quiet: exit 130 at start-up, back to the REPL inside it', async () => {
     // At start-up (`--session` without a value): Ctrl-C leaves with 130 and no error.
     const atStart = start(['chat', '--session']);

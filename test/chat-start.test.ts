@@ -1,13 +1,15 @@
 // How a chat starts and what it leaves behind, through the CLI run
 // in-process (test/helpers/cli.ts): a new session by default, -c/--continue for the most recent one,
 // --session for a given one, --new still accepted; a session is stored with its
-// first question, so a chat or an ask that asks nothing leaves no session.
+// first question, so a chat or an ask that asks nothing leaves no session. One test
+// runs the built CLI as a child process, to remove its session while it reads.
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
+import { BIN, ROOT, isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
 
 let home: string;
 let docs: string;
@@ -20,6 +22,16 @@ function sessionRows(): { id: string; name: string | null; turns: number }[] {
     return db
       .prepare('SELECT s.id, s.name, (SELECT count(*) FROM turns t WHERE t.session_id = s.id) AS turns FROM sessions s ORDER BY s.rowid')
       .all() as { id: string; name: string | null; turns: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Turns of the session that have ended (a turn is stored pending when it starts). */
+function finishedTurns(sessionId: string): number {
+  const db = new Database(dbFile(), { readonly: true });
+  try {
+    return db.prepare("SELECT count(*) FROM turns WHERE session_id = ? AND status <> 'pending'").pluck().get(sessionId) as number;
   } finally {
     db.close();
   }
@@ -214,6 +226,37 @@ describe('ask and piped chat for scripts and transcripts', () => {
     }
     const help = await ragline(['chat'], { env, input: '/help\n' });
     expect(help.stdout).toContain('type "//" (//help is asked as "/help")');
+  });
+
+  it('piped chat whose session another process removes says so and asks the next question in a new session, losing nothing', async () => {
+    expect((await ragline(['chat', '--new', 'removed-midway'], { env, input: 'How do I rotate an API key?\n' })).code).toBe(0);
+    const [removed] = sessionRows().filter((row) => row.turns === 1 && row.name === 'removed-midway');
+    const child = spawn(process.execPath, [BIN, 'chat', '--session', 'removed-midway'], { env, cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data) => (stdout += data));
+    child.stderr.on('data', (data) => (stderr += data));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      child.stdin.write('does it expire?\n');
+      for (let waited = 0; finishedTurns(removed!.id) < 2; waited += 20) {
+        if (waited > 20_000) throw new Error(`the first answer did not come: ${stdout}${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const rm = await ragline(['sessions', 'rm', 'removed-midway', '--yes'], { env });
+      expect(rm.code, rm.stderr).toBe(0);
+      child.stdin.end('how long do keys last?\n');
+      expect(await exited, stderr).toBe(0);
+    } finally {
+      child.kill();
+    }
+    const started = /Session removed-midway was removed by another process; this question starts a new session, (s-\w+)\./.exec(stderr);
+    expect(started, stderr).not.toBeNull();
+    const replacement = started![1]!;
+    expect(sessionRows().find((row) => row.id === replacement)).toEqual({ id: replacement, name: null, turns: 1 });
+    expect(sessionRows().find((row) => row.id === removed!.id)).toBeUndefined();
+    expect(stdout).toContain('› how long do keys last?\n↳ ');
+    expect(stderr).toMatch(new RegExp(`session ${replacement}\\n$`));
   });
 
   it('/show prints a run of blank lines once and takes only a plain chunk number', async () => {

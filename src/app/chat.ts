@@ -48,14 +48,20 @@ export class Chat {
 
   /**
    * Asks `question` in the current session: the turn's events, as they happen. A
-   * planned session is stored with the question.
+   * planned session is stored with the question. When the session was removed by
+   * another process since, the question starts a new session, and its `start`
+   * event names the one removed.
    */
   async *ask(question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
     // Nothing is stored for it: an empty question was kept as a turn of small talk.
     if (question.trim() === '') throw new UserError('The question is empty.', { hint: 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").', exitCode: 2 });
-    const context = { ...(await this.turnContext()), sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
+    const turnContext = await this.turnContext();
+    const removed = !this.planned && !isStored(this.workspace.db, this.session.id) ? this.session : undefined;
+    if (removed) this.startNew();
+    const context = { ...turnContext, sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
     try {
-      yield* runTurn(context, question, options);
+      const events = runTurn(context, question, options);
+      yield* removed ? markRemoved(events, removed) : events;
     } finally {
       if (this.planned && isStored(this.workspace.db, this.session.id)) this.planned = false;
     }
@@ -99,6 +105,11 @@ export class Chat {
     });
     return context;
   }
+}
+
+/** A turn's events, its `start` naming the session removed before it. */
+async function* markRemoved(events: AsyncGenerator<TurnEvent>, removed: SessionInfo): AsyncGenerator<TurnEvent> {
+  for await (const event of events) yield event.type === 'start' ? { ...event, removedSession: { id: removed.id, name: removed.name } } : event;
 }
 
 /** A new planned session; a UserError when `name` is taken. */

@@ -13,6 +13,12 @@ export interface StartEvent {
   /** 1-based position of this turn in its session. */
   ordinal: number;
   question: string;
+  /**
+   * Set when the chat's session was removed by another process (`sessions rm`,
+   * `prune`) before this question: the question started a new session
+   * (`sessionId`) instead of being lost.
+   */
+  removedSession?: { id: string; name: string | null };
 }
 
 /** The question as the search will see it. */

@@ -38,6 +38,10 @@ export class TurnView {
     const { color } = output;
     switch (event.type) {
       case 'start':
+        if (event.removedSession) {
+          const { id, name } = event.removedSession;
+          output.err(output.errColor.yellow(`Session ${oneLine(name ?? id)} was removed by another process; this question starts a new session, ${event.sessionId}.`));
+        }
         this.streamed = false;
         this.held = '';
         this.wrapper = this.options.wrapWidth && this.options.wrapWidth > 20 ? new StreamWrapper(this.options.wrapWidth, (text) => output.write(text)) : undefined;
