@@ -215,6 +215,43 @@ describe("files that are not ragline's, or that it refuses, are never written", 
     }
   });
 
+  test("a SQLite file holding only a view is another program's: every command, ingest too, refuses it and leaves its bytes as they were", async () => {
+    const file = path.join(home, 'view.db');
+    const other = new Database(file);
+    other.exec('CREATE VIEW v AS SELECT 1');
+    other.close();
+    const before = sha(file);
+    for (const args of [...COMMANDS, ['doctor']]) {
+      const result = await ragline(['--db', file, ...args], { env: env() });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(args[0] === 'doctor' ? 1 : 2);
+      expect(`${result.stdout}${result.stderr}`).toContain(`${file} is another program's SQLite database (no tables; view v), not a ragline database. It was left untouched.`);
+    }
+    expect(sha(file)).toBe(before);
+    expect(sideFiles(file)).toEqual([]);
+  });
+
+  test('an empty file, or a SQLite file with nothing in it, is refused by the commands that do not make a database, unchanged; ingest builds one in it', async () => {
+    const emptyFile = path.join(home, 'empty.db');
+    fs.writeFileSync(emptyFile, '');
+    const emptySqlite = path.join(home, 'blank.db');
+    new Database(emptySqlite).exec('VACUUM'); // a header and no schema
+    for (const [file, what] of [[emptyFile, 'an empty file'], [emptySqlite, 'an SQLite database with nothing in it']] as const) {
+      const before = sha(file);
+      for (const args of [['stats'], ['search', 'webhooks'], ['sessions', 'list'], ['doctor']]) {
+        const result = await ragline(['--db', file, ...args], { env: env() });
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(args[0] === 'doctor' ? 1 : 2);
+        expect(`${result.stdout}${result.stderr}`).toContain(`${file} is ${what}, not a ragline database. It was left untouched.`);
+        expect(`${result.stdout}${result.stderr}`).toContain(`run \`ragline ingest <folder> --db ${file}\` to build one there`);
+        expect(sha(file), args[0]).toBe(before);
+        expect(sideFiles(file), args[0]).toEqual([]);
+      }
+      const ingest = await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() });
+      expect(ingest.code, ingest.stderr).toBe(0);
+      const stats = await ragline(['--db', file, 'stats', '--json'], { env: env() });
+      expect(JSON.parse(stats.stdout).documents).toBe(16);
+    }
+  });
+
   test('a foreign file with its own meta table (and an application id) is refused, not half-migrated or switched to WAL', async () => {
     const file = path.join(home, 'app.db');
     const other = new Database(file);

@@ -30,7 +30,7 @@ export interface WorkspaceOptions {
   env?: NodeJS.ProcessEnv;
   /** Settings resolved already (the CLI resolves its flags); `db`, `settings` and `env` are then not read. */
   resolved?: ResolvedConfig;
-  /** Create the database (and its folder) when it does not exist. Default: true. */
+  /** Create the database (and its folder) when it does not exist, or make one of an empty file. Default: true. */
   create?: boolean;
 }
 

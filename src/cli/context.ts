@@ -68,7 +68,7 @@ export function settingsFor(command: Command, flags: Record<string, string | num
   return { ...resolved, config: { ...resolved.config, db: inCwd(io, resolved.config.db) } };
 }
 
-/** The workspace on the database the settings name; `create`: make the file when it does not exist (ingest), else refuse. */
+/** The workspace on the database the settings name; `create`: make a new database of a missing or empty file (ingest), else refuse it. */
 export function openWorkspaceFor(settings: ResolvedConfig, options: { create?: boolean } = {}): Workspace {
   return openWorkspace({ resolved: settings, create: options.create ?? false });
 }

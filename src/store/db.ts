@@ -33,7 +33,11 @@ function nativeBinding(): string | undefined {
 export type Db = BetterSqlite3.Database;
 
 export interface OpenOptions {
-  /** Create the file (and its folder) when it does not exist. Commands that only read refuse instead. */
+  /**
+   * Make a new database: create the file (and its folder) when it does not exist,
+   * and give an empty one (0 bytes, or SQLite with nothing in it) ragline's schema.
+   * Without it, a missing or empty file is refused and left as it is.
+   */
   create?: boolean;
   /** Open read-only (no migrations are run; an old schema is refused). */
   readonly?: boolean;
@@ -46,8 +50,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const inMemory = file === ':memory:';
   let existed = inMemory ? false : fs.existsSync(file);
   if (!inMemory) {
-    if (existed) checkIsSqlite(file);
-    else if (!options.create) {
+    if (existed) {
+      if (checkIsSqlite(file) === 'empty' && !options.create) throw notADatabaseYet(file, 'an empty file');
+    } else if (!options.create) {
       throw new UserError(`No database at ${file}.`, {
         hint: 'Run `ragline ingest <folder>` first, or point --db / RAGLINE_DB at an existing database.',
         exitCode: 2,
@@ -94,6 +99,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
           if (!options.readonly) quickCheckIfSmall(db, file);
           return ownership;
         })();
+    // An SQLite file with nothing in it (or a 0-byte file another process made since
+    // checkIsSqlite) becomes ragline's only by a command that makes a database.
+    if (found === 'empty' && !inMemory && !options.create) throw notADatabaseYet(file, 'an SQLite database with nothing in it');
     // A file this user cannot write is read as it is (a command that only reads
     // works; one that writes is told so at its first write).
     const canWrite = !options.readonly && (inMemory || writable(file));
@@ -144,25 +152,29 @@ type Ownership = 'marked' | 'legacy' | 'empty';
  * Refuses, before anything is written, a file that is not ragline's: another
  * program's SQLite database (its tables are named), a database of a newer
  * ragline, or one whose schema cannot be read. Ours: it carries the mark, or it
- * has ragline's tables (made before the mark), or it is empty (a file just
- * created, here or by another ragline process starting at the same moment).
+ * has ragline's tables (made before the mark), or it is empty, nothing at all in
+ * its schema (a file just created, here or by another ragline process starting
+ * at the same moment; only a command that makes a database takes it).
  * Its reads belong in one transaction (see openDatabase).
  */
 function checkOwnership(db: Db, file: string): Ownership {
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   const userVersion = db.pragma('user_version', { simple: true }) as number;
   // Reading the schema parses every entry: a damaged first page or schema fails here.
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]).filter(
-    (name) => !name.startsWith('sqlite_'),
-  );
+  const entries = db.prepare('SELECT type, name FROM sqlite_master ORDER BY name').all() as Array<{ type: string; name: string }>;
+  const tables = entries.filter(({ type, name }) => type === 'table' && !name.startsWith('sqlite_')).map(({ name }) => name);
   const stamped = applicationId === APPLICATION_ID;
-  const empty = applicationId === 0 && userVersion === 0 && tables.length === 0;
+  // Empty: nothing at all in the schema. A file with only a view in it is somebody's.
+  const empty = applicationId === 0 && userVersion === 0 && entries.length === 0;
   const legacy = applicationId === 0 && userVersion > 0 && RAGLINE_TABLES.every((name) => tables.includes(name));
   if (!stamped && !empty && !legacy) {
+    const others = entries.filter(({ type }) => type !== 'table').map(({ type, name }) => `${type} ${name}`);
     const found =
-      tables.length === 0
-        ? 'no tables'
-        : `${tables.length === 1 ? 'table' : 'tables'} ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ` and ${tables.length - 5} more` : ''}`;
+      tables.length > 0
+        ? `${tables.length === 1 ? 'table' : 'tables'} ${listed(tables)}`
+        : others.length > 0
+          ? `no tables; ${listed(others)}`
+          : 'no tables';
     const id = applicationId === 0 ? '' : `, application id 0x${(applicationId >>> 0).toString(16).padStart(8, '0')}`;
     throw new UserError(`${file} is another program's SQLite database (${found}${id}), not a ragline database. It was left untouched.`, {
       hint: 'Choose another path with --db or RAGLINE_DB, or move that file away.',
@@ -171,6 +183,19 @@ function checkOwnership(db: Db, file: string): Ownership {
   }
   assertKnownSchema(userVersion);
   return stamped ? 'marked' : empty ? 'empty' : 'legacy';
+}
+
+/** The first five names, and how many more. */
+function listed(names: string[]): string {
+  return `${names.slice(0, 5).join(', ')}${names.length > 5 ? ` and ${names.length - 5} more` : ''}`;
+}
+
+/** A file with nothing in it at the path of a command that does not make a database. */
+function notADatabaseYet(file: string, what: string): UserError {
+  return new UserError(`${file} is ${what}, not a ragline database. It was left untouched.`, {
+    hint: `Only \`ragline ingest\` makes a new database: run \`ragline ingest <folder> --db ${file}\` to build one there, or point --db / RAGLINE_DB at an existing ragline database.`,
+    exitCode: 2,
+  });
 }
 
 /**
@@ -260,7 +285,8 @@ function leaveAsFound(file: string, before: { wal: boolean; shm: boolean }): voi
   }
 }
 
-function checkIsSqlite(file: string): void {
+/** Refuses what is not an SQLite file; 'empty' for a 0-byte file (a new database to SQLite). */
+function checkIsSqlite(file: string): 'sqlite' | 'empty' {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -281,7 +307,7 @@ function checkIsSqlite(file: string): void {
       exitCode: 2,
     });
   }
-  if (stat.size === 0) return; // an empty file is a fresh database to SQLite
+  if (stat.size === 0) return 'empty'; // a fresh database to SQLite
   const header = Buffer.alloc(100);
   let fd: number | undefined;
   try {
@@ -308,6 +334,7 @@ function checkIsSqlite(file: string): void {
       exitCode: 2,
     });
   }
+  return 'sqlite';
 }
 
 /** A non-empty -journal beside the file: what SQLite may treat as a hot journal. */
