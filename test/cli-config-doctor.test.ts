@@ -2,12 +2,13 @@
 // with isolated HOME/XDG folders and a real
 // OpenAI-compatible server on 127.0.0.1.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../src/config/index.js';
 import { openDatabase } from '../src/store/db.js';
-import { isolatedEnv, ragline, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
+import { isolatedEnv, ragline, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const ENV_KEY = 'sk-env-SECRET-7f3a9c1e5b2d4086';
@@ -117,6 +118,28 @@ describe('ragline config show', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"baseURL": "http://localhost:11434/v1"');
     expect(result.stdout).toContain('OPENAI_API_KEY');
+  });
+});
+
+describe('a config file that is not a regular file', () => {
+  // As a process: a FIFO blocked the read of the settings of every command, /dev/zero was read until memory ran out.
+  it('a FIFO or a device as the config file (--config, RAGLINE_CONFIG or the default path) is refused with exit 2, not read', async () => {
+    const fifo = path.join(home, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    fs.mkdirSync(path.dirname(configFile()), { recursive: true });
+    execFileSync('mkfifo', [configFile()]);
+    const cases: Array<[string[], Record<string, string>, string, string]> = [
+      [['--config', fifo, 'stats'], {}, fifo, 'a FIFO'],
+      [['stats'], { RAGLINE_CONFIG: fifo }, fifo, 'a FIFO'],
+      [['search', 'webhooks'], {}, configFile(), 'a FIFO'],
+      [['--config', '/dev/zero', 'stats'], {}, '/dev/zero', 'a device'],
+    ];
+    for (const [args, extra, file, what] of cases) {
+      const result = await runCli(args, { env: isolatedEnv(home, extra), timeoutMs: 10_000 });
+      expect(result.code, `${args.join(' ')}: ${result.signal ?? ''} ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`error: The config file ${file} is ${what}, not a regular file.`);
+      expect(result.stderr).toContain('Point --config or RAGLINE_CONFIG at a JSON file');
+    }
   });
 });
 

@@ -5,10 +5,11 @@
 // rewrite differs; ragline's own rewrite through the chat's code; bad files refused
 // with the line that is wrong.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, runCli, tempDir } from './helpers/cli.js';
 
 let home: string;
 const env = () => isolatedEnv(home);
@@ -118,5 +119,17 @@ describe('ragline eval', () => {
     const unknown = await ragline(['eval', tasksFile([JSON.stringify(TASKS[0])]), '--variants', 'raw,best'], { env: env() });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown variant "best"/);
+  });
+
+  // As a process: a FIFO blocked the read (no Ctrl-C got through), /dev/zero was read until memory ran out.
+  test('a FIFO, a device or a folder named as the tasks file is refused at once with exit 2, not read', async () => {
+    const fifo = path.join(home, 'tasks.fifo');
+    execFileSync('mkfifo', [fifo]);
+    for (const [file, what] of [[fifo, 'a FIFO'], ['/dev/zero', 'a device'], [home, 'a folder']]) {
+      const result = await runCli(['eval', file!], { env: env(), timeoutMs: 10_000 });
+      expect(result.code, `${file}: ${result.signal ?? ''} ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(`error: ${file} is ${what}, not a tasks file.`);
+      expect(result.stderr).toContain('one JSON object a line');
+    }
   });
 });

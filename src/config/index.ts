@@ -3,11 +3,11 @@
 // config file, then defaults. Every value remembers where it came from so
 // `ragline config show` can tell.
 
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RewritePolicy } from '../domain/index.js';
 import { UserError } from '../util/errors.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { registerSecret } from '../util/secrets.js';
 
 export type ProviderChoice = 'auto' | 'offline' | 'openai';
@@ -301,8 +301,17 @@ function blankToUndefined(value: string | undefined): string | undefined {
 function readConfigFile(file: string, required: boolean): Record<string, unknown> | undefined {
   let raw: string;
   try {
-    raw = fs.readFileSync(file, 'utf8');
+    const read = readRegularFile(file);
+    if (!Buffer.isBuffer(read)) {
+      // A FIFO or a device would be read forever; refused before the read.
+      throw new UserError(`The config file ${file} is ${read.is}, not a regular file.`, {
+        hint: 'Point --config or RAGLINE_CONFIG at a JSON file (`ragline config path` shows which file is read).',
+        exitCode: 2,
+      });
+    }
+    raw = read.toString('utf8');
   } catch (err) {
+    if (err instanceof UserError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !required) return undefined;
     throw new UserError(`Cannot read the config file ${file}: ${(err as Error).message}`, { exitCode: 2 });
   }

@@ -3,12 +3,12 @@
 // `ragline eval --from-sessions [<session>...]` makes the tasks of judged turns
 // (one group per session).
 
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { EVAL_VARIANTS as VARIANTS, evaluate, parseTasks, sessionTasks } from '../../app/eval.js';
 import type { EvalTask, MetricsRow, SessionTasks } from '../../app/index.js';
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
+import { readRegularFile } from '../../util/regular-file.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
 import { outputFor, ProgressLine, type Output } from '../output.js';
@@ -52,13 +52,20 @@ Examples:
           });
         }
         const file = inputs[0]!;
-        let text: string;
+        let read: ReturnType<typeof readRegularFile>;
         try {
-          text = fs.readFileSync(inCwd(ioOf(command), file), 'utf8');
+          read = readRegularFile(inCwd(ioOf(command), file));
         } catch (err) {
           throw new UserError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { exitCode: 2 });
         }
-        tasks = parseTasks(text, file);
+        // A FIFO or a device would be read forever; refused before the read.
+        if (!Buffer.isBuffer(read)) {
+          throw new UserError(`${file} is ${read.is}, not a tasks file.`, {
+            hint: 'Give a file of tasks, one JSON object a line (see `ragline eval --help`), e.g. ragline eval tasks.jsonl.',
+            exitCode: 2,
+          });
+        }
+        tasks = parseTasks(read.toString('utf8'), file);
       }
       const wanted = flags.variants.split(',').map((v) => v.trim()).filter(Boolean);
       for (const name of wanted) {
