@@ -2,10 +2,11 @@
 // with isolated HOME/XDG folders and a real
 // OpenAI-compatible server on 127.0.0.1.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ingestFolder, openWorkspace } from '../src/app/index.js';
 import { DEFAULTS } from '../src/config/index.js';
 import { openDatabase } from '../src/store/db.js';
 import { isolatedEnv, ragline, runCli, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
@@ -206,6 +207,73 @@ describe('ragline doctor, offline', () => {
     expect(report.index.fingerprint.embedder).toMatch(/^offline:/);
     expect(check(report, 'index').status).toBe('ok');
     expect(check(report, 'embedder')).toMatchObject({ status: 'ok' });
+  });
+
+  it('warns of a rebuild left unfinished and of the lock of an ingest whose process is gone, each with what to do; a running ingest is only said', async () => {
+    const other = path.join(home, 'other');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'bees.md'), '# Bees\n\nBees make honey.\n');
+    expect((await run(['ingest', docs])).code).toBe(0);
+    expect((await run(['ingest', other])).code).toBe(0);
+    // A rebuild stopped once the folder given is read: the other folder is still to be rebuilt.
+    const workspace = openWorkspace({ db: dbFile() });
+    try {
+      const controller = new AbortController();
+      const stopped = await ingestFolder(workspace, docs, {
+        reindex: true,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.filesTotal > 0 && p.filesDone === p.filesTotal) controller.abort();
+        },
+      });
+      expect(stopped.interrupted).toBe(true);
+    } finally {
+      await workspace.close();
+    }
+    const setLock = (pid: number, startedAt: string) => {
+      const db = openDatabase(dbFile());
+      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('ingest.lock', ?)").run(JSON.stringify({ pid, startedAt }));
+      db.close();
+    };
+    const doctor = async () => {
+      const result = await run(['doctor', '--json']);
+      return { code: result.code, report: JSON.parse(result.stdout) as { checks: DoctorCheck[] } };
+    };
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!; // a process that has ended
+    const now = new Date().toISOString();
+
+    setLock(gone, now);
+    let { code, report } = await doctor();
+    expect(code).toBe(0);
+    expect(check(report, 'rebuild')).toMatchObject({ status: 'warn' });
+    expect(check(report, 'rebuild').message).toContain(`has 1 folder to read again: ${fs.realpathSync(other)} (1 document)`);
+    expect(check(report, 'rebuild').fix).toContain('Run `ragline ingest <folder> --reindex` again');
+    expect(check(report, 'lock')).toMatchObject({ status: 'warn' });
+    expect(check(report, 'lock').message).toContain(`An ingest (pid ${gone}, started ${now}) did not finish (its process is gone`);
+    expect(check(report, 'lock').fix).toContain('it takes the lock over');
+
+    // A live process other than this one: an ingest at work, whose rebuild is under way.
+    setLock(process.ppid, now);
+    ({ code, report } = await doctor());
+    expect(code).toBe(0);
+    expect(check(report, 'lock')).toMatchObject({ status: 'ok', message: `An ingest (pid ${process.ppid}, started ${now}) is writing to this database now: the counts may change until it finishes.` });
+    expect(check(report, 'rebuild')).toMatchObject({ status: 'ok' });
+
+    // Taken before the system started: the pid is another process's now, and ingest would wait for it forever.
+    setLock(process.ppid, '2001-01-01T00:00:00.000Z');
+    ({ code, report } = await doctor());
+    expect(code).toBe(1);
+    expect(check(report, 'lock')).toMatchObject({ status: 'fail' });
+    expect(check(report, 'lock').fix).toContain(`sqlite3 ${dbFile()} "DELETE FROM meta WHERE key = 'ingest.lock'"`);
+    expect(check(report, 'rebuild')).toMatchObject({ status: 'warn' });
+
+    // What the warnings say to do clears them.
+    setLock(gone, now);
+    expect((await run(['ingest', docs, '--reindex'])).code).toBe(0);
+    ({ code, report } = await doctor());
+    expect(code).toBe(0);
+    expect(report.checks.map((c) => c.id)).not.toContain('lock');
+    expect(report.checks.map((c) => c.id)).not.toContain('rebuild');
   });
 
   it('fails on a damaged keyword index, which a question then reports as a damaged file, not an unexpected error', async () => {

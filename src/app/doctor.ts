@@ -1,10 +1,11 @@
-// The checks of `ragline doctor` as data: the database, the index, SQLite and
-// sqlite-vec, the embedder against the index, and the model server. Each check is
-// ok, warn or fail with a one-line fix. Nothing is changed: the database is opened
+// The checks of `ragline doctor` as data: the database, the index, an ingest left
+// unfinished, SQLite and sqlite-vec, the embedder against the index, and the model
+// server. Each check is ok, warn or fail with a one-line fix. Nothing is changed: the database is opened
 // read-only (an outdated schema is reported, not migrated) and the only network
 // call is GET /models.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import { createEmbedder } from '../providers/index.js';
 import { displayURL } from '../providers/describe-error.js';
@@ -13,7 +14,7 @@ import { vocabularyTable } from '../retrieve/term-stats.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { indexCounts, type IndexCounts } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
-import { embedderMismatchHint, getFingerprint, keywordTextVersion, type IndexFingerprint } from '../store/meta.js';
+import { embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, type IndexFingerprint } from '../store/meta.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
 import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { formatBytes } from '../util/bytes.js';
@@ -119,6 +120,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
       fix: 'Keep a copy of the file, then rebuild the index: `ragline ingest <folder> --reindex` (sessions are kept), or into a new --db.',
     });
   }
+  checks.push(...(database.unfinished ?? []));
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
   return { checks, facts };
@@ -151,6 +153,8 @@ interface DatabaseFindings {
   documentChunkTotal?: number;
   /** Why the keyword index could not be read whole, when it could not. */
   keywordsDamaged?: string;
+  /** An ingest running or left unfinished: its lock, the folders a rebuild has still to read. */
+  unfinished?: Check[];
 }
 
 function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
@@ -198,10 +202,61 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
         fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
       });
     }
-    return { facts, fingerprint, counts, documentChunkTotal: documentChunkTotal(db), keywordsDamaged: keywordIndexDamage(db) };
+    return { facts, fingerprint, counts, documentChunkTotal: documentChunkTotal(db), keywordsDamaged: keywordIndexDamage(db), unfinished: unfinishedIngest(db, file) };
   } finally {
     db.close();
   }
+}
+
+/**
+ * An ingest that did not finish: the lock of a process that is gone, and the folders
+ * an interrupted rebuild (`ingest --reindex`) has still to read again. While an
+ * ingest runs, both are its own and only said.
+ */
+function unfinishedIngest(db: Db, file: string): Check[] {
+  const checks: Check[] = [];
+  const state = ingestLockState(db);
+  const who = state?.lock ? `An ingest (pid ${state.lock.pid}, started ${state.lock.startedAt})` : 'An ingest (its lock names no process)';
+  // A lock taken before the system last started names a pid that is another process's
+  // now (ingest takes that process for the holder and refuses).
+  const beforeBoot = state?.lock !== undefined && Date.parse(state.lock.startedAt) < Date.now() - os.uptime() * 1000 - 60_000;
+  const running = state?.running === true && !beforeBoot;
+  if (running) {
+    checks.push({ id: 'lock', status: 'ok', message: `${who} is writing to this database now: the counts may change until it finishes.` });
+  } else if (state?.running) {
+    checks.push({
+      id: 'lock',
+      status: 'fail',
+      message: `${who} did not finish before the system restarted, and pid ${state.lock!.pid} is another process now: every ingest refuses, taking it for the holder of the ingest lock.`,
+      fix: `With no ragline ingest running, clear the lock: sqlite3 ${shellQuoted(file)} "DELETE FROM meta WHERE key = 'ingest.lock'"; then run the ingest again.`,
+    });
+  } else if (state) {
+    checks.push({
+      id: 'lock',
+      status: 'warn',
+      message: `${who} did not finish (its process is gone; its ingest lock is still recorded): what it had not written yet is missing from the index.`,
+      fix: 'Run that ingest again (`ragline ingest <folder>`, with --reindex if it was a rebuild): it takes the lock over and finishes the work; the lock needs no clearing by hand.',
+    });
+  }
+  const folders = Object.entries(pendingRebuild(db)).map(([root, paths]) => `${root} (${count(paths.length, 'document')})`);
+  if (folders.length === 0) return checks;
+  const what = `${count(folders.length, 'folder')} to read again: ${folders.slice(0, 5).join(', ')}${folders.length > 5 ? ` and ${folders.length - 5} more` : ''}`;
+  if (running) {
+    checks.push({ id: 'rebuild', status: 'ok', message: `The rebuild running now has ${what}.` });
+  } else {
+    checks.push({
+      id: 'rebuild',
+      status: 'warn',
+      message: `An interrupted rebuild (\`ingest --reindex\`) has ${what}; until it does, the index lacks some or all of their documents.`,
+      fix: 'Run `ragline ingest <folder> --reindex` again (any folder of the index): it rebuilds these folders too.',
+    });
+  }
+  return checks;
+}
+
+/** `text` as one word for a POSIX shell. */
+function shellQuoted(text: string): string {
+  return /^[\w./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

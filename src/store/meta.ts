@@ -147,17 +147,32 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The lock of an ingest that a live process other than this one is running (a read, no write). */
-export function runningIngest(db: Db): IngestLock | undefined {
+/** The ingest lock as recorded, and whether it holds; undefined when none is recorded. */
+export interface IngestLockState {
+  /** The process that took it; undefined when the record cannot be read. */
+  lock?: IngestLock;
+  /** Whether a live process other than this one holds it; a lock that does not is stale, and the next ingest takes it over. */
+  running: boolean;
+}
+
+/** The recorded ingest lock and whether it holds (a read, no write). */
+export function ingestLockState(db: Db): IngestLockState | undefined {
   const raw = getMeta(db, 'ingest.lock');
   if (!raw) return undefined;
   let held: IngestLock;
   try {
     held = JSON.parse(raw) as IngestLock;
   } catch {
-    return undefined; // a lock no process could have written holds nothing
+    return { running: false }; // a lock no process could have written holds nothing
   }
-  return Number.isInteger(held?.pid) && held.pid !== process.pid && processAlive(held.pid) ? held : undefined;
+  if (!Number.isInteger(held?.pid)) return { running: false };
+  return { lock: held, running: held.pid !== process.pid && processAlive(held.pid) };
+}
+
+/** The lock of an ingest that a live process other than this one is running (a read, no write). */
+export function runningIngest(db: Db): IngestLock | undefined {
+  const state = ingestLockState(db);
+  return state?.running ? state.lock : undefined;
 }
 
 /** Throws if a live process other than this one holds the ingest lock (a read, no write). */
@@ -165,7 +180,7 @@ export function assertNoIngestRunning(db: Db): void {
   const held = runningIngest(db);
   if (held) {
     throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
-      hint: 'Wait for it to finish, then run this ingest again.',
+      hint: 'Wait for it to finish, then run this ingest again (`ragline doctor` says whether its lock is stale).',
     });
   }
 }
