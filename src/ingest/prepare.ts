@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DocumentWriter } from '../store/documents.js';
 import { hexDigest } from '../util/hash.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { extensionOf } from './kinds.js';
 import type { RelatedFile } from './load.js';
 import type { IngestPlan } from './plan.js';
@@ -39,7 +40,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
   const { loadDocument, looksBinary, chunkDocument, indexText } = tools;
   const at = plan.stored.indexOf(file.relative);
   const previousId = at === undefined ? undefined : plan.stored.ids[at]!;
-  const read = readRegularFile(file.absolute, options.maxFileBytes);
+  const read = readDocumentFile(file.absolute, options.maxFileBytes);
   if (typeof read === 'string') {
     countSkipped(summary, read, [file.relative]);
     return { kind: 'skipped' };
@@ -113,33 +114,21 @@ async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Pr
   } catch {
     return undefined;
   }
-  const read = readRegularFile(path.resolve(folder, target), maxBytes);
+  const read = readDocumentFile(path.resolve(folder, target), maxBytes);
   return typeof read === 'string' ? undefined : { target, bytes: read };
 }
 
 /**
  * The bytes of the file at `absolute` if it is still a regular file, checked on
- * the opened descriptor: a FIFO or device put in its place after the listing is
- * opened without blocking (O_NONBLOCK) and never read, so it cannot hang the
- * ingest (a blocked read would not even let Ctrl-C through).
+ * the opened descriptor (util/regular-file.ts): a FIFO or device put in its place
+ * after the listing is never read, so it cannot hang the ingest (a blocked read
+ * would not even let Ctrl-C through).
  */
-function readRegularFile(absolute: string, maxBytes: number): Buffer | 'unreadable' | 'not-a-file' | 'too-large' {
-  let fd: number;
+function readDocumentFile(absolute: string, maxBytes: number): Buffer | 'unreadable' | 'not-a-file' | 'too-large' {
   try {
-    fd = fs.openSync(absolute, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
-  } catch (err) {
-    // A FIFO opened for writing elsewhere, or a socket: not a document either.
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENXIO' || code === 'ENODEV' || code === 'EOPNOTSUPP' ? 'not-a-file' : 'unreadable';
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return 'not-a-file';
-    if (stat.size > maxBytes) return 'too-large';
-    return fs.readFileSync(fd);
+    const read = readRegularFile(absolute, maxBytes);
+    return Buffer.isBuffer(read) ? read : read.reason;
   } catch {
     return 'unreadable';
-  } finally {
-    fs.closeSync(fd);
   }
 }
