@@ -632,8 +632,8 @@ describe('Ctrl-C while the answer streams', () => {
     });
   }
 
-  /** Runs ragline, sends SIGINT once `word2` of the answer is on stdout, and waits for the end. */
-  async function interruptMidAnswer(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  /** Runs ragline, sends SIGINT (or `signal`) once `word2` of the answer is on stdout, and waits for the end. */
+  async function interruptMidAnswer(args: string[], env: NodeJS.ProcessEnv, input?: string, signal: NodeJS.Signals = 'SIGINT') {
     const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
     let stdout = '';
     let stderr = '';
@@ -653,10 +653,29 @@ describe('Ctrl-C while the answer streams', () => {
         }
       });
     });
-    child.kill('SIGINT');
+    child.kill(signal);
     const exit = await exited;
     return { ...exit, stdout, stderr };
   }
+
+  it('SIGTERM and SIGHUP stop an answer as Ctrl-C does: the turn is kept, interrupted, with its retrieval; exit 143 / 129', async () => {
+    useIndex('offline');
+    slowFirstAnswer();
+    const terminated = await interruptMidAnswer(['ask', Q1], serverEnv(), undefined, 'SIGTERM');
+    expect({ code: terminated.code, signal: terminated.signal }).toEqual({ code: 143, signal: null });
+    expect(terminated.stdout).toContain('(answer interrupted; the turn is kept)');
+    const [turn] = readTurns();
+    expect(turn).toMatchObject({ status: 'interrupted', question: Q1 });
+    expect(turn!.answer).toMatch(/^word0 word1 word2 /);
+    expect(turn!.chunks.length).toBeGreaterThan(0);
+
+    slowFirstAnswer();
+    const hungUp = await interruptMidAnswer(['chat'], serverEnv(), `${Q1}\n${FOLLOW_UP}\n`, 'SIGHUP');
+    expect({ code: hungUp.code, signal: hungUp.signal }).toEqual({ code: 129, signal: null });
+    const turns = readTurns();
+    expect(turns.map((t) => t.status)).toEqual(['interrupted', 'interrupted']);
+    expect(turns[1]!.chunks.length).toBeGreaterThan(0);
+  });
 
   it('ask exits 130 and keeps the session, the question and the partial answer (status interrupted)', async () => {
     useIndex('offline');

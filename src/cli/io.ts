@@ -7,10 +7,33 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 
-/** Where Ctrl-C and termination arrive: the process, or any emitter of 'SIGINT' and 'SIGTERM'. */
+/** Where Ctrl-C and termination arrive: the process, or any emitter of 'SIGINT', 'SIGTERM' and 'SIGHUP'. */
 export interface SignalSource {
-  on(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
-  off(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
+  on(signal: StopSignal, listener: () => void): unknown;
+  off(signal: StopSignal, listener: () => void): unknown;
+}
+
+/** What stops a run early: Ctrl-C, a termination request (kill, a service manager), the terminal closing. */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SIGNAL_NUMBERS: Record<StopSignal, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/**
+ * Calls `listener` with the signal whenever one of the stop signals arrives, until
+ * the function returned is called. While it listens, none of them ends the process
+ * at once: an answer in progress is stopped and its turn kept, as Ctrl-C does.
+ */
+export function onStop(signals: SignalSource, listener: (signal: StopSignal) => void): () => void {
+  const listeners = STOP_SIGNALS.map((signal) => [signal, () => listener(signal)] as const);
+  for (const [signal, handler] of listeners) signals.on(signal, handler);
+  return () => {
+    for (const [signal, handler] of listeners) signals.off(signal, handler);
+  };
+}
+
+/** The exit status of a run stopped by `signal`, as shells report it: 128 + its number (130 for Ctrl-C). */
+export function stopExitCode(signal: StopSignal | undefined): number {
+  return 128 + SIGNAL_NUMBERS[signal ?? 'SIGINT'];
 }
 
 export interface CliIo {

@@ -5,7 +5,7 @@ import { Chat } from '../../app/chat.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { ioOf, setExitCode } from '../io.js';
+import { ioOf, onStop, setExitCode, stopExitCode, type StopSignal } from '../io.js';
 import { outputFor } from '../output.js';
 import { DEFAULTS } from '../../config/index.js';
 
@@ -37,8 +37,11 @@ export function registerAsk(program: Command): void {
       const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);
       const controller = new AbortController();
-      const onSigint = () => controller.abort();
-      io.signals.on('SIGINT', onSigint);
+      let stoppedBy: StopSignal | undefined;
+      const stopListening = onStop(io.signals, (signal) => {
+        stoppedBy ??= signal;
+        controller.abort();
+      });
       try {
         if (!flags.quiet) warnWhenNothingIngested(workspace, output);
         // A new session is only planned: it is stored with the question, so an ask
@@ -52,9 +55,9 @@ export function registerAsk(program: Command): void {
         });
         if (!flags.json && !flags.quiet && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
         if (result.status === 'failed') setExitCode(command, 1);
-        if (result.status === 'interrupted') setExitCode(command, 130);
+        if (result.status === 'interrupted') setExitCode(command, stopExitCode(stoppedBy));
       } finally {
-        io.signals.off('SIGINT', onSigint);
+        stopListening();
         await workspace.close();
       }
     });

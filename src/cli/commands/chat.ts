@@ -18,7 +18,7 @@ import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
-import { ioOf, setExitCode, type CliIo } from '../io.js';
+import { ioOf, onStop, setExitCode, stopExitCode, type CliIo, type StopSignal } from '../io.js';
 import { outputFor, type Output } from '../output.js';
 import { describePrune, topicList } from '../render.js';
 import { formatLocation } from '../../retrieve/search.js';
@@ -127,11 +127,8 @@ ${HELP}`,
         // Said only when something was removed.
         if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         const state: ReplState = { chat, lastChunks: [], io };
-        if (interactive) await repl(settings, workspace, state, output);
-        else {
-          const code = await piped(workspace, state, output, Boolean(flags.json));
-          if (code !== undefined) setExitCode(command, code);
-        }
+        const code = interactive ? await repl(settings, workspace, state, output) : await piped(workspace, state, output, Boolean(flags.json));
+        if (code !== undefined) setExitCode(command, code);
       } finally {
         await workspace.close();
       }
@@ -175,14 +172,15 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
   const lines = readline.createInterface({ input: io.stdin, crlfDelay: Infinity, terminal: false });
   // With --json, stdout carries NDJSON events only: what slash commands print goes to stderr.
   const commandOutput: Output = json ? { ...output, color: output.errColor, isTTY: output.errIsTTY, out: output.err } : output;
-  // Ctrl-C stops the answer in progress (stored `interrupted` with what arrived, as in
-  // `ask` and the REPL) and reads no further questions.
+  // Ctrl-C (or SIGTERM, SIGHUP) stops the answer in progress (stored `interrupted` with
+  // what arrived, as in `ask` and the REPL) and reads no further questions.
   const controller = new AbortController();
-  const onSigint = () => {
+  let stoppedBy: StopSignal | undefined;
+  const stopListening = onStop(io.signals, (signal) => {
+    stoppedBy ??= signal;
     controller.abort();
     lines.close();
-  };
-  io.signals.on('SIGINT', onSigint);
+  });
   let failed = false;
   try {
     for await (const raw of lines) {
@@ -210,16 +208,16 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       if (controller.signal.aborted) break;
     }
   } finally {
-    io.signals.off('SIGINT', onSigint);
+    stopListening();
     lines.close();
   }
   if (!json && !chat.planned) output.err(output.errColor.dim(`session ${chat.session.name ?? chat.session.id}`));
-  if (controller.signal.aborted) return 130;
+  if (controller.signal.aborted) return stopExitCode(stoppedBy);
   if (failed) return 1;
   return undefined;
 }
 
-async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplState, output: Output): Promise<void> {
+async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplState, output: Output): Promise<number | undefined> {
   const { chat, io } = state;
   const { session } = chat;
   const { color } = output;
@@ -232,6 +230,8 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
   );
   const inputHistory: string[] = earlier.map((t) => t.question).reverse();
   await chat.prepare();
+  /** Set when termination or a closed terminal stopped an answer: the REPL then ends after keeping the turn. */
+  let leaving: StopSignal | undefined;
   for (;;) {
     const line = await readQuestion({ history: inputHistory, prompt: color.bold('› '), completer: completeSlashCommand, stdin: io.stdin, stdout: io.stdout });
     if (line === null) break;
@@ -255,9 +255,13 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
       }
       question = read.question;
     }
+    // Ctrl-C stops this answer and keeps the REPL; SIGTERM and SIGHUP stop it too (the
+    // turn is kept, interrupted), and then the REPL.
     const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    io.signals.on('SIGINT', onSigint);
+    const stopListening = onStop(io.signals, (signal) => {
+      if (signal !== 'SIGINT') leaving = signal;
+      controller.abort();
+    });
     try {
       // in the chat's session: /new, /sessions and /fork switch it
       const result = await runTurnWithOutput(chat, question, output, {
@@ -276,11 +280,13 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
         output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
       }
     } finally {
-      io.signals.off('SIGINT', onSigint);
+      stopListening();
     }
+    if (leaving) break;
   }
   if (chat.planned) output.out(color.dim('No question asked: nothing saved.'));
   else output.out(color.dim(`session ${chat.session.name ?? chat.session.id} saved. Replay it with: ragline replay ${chat.session.name ?? chat.session.id}`));
+  return leaving ? stopExitCode(leaving) : undefined;
 }
 
 /**
