@@ -53,6 +53,31 @@ describe('src/app', () => {
     }
   });
 
+  test('a session removed by another connection while a question is answered: the turn fails with what happened, and the next question starts a new session', async () => {
+    const db = path.join(tempDir('ragline-app-'), 'app.db');
+    const workspace = openWorkspace({ db });
+    const elsewhere = openWorkspace({ db });
+    try {
+      await ingestFolder(workspace, writeTinyDocs());
+      const chat = Chat.start(workspace, { name: 'midway' });
+      await events(chat.ask('How do I rotate an API key?'));
+      const removed = chat.session;
+      const turn = chat.ask('does it expire?');
+      expect((await turn.next()).value).toMatchObject({ type: 'start' });
+      expect(removeSession(elsewhere, removed.id)).toBe(true);
+      await expect(events(turn)).rejects.toMatchObject({
+        name: 'UserError',
+        message: 'The session was removed by another process while this question was answered: the answer was shown but not saved.',
+      });
+      const next = await events(chat.ask('does it expire?'));
+      expect(next[0]).toMatchObject({ type: 'start', removedSession: { id: removed.id, name: 'midway' } });
+      expect(next.at(-1)).toMatchObject({ type: 'done', status: 'answered' });
+    } finally {
+      await elsewhere.close();
+      await workspace.close();
+    }
+  });
+
   test('a question asked after another connection removed the session starts a new session; its start event names the one removed', async () => {
     const db = path.join(tempDir('ragline-app-'), 'app.db');
     const workspace = openWorkspace({ db });

@@ -327,7 +327,12 @@ export function finishTurn(db: Db, turnId: number, input: FinishTurnInput): Turn
       const row = db.prepare('SELECT session_id AS sessionId FROM turns WHERE id = ?').get(turnId) as
         | { sessionId: string }
         | undefined;
-      if (!row) throw new Error(`turn ${turnId} does not exist`);
+      if (!row) {
+        // Its session was removed (`sessions rm`, prune) by another process while it was answered.
+        throw new UserError('The session was removed by another process while this question was answered: the answer was shown but not saved.', {
+          hint: 'Ask it again to keep it: the next question starts a new session.',
+        });
+      }
       db.prepare('DELETE FROM turn_chunks WHERE turn_id = ?').run(turnId);
       const insertChunk = db.prepare(`
         INSERT INTO turn_chunks (turn_id, rank, chunk_id, document_path, start_line, end_line, locator, heading,

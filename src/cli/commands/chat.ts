@@ -197,12 +197,22 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       }
       // A transcript of several questions reads like the REPL: each question, then its turn.
       if (!json) output.out(`${output.color.bold('›')} ${oneLine(line, 500)}`);
-      const result = await runTurnWithOutput(chat, line, output, {
-        k: state.k,
-        rewritePolicy: state.rewritePolicy,
-        json,
-        signal: controller.signal,
-      });
+      let result;
+      try {
+        result = await runTurnWithOutput(chat, line, output, {
+          k: state.k,
+          rewritePolicy: state.rewritePolicy,
+          json,
+          signal: controller.signal,
+        });
+      } catch (err) {
+        // A turn that could not be kept (its session removed meanwhile): said, and the next line is read.
+        if (!(err instanceof UserError)) throw err;
+        output.err(`${output.errColor.red('error:')} ${err.message}`);
+        if (err.hint) output.err(output.errColor.dim(err.hint));
+        failed = true;
+        continue;
+      }
       state.lastChunks = result.chunks;
       if (result.status === 'failed') failed = true;
       if (controller.signal.aborted) break;
