@@ -50,6 +50,17 @@ describe('snippets', () => {
   });
 });
 
+describe('a narrow terminal', () => {
+  test('puts the snippet on a line of its own under the chunk when the heading leaves it too little room', () => {
+    const chunk = { rank: 3, score: 1.3025, documentPath: 'prop_tgt/CXX_STANDARD.rst', startLine: 1, endLine: 66, locator: 'line' as const, heading: 'CXX_STANDARD', text: 'CXX_STANDARD\n------------\n\nThe C++ standard whose features are requested to build this target.', vectorRank: 60, keywordRank: 1 };
+    const lines = chunkLine(chunk, colors, 80, 'C++ standard for a target').split('\n');
+    expect(lines).toEqual(['  3  1.3025  prop_tgt/CXX_STANDARD.rst:1-66  CXX_STANDARD  v60 k1', expect.stringMatching(/^ {5}“The C\+\+ standard whose features are requested to build/)]);
+    for (const line of lines) expect(line.length).toBeLessThan(80);
+    // Wide enough, one line as before.
+    expect(chunkLine(chunk, colors, 140, 'C++ standard for a target')).not.toContain('\n');
+  });
+});
+
 describe('heading paths that do not fit', () => {
   const path = 'Child process > Asynchronous process creation > child_process.spawn(command[, args][, options])';
 

@@ -19,9 +19,15 @@ export interface ChunkLine extends ChunkLocation {
   keywordRank?: number | null;
 }
 
+/** Fewer columns than this left for the snippet on the chunk's line, and it goes on a line of its own under it. */
+const SNIPPET_MIN = 30;
+/** The indent of a snippet on a line of its own: under the location. */
+const SNIPPET_INDENT = '     ';
+
 /**
  * `  1  0.0325  docs/auth.md:12-40  Authentication > API keys  v1 k2  "Create a key with…"`, fitted to `width` columns.
  * With the `query` it was found for, the snippet starts at the line of the chunk that holds most of its words.
+ * In a narrow terminal, where the heading leaves the snippet too little room, the snippet is a second line under it.
  */
 export function chunkLine(chunk: ChunkLine, color: Colors, width = 100, query?: string): string {
   const rank = String(chunk.rank).padStart(3);
@@ -35,15 +41,13 @@ export function chunkLine(chunk: ChunkLine, color: Colors, width = 100, query?: 
   // A third of a wide terminal, at least 50 columns, and the rest for the snippet.
   const heading = shown && headingRoom > 12 ? fitHeading(shown, Math.min(Math.max(50, Math.floor(width / 3)), headingRoom)) : '';
   const snippetRoom = width - 1 - fixed - (heading ? heading.length + 2 : 0) - 2 - 2; // join, quotes
-  const snippet = chunk.text && snippetRoom > 12 ? oneLine(snippetSource(chunk.text, shown.replace(/ \(\+\d+\)$/, ''), query), snippetRoom) : '';
-  return [
-    `${rank}  ${color.dim(score)}  ${color.cyan(location)}`,
-    heading ? color.bold(heading) : '',
-    color.dim(parts),
-    snippet ? color.dim(`“${snippet}”`) : '',
-  ]
+  const below = snippetRoom < SNIPPET_MIN;
+  const room = below ? width - 1 - SNIPPET_INDENT.length - 2 : snippetRoom;
+  const snippet = chunk.text && room > 12 ? oneLine(snippetSource(chunk.text, shown.replace(/ \(\+\d+\)$/, ''), query), room) : '';
+  const line = [`${rank}  ${color.dim(score)}  ${color.cyan(location)}`, heading ? color.bold(heading) : '', color.dim(parts), snippet && !below ? color.dim(`“${snippet}”`) : '']
     .filter(Boolean)
     .join('  ');
+  return snippet && below ? `${line}\n${SNIPPET_INDENT}${color.dim(`“${snippet}”`)}` : line;
 }
 
 /**
