@@ -118,6 +118,20 @@ describe('extractive answers', () => {
       'No browser around? Use the device flow instead.',
     ]);
   });
+  test('a sentence cut by a line of code ends after it: "using: <code> with a compiler that ..." is one sentence', () => {
+    const page = 'This means that using:\n\n.. code-block:: cmake\n\n  set_property(TARGET tgt PROPERTY OBJCXX_STANDARD 11)\n\nwith a compiler which does not support this will result in an error. Other text follows.';
+    expect(splitSentences(page)).toEqual([
+      'This means that using: set_property(TARGET tgt PROPERTY OBJCXX_STANDARD 11) with a compiler which does not support this will result in an error.',
+      'Other text follows.',
+    ]);
+    // A new sentence after the code is its own, also one that opens with a command's name.
+    expect(splitSentences('Run it with:\n\n```sh\nvalgrind ./prog\n```\n\nThe output goes to stderr.')).toEqual(['Run it with: valgrind ./prog', 'The output goes to stderr.']);
+    expect(splitSentences('To add workspace b, run:\n\n```sh\nnpm install b -w a\n```\n\nnpm will detect that b is a workspace.')).toEqual([
+      'To add workspace b, run: npm install b -w a',
+      'npm will detect that b is a workspace.',
+    ]);
+  });
+
   test('a list item keeps its continuation lines, indented or not', () => {
     expect(splitSentences('* `timeout` {number} In milliseconds the maximum amount of time the process\n    is allowed to run.\n* `npm profile set password`: Change your password.\nThis is interactive, you will be prompted.')).toEqual([
       '`timeout` {number} In milliseconds the maximum amount of time the process is allowed to run.',

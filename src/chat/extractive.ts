@@ -574,7 +574,20 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (block.length === 0) return;
     const joined = cleanInline(block.join(' '));
     block = [];
-    for (const sentence of joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/)) add(sentence, false);
+    const sentences = joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/);
+    // "This means that using: <one line of code> with a compiler that ... is an error.":
+    // a paragraph that goes on with a small word ("with", "and", "to") after a code line
+    // its sentence led into ends that sentence; without it the lead-in and the code
+    // read as advice. ("npm will detect ..." after a command is a sentence of its own.)
+    const last = out.at(-1);
+    const opener = /^([a-z]+)\b/.exec(sentences[0]!)?.[1];
+    if (last?.code && last.prose !== undefined && !item && !afterHeading && opener !== undefined && isStopword(opener)) {
+      let text = `${last.text} ${sentences.shift()!.replace(/\s+/g, ' ').trim()}`;
+      if (text.length > MAX_SENTENCE_CHARS) text = `${text.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
+      out[out.length - 1] = { text, code: false, prev: last.prev, lead: last.lead, ...(last.heading !== undefined ? { heading: last.heading } : {}) };
+      lastProse = out.length - 1;
+    }
+    for (const sentence of sentences) add(sentence, false);
     item = false;
   };
   const addCode = (line: string) => {
