@@ -18,10 +18,25 @@ const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
 
-/** Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown; .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. */
+/**
+ * Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown;
+ * .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. A
+ * gzip-compressed one (`user_guide.rst.gz`, as Debian ships documentation) is of
+ * the kind of the name it has without `.gz`.
+ */
 export function kindOf(path: string): DocumentKind | undefined {
-  const extension = extensionOf(path);
+  const extension = documentExtension(path);
   return extension === undefined ? undefined : KIND_BY_EXTENSION.get(extension);
+}
+
+/** Whether the file is gzip-compressed by its name (`.gz`): read decompressed. */
+export function isGzipped(path: string): boolean {
+  return extensionOf(path) === 'gz';
+}
+
+/** The extension that says what a document is: `rst` for `guide.rst` and for `guide.rst.gz`. */
+export function documentExtension(path: string): string | undefined {
+  return isGzipped(path) ? extensionOf(path.slice(0, -3)) : extensionOf(path);
 }
 
 /** A file name's extension in lower case (`docs/guide.RST` -> `rst`); undefined for none, or a name such as `.md`. */

@@ -6,7 +6,7 @@
 
 import type { Locator } from '../domain/index.js';
 import { lineStartsOf, scanMarkdown, withLineFeeds } from './chunk.js';
-import { extensionOf, kindOf, type DocumentKind } from './kinds.js';
+import { documentExtension, kindOf, type DocumentKind } from './kinds.js';
 
 export { kindOf, type DocumentKind };
 
@@ -116,7 +116,7 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     const { markdownWithoutComments } = await import('./markdown-comments.js');
     unit.text = markdownWithoutComments(text);
   }
-  const extension = extensionOf(path);
+  const extension = documentExtension(path);
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
     if (extension === 'rst') {

@@ -1,12 +1,14 @@
 // The second stage: read one file of the plan's work, and load and chunk it into a
 // pending file, or say why it is not written (skipped, or the same bytes as stored).
 
+import buffer from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import type { DocumentWriter } from '../store/documents.js';
 import { hexDigest } from '../util/hash.js';
 import { readRegularFile } from '../util/regular-file.js';
-import { extensionOf } from './kinds.js';
+import { documentExtension, isGzipped } from './kinds.js';
 import type { RelatedFile } from './load.js';
 import type { IngestPlan } from './plan.js';
 import { countSkipped, type IngestRun, type PendingFile } from './run.js';
@@ -45,10 +47,15 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     countSkipped(summary, read, [file.relative]);
     return { kind: 'skipped' };
   }
-  const bytes = read;
-  const related = await relatedFile(file, bytes, options.maxFileBytes);
-  /** What the document is made of: its bytes, and those of a file it brings in. */
-  const hashOf = (): string => hexDigest('sha256', related ? Buffer.concat([bytes, Buffer.from([0]), related.bytes]) : bytes);
+  // A .gz document is read decompressed, as large as a file may be; its hash is of the file's own bytes.
+  const bytes = isGzipped(file.relative) ? gunzipped(read, options.maxFileBytes) : read;
+  if (bytes === 'too-large') {
+    countSkipped(summary, 'too-large', [file.relative]);
+    return { kind: 'skipped' };
+  }
+  const related = bytes === 'parse-error' ? undefined : await relatedFile(file, bytes, options.maxFileBytes);
+  /** What the document is made of: its file's bytes, and those of a file it brings in. */
+  const hashOf = (): string => hexDigest('sha256', related ? Buffer.concat([read, Buffer.from([0]), related.bytes]) : read);
   // A new file is hashed once it is known to be written: one that is skipped
   // (empty, binary) needs no hash.
   let contentHash: string | undefined;
@@ -63,6 +70,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     if (at !== undefined) plan.seen[at] = 0;
     return { kind: 'skipped' };
   };
+  if (bytes === 'parse-error') return skipForContent('parse-error'); // not gzip after all, or cut short
   if (file.kind !== 'pdf' && looksBinary(bytes)) return skipForContent('binary');
   let loaded;
   try {
@@ -104,7 +112,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
  * the page is then read as it stands.
  */
 async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Promise<RelatedFile | undefined> {
-  if (extensionOf(file.relative) !== 'rst') return undefined;
+  if (documentExtension(file.relative) !== 'rst') return undefined;
   const { cmakeModuleTarget } = await import('./cmake-module.js');
   const target = cmakeModuleTarget(bytes.subarray(0, 4096).toString('utf8')); // the directive is in the first lines
   if (!target) return undefined;
@@ -116,6 +124,15 @@ async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Pr
   }
   const read = readDocumentFile(path.resolve(folder, target), maxBytes);
   return typeof read === 'string' ? undefined : { target, bytes: read };
+}
+
+/** The decompressed bytes of a gzip file, or why not: larger than `maxBytes` decompressed, or not gzip. */
+function gunzipped(compressed: Buffer, maxBytes: number): Buffer | 'too-large' | 'parse-error' {
+  try {
+    return zlib.gunzipSync(compressed, { maxOutputLength: Math.max(1, Math.min(maxBytes, buffer.constants.MAX_LENGTH)) });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'parse-error';
+  }
 }
 
 /**
