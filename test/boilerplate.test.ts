@@ -172,6 +172,11 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('drops the page\'s metadata fields before anything is shown, and the body of meta and index directives', () => {
+    const source = [':orphan:', ':tocdepth: 2', '', '.. meta::', '', '  :http-equiv=refresh: 3; url=../getting-started/', '', 'Title', '=====', '', ':Field: shown, after the title', '.. index:: single: pip; install', '   pair: pip; wheel', 'After.'].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual(['', '', '', '', '', '', '', 'Title', '=====', '', ':Field: shown, after the title', '', '', 'After.']);
+  });
+
   it('reads hyperlink references and inline targets as their text, and leaves literals alone', () => {
     const source = [
       'See the `Output file location`_ section and `CMake <https://cmake.org>`__.',

@@ -29,6 +29,12 @@ export interface LoadedDocument {
   units: TextUnit[];
   /** True when the bytes were not valid UTF-8 and were decoded with U+FFFD replacement characters. */
   invalidUtf8: boolean;
+  /**
+   * The page only sends its reader elsewhere: an HTML `<meta http-equiv="refresh"
+   * content="3; url=...">`, or the same in a reStructuredText or MyST `meta`
+   * directive (`:http-equiv=refresh: 3; url=../getting-started/`). Not a document.
+   */
+  redirect?: boolean;
 }
 
 /** A heading found in an HTML, reStructuredText or AsciiDoc unit, so the chunker can split there and build heading paths. */
@@ -105,10 +111,11 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
   }
   const { text, invalidUtf8 } = decode(bytes);
+  const redirect = isRedirect(text, kind);
   if (kind === 'html') {
     const { htmlToUnit } = await import('./html.js');
     const { unit, title } = htmlToUnit(text);
-    return { kind, title, units: [unit], invalidUtf8 };
+    return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
   }
   let title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
   const unit: TextUnit = { text, locator: 'line' };
@@ -146,7 +153,17 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
       title = (title && rstDescription(title)) || headings[0]?.text.trim() || (title && directiveFile(title)) || undefined;
     }
   }
-  return { kind, title, units: [unit], invalidUtf8 };
+  return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
+}
+
+/** A refresh to another address, as HTML writes it in a meta tag and Sphinx (RST, MyST) in a `meta` directive. */
+const HTML_REFRESH = /<meta\b(?=[^>]*\bhttp-equiv\s*=\s*["']?refresh\b)(?=[^>]*\bcontent\s*=\s*["']?\s*\d+\s*;\s*url\s*=)[^>]*>/i;
+const FIELD_REFRESH = /^[ \t]*:http-equiv=refresh:[ \t]*\d+[ \t]*;[ \t]*url[ \t]*=/im;
+
+/** Whether the page only redirects (see LoadedDocument.redirect); looked for in its first 4,000 characters. */
+function isRedirect(text: string, kind: DocumentKind): boolean {
+  const head = text.slice(0, 4000);
+  return kind === 'html' ? HTML_REFRESH.test(head) : FIELD_REFRESH.test(head);
 }
 
 /** Front-matter `title:` (YAML) or `title =` (TOML) if present, else the first H1. */

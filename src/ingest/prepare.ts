@@ -64,7 +64,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     if (writer.contentHash(previousId) === contentHash) return { kind: 'unchanged', documentId: previousId };
   }
   /** Skipped for what it holds: remembered, and a document it was is removed at the end. */
-  const skipForContent = (reason: 'binary' | 'parse-error' | 'empty'): Prepared => {
+  const skipForContent = (reason: 'binary' | 'parse-error' | 'empty' | 'redirect'): Prepared => {
     countSkipped(summary, reason, [file.relative]);
     plan.skippedNow.set(file.relative, { size: file.size, mtimeMs: file.mtimeMs, reason });
     if (at !== undefined) plan.seen[at] = 0;
@@ -78,6 +78,7 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
   } catch {
     return skipForContent('parse-error');
   }
+  if (loaded.redirect) return skipForContent('redirect');
   if (loaded.invalidUtf8) summary.invalidUtf8++;
   const chunks = chunkDocument(loaded, options.chunker);
   if (chunks.length === 0) return skipForContent('empty');

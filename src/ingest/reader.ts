@@ -6,5 +6,6 @@
 //
 // 2: CMake module pages read with their module's block; reStructuredText comments,
 //    references and toctrees; headings with nothing under them; HTML <title> as the title only.
+// 3: the page's metadata fields and `meta`/`index` bodies dropped; redirect pages skipped.
 
-export const READER_VERSION = 2;
+export const READER_VERSION = 3;

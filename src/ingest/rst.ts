@@ -3,8 +3,9 @@
 // reads "New in version 3.13.", `.. note::` reads "Note:", `.. variable:: NAME`
 // reads "NAME"), or nothing when they only load or lay out (`code-block`,
 // `include`, `index`, `cmake-module`...); their option lines (`:maxdepth: 2`) go,
-// and so do link targets (`.. _name:`) and comments (`.. any text`, with the lines
-// indented under it). A footnote keeps its label (`.. [1] text` reads "[1] text");
+// and so do link targets (`.. _name:`), comments (`.. any text`, with the lines
+// indented under it), the body of `meta` and `index`, and the page's metadata
+// fields before anything else (`:orphan:`). A footnote keeps its label (`.. [1] text` reads "[1] text");
 // a `toctree`'s entries read as the pages' names (`/module/FetchContent` reads
 // "FetchContent", `Title <page>` reads "Title"). Interpreted text roles keep their
 // text (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>``
@@ -19,6 +20,10 @@ const SILENT = new Set([
   'sectnum', 'default-role', 'role', 'meta', 'cssclass', 'class', 'tabularcolumns', 'autosummary', 'currentmodule',
   'module', 'moduleauthor', 'sectionauthor', 'codeauthor', 'cmake-module',
 ]);
+/** Directives whose body is not shown either: page metadata (`:http-equiv=refresh: ...`) and index entries. */
+const SILENT_BODY = new Set(['meta', 'index']);
+/** A field of the page's own metadata (`:orphan:`, `:tocdepth: 2`), before anything else on the page. */
+const DOCINFO = /^:[^:\s][^:]*:(?:\s.*)?$/;
 /** Admonitions and the word they are shown with. */
 const ADMONITIONS: Record<string, string> = {
   note: 'Note', warning: 'Warning', tip: 'Tip', important: 'Important', caution: 'Caution', attention: 'Attention',
@@ -113,6 +118,8 @@ export function rstToPlain(text: string): string {
   let inOptions = false;
   /** The indent of the comment or toctree whose indented lines are being read, and which it is. */
   let block: { indent: number; kind: 'comment' | 'toctree' } | undefined;
+  /** Nothing shown yet: only blank lines, comments, targets and metadata. */
+  let atTop = true;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const cr = raw.endsWith('\r') ? '\r' : '';
@@ -127,6 +134,10 @@ export function rstToPlain(text: string): string {
       continue;
     }
     block = undefined;
+    if (atTop && DOCINFO.test(line)) {
+      lines[i] = cr;
+      continue;
+    }
     const substitution = SUBSTITUTION.exec(line);
     const directive = substitution ? undefined : DIRECTIVE.exec(line);
     const comment = substitution || directive || TARGET.test(line) ? undefined : COMMENT.exec(line);
@@ -134,7 +145,9 @@ export function rstToPlain(text: string): string {
     else if (directive) {
       line = directiveLine(directive[1]!, directive[2]!, directive[3]);
       inOptions = true;
-      if (directive[2]!.toLowerCase() === 'toctree') block = { indent: indentOf(directive[1]!), kind: 'toctree' };
+      const name = directive[2]!.toLowerCase();
+      if (name === 'toctree') block = { indent: indentOf(directive[1]!), kind: 'toctree' };
+      else if (SILENT_BODY.has(name)) block = { indent: indentOf(directive[1]!), kind: 'comment' };
     } else if (FOOTNOTE.test(line)) line = line.replace(FOOTNOTE, '$1$2');
     else if (comment) {
       line = '';
@@ -154,6 +167,7 @@ export function rstToPlain(text: string): string {
         lines[i + 1] = split[1] + nextCr;
       }
     }
+    if (line.trim() !== '') atTop = false;
     lines[i] = line + cr;
   }
   return lines.join('\n');

@@ -30,7 +30,9 @@ export type SkipReason =
   | 'broken-symlink'
   | 'symlink-loop'
   | 'parse-error'
-  | 'empty';
+  | 'empty'
+  /** A page that only sends its reader to another ("This page has moved"). */
+  | 'redirect';
 
 export interface FoundFile {
   /** Absolute path. */
