@@ -62,6 +62,20 @@ describe('decoding', () => {
     expect(html.units[0].text).toBe('caf\ufffd');
   });
 
+  test('an HTML page that is not UTF-8 is read in the character set it declares', async () => {
+    const latin1 = (text: string) => new Uint8Array([...text].map((c) => c.charCodeAt(0)));
+    const declared = await loadDocument('api.html', latin1('<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1" /></head><body><p>St\u00e9phane Bidoul maintains it.</p></body></html>'));
+    expect(declared.invalidUtf8).toBe(false);
+    expect(declared.units[0].text).toBe('St\u00e9phane Bidoul maintains it.');
+    const short = await loadDocument('b.html', latin1('<meta charset=windows-1252><p>na\u00efve</p>'));
+    expect(short.units[0].text).toBe('na\u00efve');
+    // A label no decoder knows, or UTF-8 declared over bytes that are not: replacement characters, flagged.
+    for (const head of ['<meta charset="x-unknown-9">', '<meta charset="utf-8">']) {
+      const doc = await loadDocument('c.html', latin1(`${head}<p>caf\u00e9</p>`));
+      expect([doc.invalidUtf8, doc.units[0].text]).toEqual([true, 'caf\ufffd']);
+    }
+  });
+
   test('valid UTF-8 is not flagged and a byte-order mark is dropped', async () => {
     const doc = await loadDocument('ok.md', new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('# Café ☕\n')]));
     expect(doc.invalidUtf8).toBe(false);

@@ -91,11 +91,6 @@ function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
   }
 }
 
-/**
- * Decodes and parses one file's bytes. The kind comes from the extension;
- * unknown extensions load as text. Throws only on a PDF that cannot be parsed
- * (the caller counts it as skipped).
- */
 /** A file a document brings in, read by the caller: a CMake module page's .cmake file (cmake-module.ts). */
 export interface RelatedFile {
   /** As the document names it. */
@@ -103,6 +98,11 @@ export interface RelatedFile {
   bytes: Uint8Array;
 }
 
+/**
+ * Decodes and parses one file's bytes. The kind comes from the extension;
+ * unknown extensions load as text. Throws only on a PDF that cannot be parsed
+ * (the caller counts it as skipped).
+ */
 export async function loadDocument(path: string, bytes: Uint8Array, related?: RelatedFile): Promise<LoadedDocument> {
   const kind = kindOf(path) ?? 'text';
   if (kind === 'pdf') {
@@ -110,7 +110,7 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     const pdf = await loadPdf(bytes);
     return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
   }
-  const { text, invalidUtf8 } = decode(bytes);
+  const { text, invalidUtf8 } = kind === 'html' ? decodeHtml(bytes) : decode(bytes);
   const redirect = isRedirect(text, kind);
   if (kind === 'html') {
     const { htmlToUnit } = await import('./html.js');
@@ -154,6 +154,26 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     }
   }
   return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
+}
+
+/** The character set a page declares in its first bytes: `<meta charset="...">` or `content="text/html; charset=..."`. */
+const DECLARED_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?([\w.:-]+)/i;
+
+/**
+ * An HTML page's text: UTF-8 when its bytes are, else in the character set the page
+ * declares (libxslt's pages say ISO-8859-1: "Stéphane" was read as "St\uFFFDphane"),
+ * else UTF-8 with replacement characters (counted).
+ */
+function decodeHtml(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
+  const utf8 = decode(bytes);
+  if (!utf8.invalidUtf8) return utf8;
+  const label = DECLARED_CHARSET.exec(new TextDecoder('latin1').decode(bytes.subarray(0, 2048)))?.[1];
+  if (!label || /^utf-?8$/i.test(label)) return utf8;
+  try {
+    return { text: new TextDecoder(label).decode(bytes), invalidUtf8: false };
+  } catch {
+    return utf8; // a label TextDecoder does not know
+  }
 }
 
 /** A refresh to another address, as HTML writes it in a meta tag and Sphinx (RST, MyST) in a `meta` directive. */

@@ -6,6 +6,7 @@
 //
 // 2: CMake module pages read with their module's block; reStructuredText comments,
 //    references and toctrees; headings with nothing under them; HTML <title> as the title only.
-// 3: the page's metadata fields and `meta`/`index` bodies dropped; redirect pages skipped.
+// 3: the page's metadata fields and `meta`/`index` bodies dropped; redirect pages skipped;
+//    HTML read in its declared character set when it is not UTF-8.
 
 export const READER_VERSION = 3;
