@@ -123,6 +123,11 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     const { markdownWithoutComments } = await import('./markdown-comments.js');
     unit.text = markdownWithoutComments(text);
   }
+  if (kind === 'markdown' && (text.includes('{') || text.includes(')='))) {
+    // MyST (Sphinx's Markdown): directives, roles and targets read as they show, line for line.
+    const { hasMyst, mystToMarkdown } = await import('./myst.js');
+    if (hasMyst(unit.text)) unit.text = mystToMarkdown(unit.text);
+  }
   const extension = documentExtension(path);
   if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');

@@ -8,5 +8,6 @@
 //    references and toctrees; headings with nothing under them; HTML <title> as the title only.
 // 3: the page's metadata fields and `meta`/`index` bodies dropped; redirect pages skipped;
 //    HTML read in its declared character set when it is not UTF-8.
+// 4: MyST Markdown (Sphinx's) read as it shows: directive fences, roles, targets.
 
-export const READER_VERSION = 3;
+export const READER_VERSION = 4;

@@ -61,7 +61,7 @@ const INLINE_TARGET = /(^|[^`\w])_`([^`\n]+)`(?![\w`])/g;
 const OPEN_ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]*)$/;
 
 /** What a role shows: the title of `title <target>` (the target may hold `<>` itself), without a leading `~` or `!`. */
-function roleText(inner: string): string {
+export function roleText(inner: string): string {
   const titled = /^(.*?\S)\s+<(?:(?!\s<).)*>$/s.exec(inner);
   const text = titled ? titled[1]! : inner;
   return text.replace(/^[~!]/, '');
@@ -84,7 +84,14 @@ function splitRole(line: string, next: string): [string, string] | undefined {
   return [line.slice(0, open.index) + open[1]! + onFirst, indent + onSecond + next.slice(close + 1)];
 }
 
-function directiveLine(indent: string, name: string, argument: string | undefined): string {
+/** Whether a directive is one this file reads as words (an admonition, a version note) or as nothing (layout). */
+export function knownDirective(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower in ADMONITIONS || lower in VERSIONS || SILENT.has(lower);
+}
+
+/** What a directive's own line shows (see the top of this file). */
+export function directiveLine(indent: string, name: string, argument: string | undefined): string {
   const arg = argument?.trim() ?? '';
   const lower = name.toLowerCase();
   const version = VERSIONS[lower];
@@ -102,14 +109,19 @@ function indentOf(line: string): number {
   return /^[ \t]*/.exec(line)![0].length;
 }
 
-/** A toctree entry as the page's name: `Title <page>` -> "Title", `/module/FetchContent` -> "FetchContent". */
-function tocEntry(line: string): string {
+/**
+ * A toctree entry as the page's name: `Title <page>` -> "Title", `/module/FetchContent`
+ * -> "FetchContent", `topics/index` -> "topics"; an option line (`:hidden:`) -> nothing.
+ */
+export function tocEntry(line: string): string {
   const indent = /^[ \t]*/.exec(line)![0];
   const entry = line.trim();
-  if (!entry) return '';
+  if (!entry || /^:[\w-]+:/.test(entry)) return '';
   const titled = /^(.*\S)\s+<[^<>]+>$/.exec(entry);
   if (titled) return indent + titled[1]!;
-  return indent + (entry.replace(/\/+$/, '').split('/').pop() ?? entry);
+  const parts = entry.replace(/\/+$/, '').split('/');
+  const name = parts.pop() ?? entry;
+  return indent + (name === 'index' && parts.length > 0 ? parts.pop()! : name);
 }
 
 /** The text with reStructuredText directives and roles replaced by what they show, line for line. */
