@@ -11,7 +11,12 @@ export const SOURCES = [
   { name: 'node', dirs: ['/usr/share/doc/nodejs/api'] },
   { name: 'npm', dirs: ['/usr/lib/node_modules/npm/docs/content', '/usr/local/lib/node_modules/npm/docs/content'] },
   { name: 'valgrind', dirs: ['/usr/share/doc/valgrind/html'] },
+  // A set of its own (`--set pip`): pip's Sphinx sources as Debian ships them (RST and MyST, some gzipped).
+  { name: 'pip', dirs: ['/usr/share/doc/python3-pip/html'] },
 ];
+
+/** The documentation sets of each conversation set (`--set`): the default one, and pip's. */
+export const SETS = { default: ['cmake', 'node', 'npm', 'valgrind'], pip: ['pip'] };
 
 /** Globs left out of the ingest: Node's HTML pages duplicate its Markdown ones. */
 export const EXCLUDE = ['node/**/*.html', 'node/**/*.htm'];
@@ -28,15 +33,15 @@ function globCmake() {
 }
 
 /**
- * A folder under `out` holding one link per documentation set found on this machine;
+ * A folder under `out` holding one link per documentation set of `names` found on this machine;
  * returns the folder and the names of the sets found and missing.
  */
-export function stageDocs(out) {
+export function stageDocs(out, names = SETS.default) {
   const folder = path.join(out, 'docs');
   fs.mkdirSync(folder, { recursive: true });
   const found = [];
   const missing = [];
-  for (const source of SOURCES) {
+  for (const source of SOURCES.filter((candidate) => names.includes(candidate.name))) {
     const dir = source.dirs.find((candidate) => fs.existsSync(candidate));
     const link = path.join(folder, source.name);
     if (!dir) {

@@ -10,7 +10,11 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3] [--set pip]
+//
+// `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
+// index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
+// gzipped, as Debian ships them.
 //
 // Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
@@ -24,23 +28,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { halfOf, option, turnModules } from '../turn/common.mjs';
-import { EXCLUDE, stageDocs } from './docs.mjs';
+import { EXCLUDE, SETS, stageDocs } from './docs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const out = path.join(root, 'bench/out/realdocs');
+const setName = option('set') ?? 'default';
+if (!SETS[setName]) {
+  console.error(`--set: one of ${Object.keys(SETS).join(', ')}, got "${setName}"`);
+  process.exit(2);
+}
+const out = path.join(root, setName === 'default' ? 'bench/out/realdocs' : `bench/out/realdocs-${setName}`);
 const dbPath = path.join(out, 'realdocs.db');
 const verbose = process.argv.includes('--verbose');
 const asJson = process.argv.includes('--json');
 const only = option('only');
 const onlyHalf = option('half');
 
-const { folder, found, missing } = stageDocs(out);
+const { folder, found, missing } = stageDocs(out, SETS[setName]);
 if (found.length === 0) {
   console.log(`skipped: none of the documentation is on this machine (${missing.join(', ')})`);
   process.exit(0);
 }
-const set = JSON.parse(fs.readFileSync(path.join(here, 'conversations.json'), 'utf8'));
+const set = JSON.parse(fs.readFileSync(path.join(here, setName === 'default' ? 'conversations.json' : `${setName}.json`), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
 const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3' };
 const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
