@@ -19,6 +19,7 @@
 
 import { Parser } from 'htmlparser2';
 import { lineAt, lineStartsOf } from './chunk.js';
+import { useTopFirstStacks } from './html-stack.js';
 import type { TextUnit, UnitHeading } from './load.js';
 
 const DROPPED = new Set(['script', 'style', 'noscript', 'template']);
@@ -83,8 +84,10 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   let droppedDepth = 0;
   /** Open elements since page furniture began (0: not inside furniture). */
   let furnitureDepth = 0;
-  /** Open article, main and section elements (and role="main"): a header or footer inside them is content. */
+  /** For each open element, whether it is an article, main or section (or role="main"): a header or footer inside one is content. */
   const contentStack: boolean[] = [];
+  /** How many of contentStack are true: counted, as a look through it at every tag costs depth² on a deeply nested page. */
+  let contentOpen = 0;
   let inHead = false;
   let titleDepth = 0;
   let titleWords: string[] | undefined;
@@ -153,14 +156,15 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           furnitureDepth++;
           return;
         }
-        const inContent = contentStack.some(Boolean);
-        if (!inHead && isFurniture(name, attributes, inContent)) {
+        if (!inHead && isFurniture(name, attributes, contentOpen > 0)) {
           furnitureDepth = 1;
           // Furniture still separates what comes before it from what comes after.
           requestBreak(2);
           return;
         }
-        contentStack.push(CONTENT_CONTAINERS.has(name) || attributes.role === 'main');
+        const content = CONTENT_CONTAINERS.has(name) || attributes.role === 'main';
+        contentStack.push(content);
+        if (content) contentOpen++;
         if (DROPPED.has(name)) {
           droppedDepth++;
           return;
@@ -194,7 +198,7 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           furnitureDepth--;
           return;
         }
-        contentStack.pop();
+        if (contentStack.pop()) contentOpen--;
         if (DROPPED.has(name)) {
           if (droppedDepth > 0) droppedDepth--;
           return;
@@ -229,6 +233,8 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
+  // Its own stacks cost depth² on a deeply nested page (html-stack.ts).
+  useTopFirstStacks(parser);
 
   /** Collapsing text: words separated by single spaces. */
   const flowText = (data: string, base: number): void => {
