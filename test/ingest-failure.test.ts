@@ -3,13 +3,15 @@
 // meaningful (before, the batch that came back while the worker was being
 // stopped let the event loop empty, and Node quit with code 13 and no message).
 // A FIFO put in place of a file after the listing: skipped and counted, not read
-// (before, the read blocked forever and Ctrl-C could not stop it).
+// (before, the read blocked forever and Ctrl-C could not stop it). Ctrl-C during
+// the last file or the last group: the run says it was interrupted and removes
+// nothing (before, it reported success, exit 0, having dropped the last group).
 
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { BIN, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 let home: string;
@@ -138,4 +140,74 @@ test('Ctrl-C (the abort signal) does not wait for a group still being embedded: 
   } finally {
     db.close();
   }
+});
+
+describe('Ctrl-C at the end of a run', () => {
+  /** An index of keep.md and gone.md; then gone.md is deleted and new.md written, so the next run has one file to add and one document to remove. */
+  async function indexToUpdate() {
+    const { ingest } = await import('../src/ingest/ingest.js');
+    const { openDatabase } = await import('../src/store/db.js');
+    const docs = path.join(home, 'docs');
+    fs.mkdirSync(docs);
+    fs.writeFileSync(path.join(docs, 'keep.md'), '# Keep\n\nA document that stays.\n');
+    fs.writeFileSync(path.join(docs, 'gone.md'), '# Gone\n\nA document whose file is deleted.\n');
+    const db = openDatabase(':memory:');
+    const vectors = (texts: string[]) => texts.map(() => Float32Array.from({ length: 8 }, (_, i) => (i === 0 ? 1 : 0)));
+    const embedder = { id: 'test:fixed', dimensions: 8, maxBatch: 10_000, embed: async (texts: string[]) => vectors(texts) };
+    const options = { root: docs, db, chunker: { size: 600, overlap: 0 }, maxFileBytes: 1e7 };
+    expect((await ingest({ ...options, embedder })).files.added).toBe(2);
+    fs.rmSync(path.join(docs, 'gone.md'));
+    fs.writeFileSync(path.join(docs, 'new.md'), '# New\n\nA document added since.\n');
+    const stored = () => (db.prepare('SELECT path FROM documents ORDER BY path').pluck().all() as string[]).join(' ');
+    return { ingest, db, options, vectors, stored };
+  }
+
+  test('a Ctrl-C while the last group is embedded is reported: the run is interrupted, and the document of the deleted file stays', async () => {
+    const { ingest, db, options, vectors, stored } = await indexToUpdate();
+    const controller = new AbortController();
+    // The signal fires while the embedder works on the run's only group, and the vectors come after it.
+    const embedder = {
+      id: 'test:fixed',
+      dimensions: 8,
+      maxBatch: 10_000,
+      embed: (texts: string[]) => {
+        controller.abort();
+        return new Promise<Float32Array[]>((resolve) => setTimeout(() => resolve(vectors(texts)), 10));
+      },
+    };
+    try {
+      const summary = await ingest({ ...options, embedder, signal: controller.signal });
+      expect(summary.interrupted).toBe(true);
+      expect(summary.files).toMatchObject({ added: 0, removed: 0 });
+      expect(stored()).toBe('gone.md keep.md');
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a Ctrl-C delivered once the last file is read (reading never lets the event loop run) stops the run before it writes or removes anything', async () => {
+    const { ingest, db, options, vectors, stored } = await indexToUpdate();
+    const controller = new AbortController();
+    const embedCalls: number[] = [];
+    const embedder = {
+      id: 'test:fixed',
+      dimensions: 8,
+      maxBatch: 10_000,
+      embed: async (texts: string[]) => {
+        embedCalls.push(texts.length);
+        return vectors(texts);
+      },
+    };
+    try {
+      // As a signal received while the main thread reads a file: handled at the event loop's next turn.
+      setImmediate(() => controller.abort());
+      const summary = await ingest({ ...options, embedder, signal: controller.signal });
+      expect(summary.interrupted).toBe(true);
+      expect(summary.files).toMatchObject({ added: 0, removed: 0 });
+      expect(embedCalls).toEqual([]);
+      expect(stored()).toBe('gone.md keep.md');
+    } finally {
+      db.close();
+    }
+  });
 });

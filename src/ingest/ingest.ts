@@ -34,14 +34,23 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
 
     const batches = newBatches();
     await readFiles(run, plan, writer, batches);
+    // A Ctrl-C while the last file was read and chunked (which never wait, so the
+    // signal is delivered only at the next turn of the event loop) is seen here,
+    // before its group is handed to the embedder.
+    await nextTurn();
+    if (!options.signal?.aborted) {
+      // Everything still pending: the last group handed over, then the files after it.
+      await flush(run, writer, batches);
+      await flush(run, writer, batches);
+    }
+    // Checked again: a group whose vectors had not come when the signal fired was
+    // not written, and the run must not then look finished (exit 0, nothing written,
+    // the documents of vanished files removed).
     if (options.signal?.aborted) {
       summary.interrupted = true;
       // The group already handed to the embedder is written if its vectors are there.
       if (batches.embedding) await commitGroup(run, writer, batches.embedding).catch(() => {});
     } else {
-      // Everything still pending: the last group handed over, then the files after it.
-      await flush(run, writer, batches);
-      await flush(run, writer, batches);
       await commitRemovals(run, writer, plan);
       if (plan.complete && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     }
@@ -66,7 +75,7 @@ async function readFiles(run: IngestRun, plan: IngestPlan, writer: DocumentWrite
     // this the event loop never runs and Ctrl-C (the abort signal) is not
     // seen until every file is done.
     if (performance.now() - lastYield > 20) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       lastYield = performance.now();
     }
     if (options.signal?.aborted) return;
@@ -89,4 +98,9 @@ async function readFiles(run: IngestRun, plan: IngestPlan, writer: DocumentWrite
 async function flush(run: IngestRun, writer: DocumentWriter, batches: Batches): Promise<void> {
   const previous = nextGroup(run, writer, batches);
   if (previous) await commitGroup(run, writer, previous);
+}
+
+/** Lets the event loop run once: a signal received meanwhile is handled. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
