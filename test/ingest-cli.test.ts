@@ -13,6 +13,7 @@ import { rstToPlain } from '../src/ingest/rst.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir, type CliResult } from './helpers/cli.js';
 import { makePdf } from './helpers/pdf.js';
+import { KEY, ptyUnavailable, spawnRaglineInPty } from './helpers/pty.js';
 
 const EDGE = path.join(ROOT, 'fixtures', 'edge');
 const IS_ROOT = process.getuid?.() === 0;
@@ -523,4 +524,85 @@ describe('what the walker skips', () => {
     expect(sub.only).toEqual(['guides/']);
     expect(documentPaths()).toEqual(['a.rst', 'b.md', 'guides/drafts/d.md']);
   });
+});
+
+describe('globs that would empty a folder', () => {
+  /** A folder of `count` Markdown files, `n0.md`... (those from `sub` on in sub/), ingested. */
+  async function ingested(count: number, sub = count): Promise<string> {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i++) files[`${i >= sub ? 'sub/' : ''}n${i}.md`] = `# Note ${i}\n\nText of note ${i}.\n`;
+    const dir = docsFolder(files);
+    expect((await ingestJson(dir)).files.added).toBe(count);
+    return dir;
+  }
+
+  test('a mistyped --include that leaves out every stored document and adds none exits 2 naming how many and --yes, and removes nothing', async () => {
+    const dir = await ingested(12);
+    for (const json of [[], ['--json']]) {
+      const refused = await ragline(['ingest', dir, '--include', '*.mdd', ...json], { env: env() });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.split('\n')).toEqual([
+        `error: --include/--exclude leave out all 12 documents stored for ${dir} and add none: this ingest would remove those 12 from the index. Nothing was written.`,
+        'Check the globs (read as in .gitignore; left out: n0.md, n1.md, n10.md, ...), or add --yes to remove them.',
+        '',
+      ]);
+      expect(documentPaths()).toHaveLength(12);
+    }
+    const removed = await ingestJson(dir, '--include', '*.mdd', '--yes');
+    expect(removed.files.removed).toBe(12);
+    expect(documentPaths()).toEqual([]);
+  });
+
+  test('globs that leave out more than half of the documents and more than 10 are refused; fewer, or a run that adds a file, go on', async () => {
+    // 30 documents, 24 of them in sub/.
+    const dir = await ingested(30, 6);
+    const most = await ragline(['ingest', dir, '--include', '/*.md'], { env: env() });
+    expect(most.code).toBe(2);
+    expect(most.stderr).toContain(`leave out 24 of the 30 documents stored for ${dir} and add none: this ingest would remove those 24 from the index.`);
+    expect(documentPaths()).toHaveLength(30);
+    // 11 of 30: not more than half.
+    const some = await ingestJson(dir, '--exclude', 'sub/n1*.md', 'sub/n2[0-2].md');
+    expect(some.files.removed).toBe(13);
+    // 17 left: leaving out 11 of them (more than half, more than 10) while adding one goes on.
+    fs.writeFileSync(path.join(dir, 'new.md'), '# New\n\nA new note.\n');
+    const adding = await ingestJson(dir, '--include', '/*.md');
+    expect(adding.files).toMatchObject({ added: 1, removed: 11 });
+    expect(documentPaths()).toHaveLength(7);
+  });
+
+  test('documents whose files are gone are removed without asking, every one of them', async () => {
+    const dir = await ingested(12);
+    for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name));
+    const result = await ragline(['ingest', dir, '--json'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).files.removed).toBe(12);
+    expect(documentPaths()).toEqual([]);
+  });
+
+  test.skipIf(ptyUnavailable() !== undefined)('on a terminal the removal is asked: no (or Ctrl-C) keeps every document, yes removes them', async () => {
+    const dir = await ingested(12);
+    for (const [answer, code] of [['n', 0], [KEY.ctrlC, 130]] as const) {
+      const pty = spawnRaglineInPty(['ingest', dir, '--include', '*.mdd'], { env: env(), cols: 300 });
+      try {
+        await pty.expect(`leave out all 12 documents stored for ${dir} and add none. Remove them from the index?`);
+        pty.type(answer === 'n' ? `n${KEY.enter}` : answer);
+        await pty.expect('Nothing was ingested or removed.');
+        expect((await pty.exited).code).toBe(code);
+      } finally {
+        pty.kill();
+      }
+      expect(documentPaths()).toHaveLength(12);
+    }
+    const pty = spawnRaglineInPty(['ingest', dir, '--include', '*.mdd'], { env: env(), cols: 300 });
+    try {
+      await pty.expect('Remove them from the index?');
+      pty.type(`y${KEY.enter}`);
+      await pty.expect('12 removed');
+      expect((await pty.exited).code).toBe(0);
+    } finally {
+      pty.kill();
+    }
+    expect(documentPaths()).toEqual([]);
+  }, 30_000);
 });

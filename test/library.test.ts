@@ -68,6 +68,28 @@ describe('the library API', () => {
     expect(workspace.isOpen).toBe(false);
   });
 
+  test('globs that would remove every stored document of a folder and add none are refused unless confirmRemoval says yes', async () => {
+    const ragline = await import('ragline');
+    const folder = docsFolder();
+    const workspace = ragline.openWorkspace({ db: path.join(tempDir('ragline-lib-db-'), 'lib.db') });
+    try {
+      const { added } = (await ragline.ingestFolder(workspace, folder)).files;
+      const refused = await ragline.ingestFolder(workspace, folder, { include: ['*.mdd'] }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ragline.RemovalRefused);
+      expect(refused).toBeInstanceOf(ragline.UserError);
+      const removal = { root: fs.realpathSync(folder), stored: added, leftOut: added, remaining: 0 };
+      expect((refused as InstanceType<typeof ragline.RemovalRefused>).removal).toMatchObject(removal);
+      const asked: unknown[] = [];
+      const declined = ragline.ingestFolder(workspace, folder, { include: ['*.mdd'], confirmRemoval: (r) => (asked.push(r), false) });
+      await expect(declined).rejects.toBeInstanceOf(ragline.RemovalRefused);
+      const summary = await ragline.ingestFolder(workspace, folder, { include: ['*.mdd'], confirmRemoval: (r) => (asked.push(r), true) });
+      expect(summary.files.removed).toBe(added);
+      expect(asked).toEqual([expect.objectContaining(removal), expect.objectContaining(removal)]);
+    } finally {
+      await workspace.close();
+    }
+  });
+
   test('settings are checked as the CLI checks them, and nothing is read from the environment unless passed', async () => {
     const { openWorkspace, resolveSettings, UserError } = await import('ragline');
     expect(() => openWorkspace({ db: ':memory:', settings: { 'retrieval.k': 0 } })).toThrow(UserError);

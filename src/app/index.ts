@@ -3,7 +3,7 @@
 // src/cli, src/mcp and the library entry (src/index.ts) use ragline through it.
 
 export { openWorkspace, resolveSettings, Workspace, type Settings, type WorkspaceOptions } from './workspace.js';
-export { ingestFolder, type IngestFolderOptions } from './ingest.js';
+export { ingestFolder, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval, type IngestFolderOptions } from './ingest.js';
 export { search, type SearchResult } from './search.js';
 export { askIn, Chat, type ChatStart } from './chat.js';
 export {

@@ -3,13 +3,15 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { ingest, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { ingest, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
 import { kindOf } from '../ingest/kinds.js';
 import { asInGitignore } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
+
+export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from '../ingest/ingest.js';
 
 export interface IngestFolderOptions {
   /** Only files matching these globs (relative to the folder). */
@@ -28,6 +30,14 @@ export interface IngestFolderOptions {
   reindex?: boolean;
   /** Hash every file, even when its size and modification time are unchanged. */
   checksum?: boolean;
+  /**
+   * Asked, before anything is written, when the globs would remove most or all of the
+   * folder's stored documents while the ingest adds none (a mistyped `--include`):
+   * every one it leaves out, or more than half and more than MASS_REMOVAL_MIN. True
+   * goes on; without it, or on false, the ingest throws RemovalRefused (exit code 2)
+   * with nothing written.
+   */
+  confirmRemoval?: (removal: GlobRemoval) => boolean | Promise<boolean>;
   /** Aborting stops the ingest; what was written is kept. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;
@@ -66,6 +76,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     maxFileBytes: config.ingest.maxFileBytes,
     reindex: options.reindex,
     checksum: options.checksum,
+    confirmRemoval: options.confirmRemoval,
     signal: options.signal,
     onProgress: options.onProgress,
   });

@@ -12,13 +12,14 @@ import { DocumentWriter } from '../store/documents.js';
 import { assertNoIngestRunning, setReaderVersion } from '../store/meta.js';
 import { commitGroup, commitRemovals, recordLastIngest, touchUnchanged } from './commit.js';
 import { addPending, FLUSH_CHUNKS, newBatches, nextGroup, type Batches } from './embed.js';
-import { planIngest, type IngestPlan } from './plan.js';
+import { globRemoval, planIngest, RemovalRefused, type IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile, type FileTools } from './prepare.js';
 import { READER_VERSION } from './reader.js';
 import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
 
 export type { IngestOptions, IngestProgress, IngestSummary } from './run.js';
 export { SKIPPED_PATHS_KEPT } from './run.js';
+export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from './plan.js';
 export { KEYWORD_DRIFT_BOUND } from './keywords.js';
 
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
@@ -27,6 +28,8 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   assertNoIngestRunning(run.db);
   try {
     const plan = await planIngest(run);
+    const removal = globRemoval(run, plan);
+    if (removal && !(await options.confirmRemoval?.(removal))) throw new RemovalRefused(removal);
     const writer = new DocumentWriter(run.db);
     progress.filesTotal = plan.work.length;
     progress.bytesTotal = plan.work.reduce((sum, f) => sum + f.size, 0);

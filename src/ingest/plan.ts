@@ -2,6 +2,8 @@
 // (or start a new one), list the folder's stored documents, and walk the folder
 // deciding per file what it is: unchanged (same size and mtime, not listed), a file
 // skipped before and unchanged since (counted again, not read), or work to read.
+// A plan whose globs would empty the folder's index, or most of it, while adding
+// nothing is named by globRemoval, for the run to ask before it writes anything.
 
 import type { Db } from '../store/db.js';
 import { clearIndex, listDocuments, listSkippedFiles, type SkippedFile, type StoredDocuments } from '../store/documents.js';
@@ -15,7 +17,7 @@ import { keywordsOutdated, rewriteKeywordIndex } from './keywords.js';
 import { loadFileTools } from './prepare.js';
 import { READER_VERSION } from './reader.js';
 import { countSkipped, dataVersion, type IngestRun } from './run.js';
-import { walk, type FoundFile, type SkipReason } from './walk.js';
+import { askedBy, walk, type FoundFile, type SkipReason } from './walk.js';
 
 export interface IngestPlan {
   /** The folder's documents as stored before this ingest. */
@@ -38,6 +40,8 @@ export interface IngestPlan {
   reread: boolean;
   /** Every file of the folder is read by this run (no `only`, or nothing stored): it records the reader version. */
   complete: boolean;
+  /** Stored documents whose files are there but left out by the include and exclude globs: the run removes them. */
+  leftOut: string[];
 }
 
 export async function planIngest(run: IngestRun): Promise<IngestPlan> {
@@ -54,6 +58,7 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   const readAll = options.checksum || reread;
   const skippedBefore = listSkippedFiles(db, root);
   const skippedFound = new Set<string>();
+  const leftOut: string[] = [];
   const found = walk(root, {
     include: options.include,
     exclude: options.exclude,
@@ -75,9 +80,75 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
       summary.files.unchanged++;
       return false;
     },
+    excluded: (relative) => {
+      if (stored.indexOf(relative) !== undefined) leftOut.push(relative);
+    },
   });
   for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
-  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, complete: !options.only || stored.count === 0 };
+  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, complete: !options.only || stored.count === 0, leftOut };
+}
+
+/** More than this many documents, and more than half of those stored, left out by the globs of a run that adds none: asked about. */
+export const MASS_REMOVAL_MIN = 10;
+
+/** What a run's globs would remove from the index, asked about before the run writes anything (see globRemoval). */
+export interface GlobRemoval {
+  /** The folder, as its documents are stored. */
+  root: string;
+  /** Documents stored for the folder (for a run given files or subfolders, those among them). */
+  stored: number;
+  /** Of those, the ones whose files are there but the include and exclude globs leave out. */
+  leftOut: number;
+  /** Of those stored, the ones the run would keep. */
+  remaining: number;
+  /** A few of the paths left out, relative to the folder. */
+  examples: string[];
+}
+
+/**
+ * What the globs would remove when a run adds no file and its globs leave out
+ * every stored document it would not otherwise keep (the folder's index would be
+ * empty), or more than half of the stored documents and more than MASS_REMOVAL_MIN:
+ * far more likely a mistyped glob (`--include '*.mdd'`) than a wish to empty the
+ * index. Undefined for any other run, including one that removes documents whose
+ * files are gone, which is what an ingest is for.
+ */
+export function globRemoval(run: IngestRun, plan: IngestPlan): GlobRemoval | undefined {
+  const { stored, seen, leftOut, work } = plan;
+  if (leftOut.length === 0) return undefined;
+  if (work.some((file) => stored.indexOf(file.relative) === undefined)) return undefined;
+  const asked = run.options.only ? askedBy(run.options.only) : undefined;
+  let inScope = 0;
+  let remaining = 0;
+  for (let i = 0; i < stored.count; i++) {
+    if (asked && !asked(stored.paths[i]!)) continue;
+    inScope++;
+    if (seen[i]) remaining++;
+  }
+  const most = leftOut.length * 2 > inScope && leftOut.length > MASS_REMOVAL_MIN;
+  if (remaining > 0 && !most) return undefined;
+  return { root: run.root, stored: inScope, leftOut: leftOut.length, remaining, examples: [...leftOut].sort().slice(0, 3) };
+}
+
+/** What the globs leave out, in words: "all 12 documents", "24 of the 30 documents", "the only document". */
+export function leftOutWords({ leftOut, stored }: GlobRemoval): string {
+  if (leftOut !== stored) return `${leftOut} of the ${stored} documents`;
+  return stored === 1 ? 'the only document' : `all ${stored} documents`;
+}
+
+/** A run refused because its globs would remove documents (globRemoval) and removing them was not confirmed; nothing was written. */
+export class RemovalRefused extends UserError {
+  readonly removal: GlobRemoval;
+
+  constructor(removal: GlobRemoval) {
+    const { leftOut, root } = removal;
+    super(`--include/--exclude leave out ${leftOutWords(removal)} stored for ${root} and add none: this ingest would remove ${leftOut === 1 ? 'it' : `those ${leftOut}`} from the index. Nothing was written.`, {
+      hint: `Check the globs (read as in .gitignore; left out: ${removal.examples.join(', ')}${leftOut > removal.examples.length ? ', ...' : ''}), or add --yes to remove ${leftOut === 1 ? 'it' : 'them'}.`,
+      exitCode: 2,
+    });
+    this.name = 'RemovalRefused';
+    this.removal = removal;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { acquireIngestLock } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { UserError } from '../util/errors.js';
 import type { ChunkerSettings } from './chunk.js';
+import type { GlobRemoval } from './plan.js';
 import type { FoundFile, SkipReason } from './walk.js';
 
 export interface IngestOptions {
@@ -30,6 +31,13 @@ export interface IngestOptions {
    * is not indexed by this run (gone, now empty, too large) loses its stored document.
    */
   only?: string[];
+  /**
+   * Asked, before anything is written, when the include and exclude globs would
+   * remove many of the folder's stored documents while the run adds none
+   * (plan.ts, globRemoval): true goes on. Without it, or on false, the run throws
+   * RemovalRefused with nothing written.
+   */
+  confirmRemoval?: (removal: GlobRemoval) => boolean | Promise<boolean>;
   /** Stops between files; what was written stays written. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;

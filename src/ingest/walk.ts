@@ -61,6 +61,8 @@ export interface WalkOptions {
    * particular order.
    */
   select?: (relative: string, size: number, mtimeMs: number) => boolean;
+  /** Told of every file the include and exclude globs leave out (it is counted as excluded too). */
+  excluded?: (relative: string) => void;
 }
 
 export interface WalkResult {
@@ -185,6 +187,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           continue;
         }
         if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
+          options.excluded?.(relative);
           kept.push({ name, skip: 'excluded' });
           continue;
         }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { folderOfFile, ingestFolder, unreadableFile } from '../../app/ingest.js';
+import { folderOfFile, ingestFolder, leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, unreadableFile, type GlobRemoval } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -23,7 +23,11 @@ interface IngestFlags {
   checksum?: boolean;
   verbose?: boolean;
   json?: boolean;
+  yes?: boolean;
 }
+
+/** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled (Ctrl-C). */
+const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
 
 export function registerIngest(program: Command): void {
   program
@@ -37,6 +41,7 @@ export function registerIngest(program: Command): void {
     .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: ${formatBytes(DEFAULTS['ingest.maxFileBytes'] as number)})`)
     .option('--reindex', 'drop the index and rebuild it: this folder, then every other folder it held, with the files each held (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
+    .option('-y, --yes', `remove without asking the stored documents --include/--exclude leave out, when the run adds none and would keep none of the folder's documents, or remove more than half and more than ${MASS_REMOVAL_MIN} of them (a terminal asks; without one, or with --json, the run is refused: exit 2)`)
     .option('--verbose', 'also list the skipped files, a few per reason')
     .option('--json', 'print the summary as JSON (with a few skipped paths per reason)')
     .addHelpText(
@@ -46,6 +51,7 @@ Examples:
   ragline ingest ./docs
   ragline ingest ./docs/faq.md
   ragline ingest ./docs --exclude "drafts/**" --json
+  ragline ingest ./docs --include "guides/" --yes   # keep only guides/, removing the rest without asking
   ragline --db ./team.db ingest ./handbook --reindex`,
     )
     .action(async (dir: string, flags: IngestFlags, command: Command) => {
@@ -105,6 +111,23 @@ Examples:
       };
       io.signals.on('SIGINT', onSigint);
       const progress = new ProgressLine(io.stderr);
+      /** How a removal the globs would make was answered at the prompt, when it was asked. */
+      let answered: 'no' | 'cancelled' | undefined;
+      const confirmRemoval = async (removal: GlobRemoval): Promise<boolean> => {
+        if (flags.yes) return true;
+        // Refused (RemovalRefused, exit 2) where no one can answer: scripts, pipes, --json.
+        if (flags.json || !io.stdin.isTTY || !io.stdout.isTTY) return false;
+        const message = `--include/--exclude leave out ${leftOutWords(removal)} stored for ${oneLine(removal.root)} and add none. Remove ${removal.leftOut === 1 ? 'it' : 'them'} from the index?`;
+        try {
+          const ok = await (await import('@inquirer/prompts')).confirm({ message, default: false }, { input: io.stdin, output: io.stdout });
+          if (!ok) answered = 'no';
+          return ok;
+        } catch (err) {
+          if (!(err instanceof Error && CANCELLED.has(err.name))) throw err;
+          answered = 'cancelled';
+          return false;
+        }
+      };
       try {
         const summary = await ingestFolder(workspace, root, {
           include: flags.include,
@@ -112,6 +135,7 @@ Examples:
           only: file ? [relative] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
+          confirmRemoval,
           signal: controller.signal,
           onProgress: (p) => {
             const seconds = p.elapsedMs / 1000;
@@ -143,7 +167,13 @@ Examples:
       } catch (err) {
         // Said before the embedder is closed: whatever closing does, the user has the message.
         progress.clear();
-        setExitCode(command, reportError(err, output, io.env));
+        if (err instanceof RemovalRefused && answered !== undefined) {
+          // The person at the terminal said no (or Ctrl-C): as `sessions rm` does.
+          output.out('Nothing was ingested or removed.');
+          if (answered === 'cancelled') setExitCode(command, 130);
+        } else {
+          setExitCode(command, reportError(err, output, io.env));
+        }
       } finally {
         progress.clear();
         io.signals.off('SIGINT', onSigint);
