@@ -606,3 +606,18 @@ describe('globs that would empty a folder', () => {
     expect(documentPaths()).toEqual([]);
   }, 30_000);
 });
+
+describe('a name that is not valid UTF-8', () => {
+  test('is skipped and counted as name-not-utf8, not as unreadable; the other files are indexed', async (context) => {
+    const dir = docsFolder({ 'ok.md': '# Ok\n\nA plain name.\n' });
+    try {
+      fs.writeFileSync(Buffer.concat([Buffer.from(dir + path.sep), Buffer.from([0x63, 0x61, 0x66, 0xe9]), Buffer.from('.md')]), '# Cafe\n\nLatin-1 name.\n');
+    } catch {
+      context.skip(); // a file system that only takes UTF-8 names
+    }
+    const summary = await ingestJson(dir, '--verbose');
+    expect(summary.files).toMatchObject({ added: 1, skipped: { 'name-not-utf8': 1 } });
+    const verbose = await ragline(['ingest', dir, '--verbose'], { env: env() });
+    expect(verbose.stdout).toContain('  name-not-utf8: caf\uFFFD.md');
+  });
+});

@@ -83,3 +83,32 @@ describe('walk', () => {
     expect(seen.sort()).toEqual(expected.sort());
   });
 });
+
+describe('names that are not valid UTF-8', () => {
+  /** Writes a file whose name is these bytes (in `folder`, relative to the root); false where the file system refuses such a name. */
+  function writeNamed(folder: string, bytes: number[], text = '# Note\n'): boolean {
+    try {
+      fs.writeFileSync(Buffer.concat([Buffer.from(path.join(root, folder) + path.sep), Buffer.from(bytes)]), text);
+      return true;
+    } catch {
+      return false; // EILSEQ on file systems that only take UTF-8 names
+    }
+  }
+  const md = [...Buffer.from('.md')];
+
+  test('are skipped as name-not-utf8, files and folders alike (Node lists them with U+FFFD, a name no file has); a real U+FFFD in a name is read', (context) => {
+    if (!writeNamed('', [0x63, 0x61, 0x66, 0xe9, ...md])) context.skip(); // caf\xe9.md (Latin-1)
+    fs.mkdirSync(Buffer.concat([Buffer.from(root + path.sep), Buffer.from([0x64, 0xe9, 0x6a, 0xe0])])); // d\xe9j\xe0/
+    writeNamed('', [0x64, 0xe9, 0x6a, 0xe0, 0x2f, ...Buffer.from('inner.md')]);
+    writeNamed('', [0x70, 0x69, 0x63, 0xe9, ...Buffer.from('.png')]); // not a document whatever its name
+    writeNamed('', [0x2e, 0xe9, ...md]); // hidden
+    // Two names that list alike: U+FFFD itself (valid UTF-8) and a cut-off four-byte sequence.
+    writeNamed('sub', [0xef, 0xbf, 0xbd, ...md], '# Replacement character\n');
+    writeNamed('sub', [0xf0, 0x9f, 0x98, ...md]);
+    const found = walk(root, { maxFileBytes: 1_000_000 });
+    expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md', 'sub/\uFFFD.md']);
+    expect(fs.readFileSync(found.files.at(-1)!.absolute, 'utf8')).toBe('# Replacement character\n');
+    expect(Object.fromEntries(found.skipped)).toEqual({ 'name-not-utf8': 3, 'unsupported-type': 2, gitignored: 1 });
+    expect(found.examples.get('name-not-utf8')).toEqual(['caf\uFFFD.md', 'd\uFFFDj\uFFFD', 'sub/\uFFFD.md']);
+  });
+});

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { isMainThread } from 'node:worker_threads';
 import type { Ignore } from 'ignore';
 import type ignoreType from 'ignore';
@@ -27,6 +28,8 @@ export type SkipReason =
   | 'unreadable'
   /** A FIFO, socket or device: reading it could block forever or never end. */
   | 'not-a-file'
+  /** A file or folder whose name is not valid UTF-8: Node lists it with U+FFFD in place of the bytes, a name no file has. */
+  | 'name-not-utf8'
   | 'broken-symlink'
   | 'symlink-loop'
   | 'parse-error'
@@ -146,6 +149,16 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     // sorted, and no entry outlives its turn: the garbage collector has next to
     // nothing to copy.
     const kept: Kept[] = [];
+    /** The names of this folder that are not valid UTF-8, as listed (see notUtf8Names), looked up only when a name has a U+FFFD. */
+    let notUtf8: Map<string, number> | undefined;
+    const nameNotUtf8 = (name: string): boolean => {
+      if (!name.includes('\uFFFD')) return false;
+      notUtf8 ??= notUtf8Names(dir);
+      const left = notUtf8.get(name) ?? 0;
+      if (left === 0) return false; // a name with a real U+FFFD in it
+      notUtf8.set(name, left - 1);
+      return true;
+    };
     try {
       for (;;) {
         let entry: fs.Dirent | null;
@@ -163,7 +176,9 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();
         let stat: fs.Stats | undefined;
-        if (entry.isSymbolicLink()) {
+        // Its listed name reaches no file: neither it nor where it points can be looked at.
+        const badName = nameNotUtf8(name);
+        if (entry.isSymbolicLink() && !badName) {
           try {
             stat = fs.statSync(relativeStat ? relative : absolute);
           } catch (err) {
@@ -178,7 +193,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         if (isDir) {
           if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
           if (ignored(relative, true)) continue;
-          kept.push({ name, folder: absolute });
+          kept.push(badName ? { name, skip: 'name-not-utf8' } : { name, folder: absolute });
           continue;
         }
         if (name.startsWith('.')) continue;
@@ -189,6 +204,10 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
           options.excluded?.(relative);
           kept.push({ name, skip: 'excluded' });
+          continue;
+        }
+        if (badName) {
+          kept.push({ name, skip: kindOf(name) ? 'name-not-utf8' : 'unsupported-type' });
           continue;
         }
         if (!isFile) {
@@ -238,6 +257,28 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     if (home !== undefined) leave(home);
   }
   return result;
+}
+
+/**
+ * The names in `dir` that are not valid UTF-8, as a listing gives them (decoded with
+ * U+FFFD for each bad sequence), with how many such entries have each: only their
+ * bytes reach the file, and such a name would be stored and shown as something no
+ * file is called (two names can even read alike: caf\xe9.md and caf\xe8.md).
+ */
+function notUtf8Names(dir: string): Map<string, number> {
+  const names = new Map<string, number>();
+  let raw: Buffer[];
+  try {
+    raw = fs.readdirSync(dir, { encoding: 'buffer' });
+  } catch {
+    return names;
+  }
+  for (const bytes of raw) {
+    if (isUtf8(bytes)) continue;
+    const name = bytes.toString('utf8');
+    names.set(name, (names.get(name) ?? 0) + 1);
+  }
+  return names;
 }
 
 /** Moves into `root`; returns the directory to go back to, or undefined if it stayed. */
