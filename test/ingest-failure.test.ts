@@ -211,3 +211,40 @@ describe('Ctrl-C at the end of a run', () => {
     }
   });
 });
+
+describe('an interrupted first ingest', () => {
+  test('records the reader its documents were read with: the next run adds the files it did not reach and reads none again', async () => {
+    const { ingest } = await import('../src/ingest/ingest.js');
+    const { openDatabase } = await import('../src/store/db.js');
+    const docs = path.join(home, 'docs');
+    fs.mkdirSync(docs);
+    // Three groups of chunks (a group is 512): the signal fires while the second is embedded.
+    for (let i = 0; i < 1200; i++) fs.writeFileSync(path.join(docs, `page-${String(i).padStart(4, '0')}.md`), `# Page ${i}\n\nText of page ${i}.\n`);
+    const db = openDatabase(':memory:');
+    const vector = () => Float32Array.from({ length: 8 }, (_, i) => (i === 0 ? 1 : 0));
+    const controller = new AbortController();
+    let calls = 0;
+    const embedder = {
+      id: 'test:fixed',
+      dimensions: 8,
+      maxBatch: 10_000,
+      embed: async (texts: string[]) => {
+        if (++calls === 2) controller.abort();
+        return texts.map(vector);
+      },
+    };
+    const options = { root: docs, db, embedder, chunker: { size: 600, overlap: 0 }, maxFileBytes: 1e7 };
+    try {
+      const first = await ingest({ ...options, signal: controller.signal });
+      expect(first.interrupted).toBe(true);
+      const kept = first.files.added;
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThan(1200);
+      const next = await ingest(options);
+      expect(next.reread).toBeUndefined();
+      expect(next.files).toMatchObject({ added: 1200 - kept, changed: 0, unchanged: kept });
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -55,8 +55,12 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
       if (batches.embedding) await commitGroup(run, writer, batches.embedding).catch(() => {});
     } else {
       await commitRemovals(run, writer, plan);
-      if (plan.complete && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     }
+    // The folder's documents are all of this reader's reading when the run read every
+    // file, or when it stored the first ones (an interrupted first ingest: the files
+    // it did not reach are new to the next run, not to be read again).
+    const readerCurrent = plan.stored.count === 0 || (plan.complete && !summary.interrupted);
+    if (readerCurrent && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     reportProgress(run);
     for (const paths of Object.values(summary.skippedPaths)) paths.sort();
     summary.seconds = (performance.now() - run.started) / 1000;
