@@ -266,6 +266,44 @@ describe('ragline mcp over stdio', () => {
   });
 });
 
+test('two folders holding the same path: each document is its own resource, under its folder name; a path one folder holds keeps its URI', async () => {
+  const folders = path.join(home, 'two-folders');
+  const file = (relative: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(folders, relative)), { recursive: true });
+    fs.writeFileSync(path.join(folders, relative), text);
+  };
+  file('projA/README.md', '# Project A\n\nProject A deploys the zebra service with kubectl.\n');
+  file('projA/notes.md', '# Notes\n\nOnly project A has notes about the zebra service.\n');
+  file('projB/README.md', '# Project B\n\nProject B deploys the zebra service with helm charts.\n');
+  const twoDb = path.join(folders, 'index.db');
+  const db = openDatabase(twoDb, { create: true });
+  try {
+    for (const root of ['projA', 'projB']) {
+      await ingest({ root: path.join(folders, root), db, embedder: new OfflineEmbedder(), chunker: { size: 2000, overlap: 200 }, maxFileBytes: 1 << 20 });
+    }
+  } finally {
+    db.close();
+  }
+  const { client } = await connect(twoDb);
+  try {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['ragline://doc/notes.md', 'ragline://doc/projA/README.md', 'ragline://doc/projB/README.md']);
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    expect(await text('ragline://doc/projA/README.md')).toContain('with kubectl');
+    expect(await text('ragline://doc/projB/README.md#L3')).toBe('Project B deploys the zebra service with helm charts.');
+    expect(await text('ragline://doc/notes.md')).toContain('Only project A');
+    // Without its folder the path names two documents: an error naming both, not one of them served.
+    await expect(client.readResource({ uri: 'ragline://doc/README.md' })).rejects.toThrow(/projA\/README\.md, projB\/README\.md/);
+
+    const found = (await client.callTool({ name: 'search', arguments: { query: 'zebra service deploys' } })) as TextResult;
+    const chunks = (found.structuredContent as { chunks: { location: string; uri: string }[] }).chunks;
+    expect(chunks.map((c) => c.location)).toEqual(expect.arrayContaining(['projA/README.md:1-3', 'projB/README.md:1-3']));
+    for (const chunk of chunks) expect(await text(chunk.uri)).not.toBe('');
+  } finally {
+    await client.close();
+  }
+}, 30_000);
+
 test('a missing database, then one of another embedder, are tool errors; --session names the session', async () => {
   const later = path.join(home, 'later.db');
   const { client, stderr } = await connect(later, ['--session', 'pinned']);

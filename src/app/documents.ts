@@ -5,10 +5,17 @@
 // has changed since. Blank lines between chunks come back empty.
 
 import type { Locator } from '../domain/index.js';
-import { documentChunks, latestDocument, listDocumentPaths, type IndexedDocument } from '../store/inspect.js';
+import { DocumentNaming } from '../store/document-names.js';
+import { documentChunks } from '../store/inspect.js';
 import type { Workspace } from './workspace.js';
 
-export type { IndexedDocument };
+/** A document of the index, by the name results cite it by. */
+export interface IndexedDocument {
+  /** Its path, with its folder's name before it when another folder holds the same path (`projA/README.md`). */
+  path: string;
+  title: string | null;
+  kind: string;
+}
 
 /** Lines (or pages), 1-based and inclusive. */
 export interface DocumentRange {
@@ -29,17 +36,25 @@ export interface DocumentText {
   text: string;
 }
 
-/** Every ingested document, by path. */
+/** Every ingested document, by name. */
 export function listIndexedDocuments(workspace: Workspace): IndexedDocument[] {
-  return listDocumentPaths(workspace.db);
+  return new DocumentNaming(workspace.db)
+    .all()
+    .map((doc) => ({ path: doc.name, title: doc.title, kind: doc.kind }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
  * The indexed text of `path` (the whole document, or `range`), or undefined when no
- * document with that path is in the index. A range outside the document is an Error.
+ * document by that name is in the index. A range outside the document, or a path
+ * that more than one folder holds, named without the folder, is an Error.
  */
 export function readIndexedDocument(workspace: Workspace, path: string, range?: DocumentRange): DocumentText | undefined {
-  const doc = latestDocument(workspace.db, path);
+  const named = new DocumentNaming(workspace.db).find(path);
+  if (named.length > 1) {
+    throw new Error(`${path} is in ${named.length} folders; name one of them: ${named.map((doc) => doc.name).join(', ')}.`);
+  }
+  const doc = named[0];
   if (!doc) return undefined;
   const chunks = documentChunks(workspace.db, doc.id);
   const locator = chunks[0]?.locator ?? 'line';
@@ -53,7 +68,7 @@ export function readIndexedDocument(workspace: Workspace, path: string, range?: 
   }
   const from = range?.from ?? 1;
   const to = Math.min(range?.to ?? last, last);
-  const base = { path: doc.path, title: doc.title, kind: doc.kind, locator, from, to, last };
+  const base = { path: doc.name, title: doc.title, kind: doc.kind, locator, from, to, last };
   if (locator === 'page') {
     const parts: string[] = [];
     for (const chunk of chunks) {

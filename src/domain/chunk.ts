@@ -12,6 +12,9 @@ export interface ChunkSpan {
 
 /** Where a chunk sits: enough to cite it as `path:12-40` or `path:p.3`. */
 export interface ChunkLocation extends ChunkSpan {
-  /** Path relative to the ingested folder. */
+  /**
+   * Path relative to the ingested folder; when the index holds the same path under
+   * more than one folder, with the folder's name before it (`projA/README.md`).
+   */
   documentPath: string;
 }

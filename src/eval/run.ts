@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import type { Db } from '../store/db.js';
+import { DocumentNaming } from '../store/document-names.js';
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { UserError } from '../util/errors.js';
 import { meanMetrics, scoreQuery, type QueryMetrics } from './metrics.js';
@@ -50,15 +51,20 @@ export function parseTasks(text: string, file: string): EvalTask[] {
   return tasks;
 }
 
-/** Maps the names used in `relevant` to stored document paths. */
+/**
+ * Maps the names used in `relevant` to the names results give documents (their path,
+ * with the folder's name before it when folders share the path); a path or file name
+ * that fits more than one document is the first in ingest order.
+ */
 export class DocumentNames {
   private readonly byName = new Map<string, string>();
   constructor(db: Db) {
-    for (const { path: p } of db.prepare('SELECT path FROM documents').all() as { path: string }[]) {
-      this.byName.set(p, p);
-      const base = path.posix.basename(p);
+    for (const doc of new DocumentNaming(db).all()) {
+      this.byName.set(doc.name, doc.name);
+      if (!this.byName.has(doc.path)) this.byName.set(doc.path, doc.name);
+      const base = path.posix.basename(doc.path);
       const stem = base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
-      if (!this.byName.has(stem)) this.byName.set(stem, p);
+      if (!this.byName.has(stem)) this.byName.set(stem, doc.name);
     }
   }
   resolve(name: string): string | undefined {

@@ -1,10 +1,12 @@
 // Where a chunk recorded in a turn stands in the index today. Turns copy their
 // chunks (path, lines, heading, text hash), never reference them, because chunk
 // ids change when a document is re-ingested; so a stored chunk is matched to the
-// current index by document path + text hash, and one that no longer matches is
-// reported for what it is rather than treated as an error.
+// current index by document name (its path, with its folder's name before it when
+// folders share the path: store/document-names.ts) + text hash, and one that no
+// longer matches is reported for what it is rather than treated as an error.
 
 import type { Db } from '../store/db.js';
+import { DocumentNaming, type NamedDocument } from '../store/document-names.js';
 
 /**
  * `current`: the same text is still indexed under the same path.
@@ -28,22 +30,23 @@ export function describeIndexState(state: ChunkIndexState): string | undefined {
 /** Looks chunks up in the current index; statements prepared once, results cached per chunk identity. */
 export class IndexStateLookup {
   private readonly chunkIndexed;
-  private readonly documentIndexed;
+  private readonly names: DocumentNaming;
+  private readonly named = new Map<string, NamedDocument[]>();
   private readonly cache = new Map<string, ChunkIndexState>();
 
   constructor(db: Db) {
-    this.chunkIndexed = db
-      .prepare('SELECT 1 FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.text_hash = ? AND d.path = ? LIMIT 1')
-      .pluck();
-    this.documentIndexed = db.prepare('SELECT 1 FROM documents WHERE path = ? LIMIT 1').pluck();
+    this.chunkIndexed = db.prepare('SELECT 1 FROM chunks WHERE text_hash = ? AND document_id = ? LIMIT 1').pluck();
+    this.names = new DocumentNaming(db);
   }
 
   state(chunk: { documentPath: string; textHash: string }): ChunkIndexState {
     const key = chunkKey(chunk);
     let state = this.cache.get(key);
     if (state === undefined) {
-      if (this.chunkIndexed.get(chunk.textHash, chunk.documentPath) !== undefined) state = 'current';
-      else if (this.documentIndexed.get(chunk.documentPath) !== undefined) state = 'document_changed';
+      let documents = this.named.get(chunk.documentPath);
+      if (documents === undefined) this.named.set(chunk.documentPath, (documents = this.names.find(chunk.documentPath)));
+      if (documents.some((doc) => this.chunkIndexed.get(chunk.textHash, doc.id) !== undefined)) state = 'current';
+      else if (documents.length > 0) state = 'document_changed';
       else state = 'removed';
       this.cache.set(key, state);
     }

@@ -16,6 +16,7 @@ import { termShares } from '../retrieve/term-stats.js';
 import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { QueryRewriter } from '../rewrite/index.js';
 import type { Db } from '../store/db.js';
+import { indexedPathLookup } from '../store/inspect.js';
 import type { StoredTurn } from '../store/sessions.js';
 import type { RelevantSource, TurnJudgment } from '../store/judgments.js';
 import { diffRetrieval, rewriteChanged, type ComparableChunk, type RetrievalDiff, type RewriteSide } from './diff.js';
@@ -172,7 +173,7 @@ async function rerunTurn(
   const k = turn.k ?? config.retrieval.k;
   const found = after.decision === 'small_talk' ? undefined : await retrieve(context.retriever, turn.question, rewrite, k, config, signal);
   const newChunks = (found?.chunks ?? []).map(withoutText);
-  const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, indexedLookup(context.db)) : undefined;
+  const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, indexedPathLookup(context.db)) : undefined;
   return {
     turnId: turn.id,
     ordinal: turn.ordinal,
@@ -188,11 +189,6 @@ async function rerunTurn(
     retrieval: diffRetrieval(turn.chunks, newChunks, k),
     ...(judged ? { judged } : {}),
   };
-}
-
-function indexedLookup(db: Db): (documentPath: string) => boolean {
-  const lookup = db.prepare('SELECT 1 FROM documents WHERE path = ? LIMIT 1').pluck();
-  return (documentPath) => lookup.get(documentPath) !== undefined;
 }
 
 /** Each judged document's best rank in the old and the new top k; pure. */

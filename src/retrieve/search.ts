@@ -9,6 +9,7 @@ import type { Statement } from 'better-sqlite3';
 import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
 import type { ChunkLocation } from '../domain/index.js';
 import type { Db } from '../store/db.js';
+import { DocumentNaming } from '../store/document-names.js';
 import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { indexedTokens, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
@@ -25,6 +26,8 @@ import { addPhraseScores, boostTitleMatches, DEFAULT_PHRASE_WEIGHT, DEFAULT_TITL
 /** Where a chunk comes from: enough to show it and cite it as `path:lines`. */
 export interface ChunkSource extends ChunkLocation {
   chunkId: number;
+  /** The folder the document was ingested from (absolute). */
+  root: string;
   title: string | null;
   /** Heading path joined with ' > '. */
   heading: string;
@@ -144,6 +147,7 @@ export class Retriever {
   private readonly fts5: Fts5Search;
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
+  private readonly documentNames: DocumentNaming;
 
   /** `paths`: which path each side searches by (the `search.*` settings); default auto. */
   constructor(
@@ -159,7 +163,7 @@ export class Retriever {
     this.vec0 = new Vec0Search(db);
     this.fts5 = new Fts5Search(db);
     this.chunkStatement = db.prepare(`
-      SELECT c.id AS chunkId, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
+      SELECT c.id AS chunkId, d.root AS root, d.path AS documentPath, d.title AS title, c.heading AS heading, c.text AS text,
              c.start_line AS startLine, c.end_line AS endLine, c.locator AS locator, c.text_hash AS textHash
       FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id IN (SELECT value FROM json_each(?))`);
@@ -167,6 +171,7 @@ export class Retriever {
       SELECT c.id AS id, coalesce(d.title, '') || ' ' || c.heading AS title
       FROM chunks c JOIN documents d ON d.id = c.document_id
       WHERE c.id IN (SELECT value FROM json_each(?))`);
+    this.documentNames = new DocumentNaming(db);
   }
 
   /** Closes the in-memory copies if this retriever made them (stops their threads). */
@@ -232,9 +237,10 @@ export class Retriever {
     const results: RetrievedChunk[] = [];
     for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
       const top = fused.slice(start, start + window);
-      const rows = new Map(
-        (this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[]).map((row) => [row.chunkId, row]),
-      );
+      const found = this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[];
+      // Each document by the name it is shown by (its folder's name before a path another folder holds too).
+      const names = this.documentNames.namesOf(found.map((row) => ({ root: row.root, path: row.documentPath })));
+      const rows = new Map(found.map((row, i) => [row.chunkId, { ...row, documentPath: names[i]! }]));
       for (const hit of top) {
         const row = rows.get(hit.id);
         if (!row) continue; // removed by a concurrent ingest between the two reads

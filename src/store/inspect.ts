@@ -3,6 +3,7 @@
 
 import type { ChunkSpan } from '../domain/index.js';
 import type { Db } from './db.js';
+import { DocumentNaming } from './document-names.js';
 
 /** Stored sessions and turns. */
 export function conversationCounts(db: Db): { sessions: number; turns: number } {
@@ -27,28 +28,10 @@ export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-/** Tells whether a document path is in the index (for "not indexed" marks). */
+/** Tells whether a document name (a path, with its folder's name before it when folders share it) is in the index. */
 export function indexedPathLookup(db: Db): (documentPath: string) => boolean {
-  const lookup = db.prepare('SELECT 1 FROM documents WHERE path = ? LIMIT 1').pluck();
-  return (documentPath) => lookup.get(documentPath) !== undefined;
-}
-
-export interface IndexedDocument {
-  path: string;
-  title: string | null;
-  kind: string;
-}
-
-/** Every ingested document, by path. */
-export function listDocumentPaths(db: Db): IndexedDocument[] {
-  return db.prepare('SELECT path, max(title) AS title, max(kind) AS kind FROM documents GROUP BY path ORDER BY path').all() as IndexedDocument[];
-}
-
-/** The document most recently ingested under `path`. */
-export function latestDocument(db: Db, path: string): (IndexedDocument & { id: number }) | undefined {
-  return db
-    .prepare('SELECT id, path, title, kind FROM documents WHERE path = ? ORDER BY ingested_at DESC, id DESC LIMIT 1')
-    .get(path) as (IndexedDocument & { id: number }) | undefined;
+  const names = new DocumentNaming(db);
+  return (documentPath) => names.find(documentPath).length > 0;
 }
 
 /** A document's chunks in order, with the lines (or pages) each covers. */

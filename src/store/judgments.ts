@@ -8,6 +8,7 @@
 
 import path from 'node:path';
 import type { Db } from './db.js';
+import { DocumentNaming } from './document-names.js';
 import { UserError } from '../util/errors.js';
 
 export type RelevantSource = 'retrieved' | 'expected';
@@ -130,26 +131,29 @@ export interface ResolvedName {
 }
 
 /**
- * Resolves a document a person names: a stored path (relative to the ingested
- * folder), a file path (absolute, or relative to `cwd`) inside an ingested
- * folder, a file name (`authentication.md`), or a file name or stored path
- * without its extension (`reference/cli`; eval's tasks name documents by the
- * file name without its extension, `authentication`, which resolves here too).
+ * Resolves a document a person names: its name in the index (its path relative to
+ * the ingested folder, with the folder's name before it when folders share the path),
+ * a file path (absolute, or relative to `cwd`) inside an ingested folder, a file name
+ * (`authentication.md`), or a file name or stored path without its extension
+ * (`reference/cli`; eval's tasks name documents by the file name without its
+ * extension, `authentication`, which resolves here too). A name that fits more than
+ * one document is the first of them in ingest order, as eval resolves file names.
  */
 export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
   const asWritten = name.trim().replace(/\\/g, '/');
   // `./guides/auth.md` names the stored path guides/auth.md.
   const wanted = asWritten.startsWith('./') ? path.posix.normalize(asWritten) : asWritten;
-  const byPath = db.prepare('SELECT path FROM documents WHERE path = ? LIMIT 1').pluck();
-  if (byPath.get(wanted) !== undefined) return { documentPath: wanted, indexed: true };
+  const names = new DocumentNaming(db);
+  const named = names.find(wanted)[0];
+  if (named) return { documentPath: named.name, indexed: true };
   const absolute = path.resolve(cwd, asWritten);
-  const roots = db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
+  const held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
   let inside: string | undefined;
-  for (const root of roots) {
+  for (const root of names.roots()) {
     const relative = path.relative(root, absolute);
     if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
       const posix = relative.split(path.sep).join('/');
-      if (byPath.get(posix) !== undefined) return { documentPath: posix, indexed: true };
+      if (held.get(root, posix) !== undefined) return { documentPath: names.namesOf([{ root, path: posix }])[0]!, indexed: true };
       inside ??= posix;
     }
   }
@@ -157,13 +161,12 @@ export function resolveDocumentName(db: Db, name: string, cwd: string): Resolved
   // ingest order (as eval resolves file names).
   const bare = !wanted.includes('/');
   const candidates = db
-    .prepare(`SELECT path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`)
-    .pluck()
-    .all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as string[];
+    .prepare(`SELECT root, path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`)
+    .all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as { root: string; path: string }[];
   const found =
-    candidates.find((p) => withoutExtension(p) === wanted) ??
-    (bare ? candidates.find((p) => stemOf(p) === wanted || path.posix.basename(p) === wanted) : undefined);
-  if (found) return { documentPath: found, indexed: true };
+    candidates.find((doc) => withoutExtension(doc.path) === wanted) ??
+    (bare ? candidates.find((doc) => stemOf(doc.path) === wanted || path.posix.basename(doc.path) === wanted) : undefined);
+  if (found) return { documentPath: names.namesOf([found])[0]!, indexed: true };
   return { documentPath: inside ?? wanted, indexed: false };
 }
 

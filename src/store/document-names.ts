@@ -1,0 +1,120 @@
+// The name a document is shown by (citations, search results, stored turns, MCP
+// resources, judgments): its path relative to the folder it was ingested from, and,
+// only when the index holds that path under more than one folder, the folder's name
+// before it (`projA/README.md`, `projB/README.md`). A name given back (a stored
+// turn's chunk, an MCP URI, a judged document) is resolved here too.
+
+import path from 'node:path';
+import type { Db } from './db.js';
+
+/** A document with the name it is shown by. */
+export interface NamedDocument {
+  id: number;
+  /** The folder it was ingested from (absolute). */
+  root: string;
+  /** Relative to `root`, '/'-separated. */
+  path: string;
+  /** `path`, or `<folder name>/<path>` when another folder holds the same path. */
+  name: string;
+  title: string | null;
+  kind: string;
+}
+
+/**
+ * Each folder's name: the last segment of its path, or as many more as tell it from
+ * the other folders' (`/a/x/docs` and `/b/x/docs` are `a/x/docs` and `b/x/docs`).
+ */
+export function folderNames(roots: readonly string[]): Map<string, string> {
+  const segments = roots.map((root) => root.split(path.sep).filter(Boolean));
+  const tail = (parts: string[], n: number) => parts.slice(-n).join('/');
+  const names = new Map<string, string>();
+  roots.forEach((root, i) => {
+    const own = segments[i]!;
+    let n = 1;
+    while (n < own.length && segments.some((other, j) => j !== i && tail(other, n) === tail(own, n))) n++;
+    names.set(root, tail(own, n) || root);
+  });
+  return names;
+}
+
+function joined(folder: string, documentPath: string): string {
+  return folder.endsWith('/') ? folder + documentPath : `${folder}/${documentPath}`;
+}
+
+type DocumentRow = Omit<NamedDocument, 'name'>;
+
+/** Names documents as they are shown, and resolves a name back; statements prepared once, the folders read at each call. */
+export class DocumentNaming {
+  private readonly rootsStatement;
+  private readonly held;
+  private readonly byPath;
+  private readonly byRootAndPath;
+  private readonly everything;
+
+  constructor(db: Db) {
+    // One step of the (root, path) index per folder, however many documents there are.
+    this.rootsStatement = db
+      .prepare(
+        `WITH RECURSIVE folder(root) AS (
+           SELECT min(root) FROM documents
+           UNION ALL
+           SELECT (SELECT min(root) FROM documents WHERE root > folder.root) FROM folder WHERE folder.root IS NOT NULL)
+         SELECT root FROM folder WHERE root IS NOT NULL`,
+      )
+      .pluck();
+    this.held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
+    const columns = 'id, root, path, title, kind';
+    this.byPath = db.prepare(`SELECT ${columns} FROM documents WHERE path = ? ORDER BY id`);
+    this.byRootAndPath = db.prepare(`SELECT ${columns} FROM documents WHERE root = ? AND path = ?`);
+    this.everything = db.prepare(`SELECT ${columns} FROM documents ORDER BY id`);
+  }
+
+  /** The folders documents were ingested from, in order. */
+  roots(): string[] {
+    return this.rootsStatement.all() as string[];
+  }
+
+  /** The names of documents given by folder and path (a search's results), in order. */
+  namesOf(documents: readonly { root: string; path: string }[]): string[] {
+    const roots = this.roots();
+    if (roots.length < 2) return documents.map((doc) => doc.path);
+    const folders = folderNames(roots);
+    return documents.map((doc) => {
+      const shared = roots.some((root) => root !== doc.root && this.held.get(root, doc.path) !== undefined);
+      return shared ? joined(folders.get(doc.root) ?? doc.root, doc.path) : doc.path;
+    });
+  }
+
+  /** Every document with its name, in the order they were first ingested. */
+  all(): NamedDocument[] {
+    const rows = this.everything.all() as DocumentRow[];
+    const folders = new Map<string, Set<string>>();
+    for (const row of rows) folders.set(row.path, (folders.get(row.path) ?? new Set()).add(row.root));
+    const names = folderNames([...new Set(rows.map((row) => row.root))]);
+    return rows.map((row) => ({ ...row, name: folders.get(row.path)!.size > 1 ? joined(names.get(row.root)!, row.path) : row.path }));
+  }
+
+  /**
+   * The documents `name` names: the one shown by that name; else every document whose
+   * path it is (two or more when folders share the path), or whose path it is with
+   * its folder's name, or the end of its folder's path, before it (a name given when
+   * the folders were others).
+   */
+  find(name: string): NamedDocument[] {
+    const found = new Map<number, DocumentRow>();
+    for (const row of this.byPath.all(name) as DocumentRow[]) found.set(row.id, row);
+    for (const root of this.roots()) {
+      const parts = root.split(path.sep).filter(Boolean);
+      for (let n = 1; n <= parts.length; n++) {
+        const folder = parts.slice(-n).join('/');
+        if (!name.startsWith(folder + '/')) continue;
+        const row = this.byRootAndPath.get(root, name.slice(folder.length + 1)) as DocumentRow | undefined;
+        if (row) found.set(row.id, row);
+      }
+    }
+    const rows = [...found.values()].sort((a, b) => a.id - b.id);
+    const named = this.namesOf(rows).map((shown, i) => ({ ...rows[i]!, name: shown }));
+    const exact = named.filter((doc) => doc.name === name);
+    return exact.length > 0 ? exact : named;
+  }
+}

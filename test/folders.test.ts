@@ -1,0 +1,70 @@
+// One index of several folders, through the CLI: two folders holding the same
+// relative path are told apart wherever a document is shown.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { folderNames } from '../src/store/document-names.js';
+import { isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
+
+let home: string;
+const cli = (args: string[], input?: string): Promise<CliResult> => ragline(args, { env: isolatedEnv(home), input });
+
+async function ok(args: string[], input?: string): Promise<string> {
+  const result = await cli(args, input);
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+function write(file: string, text: string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+beforeEach(() => {
+  home = tempDir('ragline-folders-');
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+test('two folders holding the same path are cited with their folder names, and search --json gives each result its root', async () => {
+  const projA = path.join(home, 'projA');
+  const projB = path.join(home, 'projB');
+  write(path.join(projA, 'README.md'), '# Project A\n\nProject A deploys the zebra service with kubectl.\n');
+  write(path.join(projA, 'only-a.md'), '# Notes\n\nThe zebra service has no other notes.\n');
+  write(path.join(projB, 'README.md'), '# Project B\n\nProject B deploys the zebra service with helm charts.\n');
+
+  await ok(['ingest', projA]);
+  // One folder: nothing to tell apart, paths as they were.
+  const alone = JSON.parse(await ok(['search', '--json', 'zebra service deploys']));
+  expect(alone.results.map((r: { location: string }) => r.location)).toContain('README.md:1-3');
+
+  await ok(['ingest', projB]);
+  const both = JSON.parse(await ok(['search', '--json', 'zebra service deploys']));
+  const byLocation = new Map(both.results.map((r: { location: string; root: string }) => [r.location, r.root]));
+  expect(byLocation.get('projA/README.md:1-3')).toBe(fs.realpathSync(projA));
+  expect(byLocation.get('projB/README.md:1-3')).toBe(fs.realpathSync(projB));
+  // A path only one folder holds keeps its plain name.
+  expect(byLocation.get('only-a.md:1-3')).toBe(fs.realpathSync(projA));
+
+  expect(await ok(['ask', '-q', 'Which project deploys the zebra service with helm charts?'])).toContain('[1] projB/README.md:1-3');
+  expect(await ok(['search', 'zebra service with kubectl'])).toMatch(/projA\/README\.md:1-3/);
+
+  // The stored turn keeps the names, and replay finds them in the index.
+  await ok(['ask', '--json', 'zebra service deploys']);
+  const replay = await ok(['replay', 'last']);
+  expect(replay).toMatch(/projA\/README\.md:1-3/);
+  expect(replay).toMatch(/projB\/README\.md:1-3/);
+  expect(replay).not.toMatch(/no longer in the index|document changed since/);
+  // A judged document is named as results name it.
+  const judged = await ok(['sessions', 'judge', 'last', '1', '--relevant', 'projB/README.md']);
+  expect(judged).toMatch(/relevant projB\/README\.md \(chunk \d\)/);
+  expect(judged).not.toContain('not indexed');
+});
+
+test("a folder's name is its last segment, or as many more as tell it from the others'", () => {
+  const sep = path.sep;
+  const root = (...parts: string[]) => sep + parts.join(sep);
+  expect([...folderNames([root('a', 'x', 'docs'), root('b', 'x', 'docs'), root('c', 'notes')]).values()]).toEqual(['a/x/docs', 'b/x/docs', 'notes']);
+  expect([...folderNames([root('proj'), root('x', 'proj')]).values()]).toEqual(['proj', 'x/proj']);
+});
