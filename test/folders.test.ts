@@ -1,5 +1,6 @@
 // One index of several folders, through the CLI: two folders holding the same
-// relative path are told apart wherever a document is shown.
+// relative path are told apart wherever a document is shown, and `stats` lists
+// every folder.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,4 +68,23 @@ test("a folder's name is its last segment, or as many more as tell it from the o
   const root = (...parts: string[]) => sep + parts.join(sep);
   expect([...folderNames([root('a', 'x', 'docs'), root('b', 'x', 'docs'), root('c', 'notes')]).values()]).toEqual(['a/x/docs', 'b/x/docs', 'notes']);
   expect([...folderNames([root('proj'), root('x', 'proj')]).values()]).toEqual(['proj', 'x/proj']);
+});
+
+test('stats lists every folder the index holds with its documents and chunks, not only the last one ingested', async () => {
+  const docs = path.join(home, 'docs');
+  const notes = path.join(home, 'notes');
+  write(path.join(docs, 'a.md'), '# A\n\nalpha\n');
+  write(path.join(docs, 'b.md'), '# B\n\nbravo\n');
+  write(path.join(notes, 'c.md'), '# C\n\ncharlie\n');
+  await ok(['ingest', docs]);
+  await ok(['ingest', notes]);
+
+  const stats = JSON.parse(await ok(['stats', '--json']));
+  expect(stats.folders).toEqual([
+    { root: fs.realpathSync(docs), documents: 2, chunks: 2 },
+    { root: fs.realpathSync(notes), documents: 1, chunks: 1 },
+  ]);
+  const shown = await ok(['stats']);
+  expect(shown).toContain(`folders      ${fs.realpathSync(docs)} (2 documents, 2 chunks)`);
+  expect(shown).toContain(`             ${fs.realpathSync(notes)} (1 document, 1 chunk)`);
 });

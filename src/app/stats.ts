@@ -1,7 +1,7 @@
 // What is in a workspace's database.
 
 import fs from 'node:fs';
-import { indexCounts } from '../store/documents.js';
+import { indexCounts, storedFolders, type StoredFolder } from '../store/documents.js';
 import { conversationCounts } from '../store/inspect.js';
 import { getFingerprint, getLastIngest, type IndexFingerprint, type LastIngest } from '../store/meta.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
@@ -14,6 +14,8 @@ export interface Stats {
   sizeBytes: number;
   documents: number;
   chunks: number;
+  /** Every folder the index holds (absolute), in path order, with its documents and chunks. */
+  folders: StoredFolder[];
   embedder: string | null;
   dimensions: number | null;
   chunker: IndexFingerprint['chunker'] | null;
@@ -36,6 +38,7 @@ export function stats(workspace: Workspace): Stats {
     sizeBytes: fileSize(file),
     documents: counts.documents,
     chunks: counts.chunks,
+    folders: storedFolders(db),
     embedder: fingerprint?.embedder ?? null,
     dimensions: fingerprint?.dimensions ?? null,
     chunker: fingerprint?.chunker ?? null,

@@ -75,6 +75,21 @@ export function storedRoots(db: Db): string[] {
   return db.prepare('SELECT DISTINCT root FROM documents').pluck().all() as string[];
 }
 
+/** A folder documents were ingested from, with what the index holds of it. */
+export interface StoredFolder {
+  root: string;
+  documents: number;
+  /** As recorded on its documents (`doctor` checks that they add up to the chunks table). */
+  chunks: number;
+}
+
+/** Every folder the index holds, in path order, with its documents and chunks. */
+export function storedFolders(db: Db): StoredFolder[] {
+  return db
+    .prepare('SELECT root, count(*) AS documents, coalesce(sum(chunk_count), 0) AS chunks FROM documents GROUP BY root ORDER BY root')
+    .all() as StoredFolder[];
+}
+
 /** The paths of the documents of each folder, relative to it, in path order. */
 export function documentPathsByRoot(db: Db): Map<string, string[]> {
   const byRoot = new Map<string, string[]>();

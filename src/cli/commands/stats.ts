@@ -10,7 +10,7 @@ import { oneLine } from '../../util/sanitize.js';
 export function registerStats(program: Command): void {
   program
     .command('stats')
-    .description('documents, chunks, database size, embedder, chunk settings and the last ingest that changed something')
+    .description('documents, chunks, the folders they come from, database size, embedder, chunk settings and the last ingest that changed something')
     .option('--json', 'print as JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       const output = outputFor(command);
@@ -25,6 +25,10 @@ export function registerStats(program: Command): void {
         row('database', `${found.db} (${formatBytes(found.sizeBytes)}, schema ${found.schemaVersion})`);
         row('documents', String(found.documents));
         row('chunks', String(found.chunks));
+        if (found.folders.length === 0) row('folders', 'none yet');
+        found.folders.forEach((folder, i) =>
+          row(i === 0 ? (found.folders.length === 1 ? 'folder' : 'folders') : '', `${folder.root} (${count(folder.documents, 'document')}, ${count(folder.chunks, 'chunk')})`),
+        );
         row('embedder', found.embedder ? `${found.embedder} (${found.dimensions} dimensions)` : 'none yet');
         row('chunking', found.chunker ? `size ${found.chunker.size}, overlap ${found.chunker.overlap} characters` : 'none yet');
         row('sessions', `${found.sessions} (${found.turns} turns)`);
@@ -33,6 +37,10 @@ export function registerStats(program: Command): void {
         await workspace.close();
       }
     });
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Where the last ingest read: its folder, or the file it was given ("docs/faq.md"), or the folder and how many files. */
