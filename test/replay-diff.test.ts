@@ -20,6 +20,11 @@ describe('diffRetrieval', () => {
     expect(diff.overlap).toBe(0);
   });
 
+  it('a stored chunk found under the name its document has now (indexedAs) is compared under that name', () => {
+    const diff = diffRetrieval([chunk('a.md', 'h1', 1, { indexedAs: 'sub/a.md' })], [chunk('sub/a.md', 'h1', 1)], 1);
+    expect(diff).toMatchObject({ entered: [], left: [], shared: 1, overlap: 1, changed: false });
+  });
+
   it('reports entered, left and rank moves; overlap is shared / k', () => {
     const old = [chunk('a', '1', 1), chunk('b', '2', 2), chunk('c', '3', 3), chunk('d', '4', 4)];
     const now = [chunk('b', '2', 1), chunk('a', '1', 2), chunk('c', '3', 3), chunk('e', '5', 4)];

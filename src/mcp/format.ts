@@ -169,7 +169,8 @@ export function replayResult(replay: ReplaySession) {
       chunks: turn.chunks.map((chunk) => ({
         rank: chunk.rank,
         location: clean(formatLocation(chunk)),
-        uri: documentUri(chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }),
+        // Opens the document under the name it has now (its folder merged into another since, say).
+        uri: documentUri(chunk.indexedAs ?? chunk.documentPath, { from: chunk.startLine, to: chunk.endLine }),
         heading: clean(chunk.heading),
         score: Number(chunk.score.toFixed(6)),
         /** current | document_changed | removed */

@@ -1,5 +1,6 @@
 // Pure comparison of two ranked retrievals of the same turn, and of two rewrites.
-// Chunks are compared by identity (document path + text hash), never by chunk id,
+// Chunks are compared by identity (document name + text hash; a stored chunk whose
+// document has another name now is compared under that one), never by chunk id,
 // which changes on re-ingestion.
 
 import type { ChunkLocation, RewriteDecision } from '../domain/index.js';
@@ -8,6 +9,8 @@ import { chunkKey } from './index-state.js';
 /** What a chunk needs for comparison and display. */
 export interface ComparableChunk extends ChunkLocation {
   textHash: string;
+  /** The name the chunk's document has now, when it is not `documentPath` (a stored chunk: see index-state.ts). */
+  indexedAs?: string;
   rank: number;
   score: number;
   heading: string;

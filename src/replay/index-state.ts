@@ -3,21 +3,36 @@
 // ids change when a document is re-ingested; so a stored chunk is matched to the
 // current index by document name (its path, with its folder's name before it when
 // folders share the path: store/document-names.ts) + text hash, and one that no
-// longer matches is reported for what it is rather than treated as an error.
+// longer matches is reported for what it is rather than treated as an error. A
+// document can change its name without changing: when its folder is merged into
+// the folder holding it (`a.md` of docs/sub is `sub/a.md` of docs), or when another
+// folder comes to hold its path; its chunks are found by their text in the file
+// the stored name ends, and compared under the name they have now.
 
+import path from 'node:path';
 import type { Db } from '../store/db.js';
 import { DocumentNaming, type NamedDocument } from '../store/document-names.js';
 
 /**
- * `current`: the same text is still indexed under the same path.
+ * `current`: the same text is still indexed under the same document.
  * `document_changed`: the document is still indexed, but re-ingested with different text here.
- * `removed`: no document with that path is indexed any more.
+ * `removed`: no document with that name is indexed any more.
  */
 export type ChunkIndexState = 'current' | 'document_changed' | 'removed';
 
-/** A chunk's identity across re-ingestion: document path + text hash. */
-export function chunkKey(chunk: { documentPath: string; textHash: string }): string {
-  return `${chunk.documentPath}\u0000${chunk.textHash}`;
+/** Where a stored chunk stands in the index now. */
+export interface ChunkPlace {
+  indexState: ChunkIndexState;
+  /**
+   * The name its document has now, when the text is indexed under another name than
+   * the stored one (its folder merged into the one holding it, or named now).
+   */
+  indexedAs?: string;
+}
+
+/** A chunk's identity across re-ingestion: document name (the one it has now, when it was renamed) + text hash. */
+export function chunkKey(chunk: { documentPath: string; textHash: string; indexedAs?: string }): string {
+  return `${chunk.indexedAs ?? chunk.documentPath}\u0000${chunk.textHash}`;
 }
 
 /** Human words for a state, for the terminal. */
@@ -30,26 +45,45 @@ export function describeIndexState(state: ChunkIndexState): string | undefined {
 /** Looks chunks up in the current index; statements prepared once, results cached per chunk identity. */
 export class IndexStateLookup {
   private readonly chunkIndexed;
+  private readonly holders;
   private readonly names: DocumentNaming;
   private readonly named = new Map<string, NamedDocument[]>();
-  private readonly cache = new Map<string, ChunkIndexState>();
+  private readonly cache = new Map<string, ChunkPlace>();
 
   constructor(db: Db) {
     this.chunkIndexed = db.prepare('SELECT 1 FROM chunks WHERE text_hash = ? AND document_id = ? LIMIT 1').pluck();
+    this.holders = db.prepare('SELECT DISTINCT d.id AS id, d.root AS root, d.path AS path FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.text_hash = ? ORDER BY d.id');
     this.names = new DocumentNaming(db);
   }
 
   state(chunk: { documentPath: string; textHash: string }): ChunkIndexState {
-    const key = chunkKey(chunk);
-    let state = this.cache.get(key);
-    if (state === undefined) {
-      let documents = this.named.get(chunk.documentPath);
-      if (documents === undefined) this.named.set(chunk.documentPath, (documents = this.names.find(chunk.documentPath)));
-      if (documents.some((doc) => this.chunkIndexed.get(chunk.textHash, doc.id) !== undefined)) state = 'current';
-      else if (documents.length > 0) state = 'document_changed';
-      else state = 'removed';
-      this.cache.set(key, state);
-    }
-    return state;
+    return this.locate(chunk).indexState;
   }
+
+  locate(chunk: { documentPath: string; textHash: string }): ChunkPlace {
+    const key = chunkKey(chunk);
+    let place = this.cache.get(key);
+    if (place === undefined) {
+      place = this.find(chunk);
+      this.cache.set(key, place);
+    }
+    return place;
+  }
+
+  private find(chunk: { documentPath: string; textHash: string }): ChunkPlace {
+    let documents = this.named.get(chunk.documentPath);
+    if (documents === undefined) this.named.set(chunk.documentPath, (documents = this.names.find(chunk.documentPath)));
+    const same = documents.find((doc) => this.chunkIndexed.get(chunk.textHash, doc.id) !== undefined);
+    if (same) return same.name === chunk.documentPath ? { indexState: 'current' } : { indexState: 'current', indexedAs: same.name };
+    // The same text in the same file under another name: a file whose folder and path end as the stored name does.
+    const wanted = chunk.documentPath.split('/');
+    const holders = this.holders.all(chunk.textHash) as { id: number; root: string; path: string }[];
+    const moved = holders.find((doc) => endsWith([...doc.root.split(path.sep), ...doc.path.split('/')], wanted));
+    if (moved) return { indexState: 'current', indexedAs: this.names.namesOf([moved])[0]! };
+    return { indexState: documents.length > 0 ? 'document_changed' : 'removed' };
+  }
+}
+
+function endsWith(parts: readonly string[], tail: readonly string[]): boolean {
+  return tail.length <= parts.length && tail.every((part, i) => parts[parts.length - tail.length + i] === part);
 }

@@ -2,7 +2,7 @@
 // retrievals, with the current configuration and index) as a diff. Returns data;
 // src/cli/commands/replay.ts renders it.
 
-export { chunkKey, describeIndexState, IndexStateLookup, type ChunkIndexState } from './index-state.js';
+export { chunkKey, describeIndexState, IndexStateLookup, type ChunkIndexState, type ChunkPlace } from './index-state.js';
 export { loadReplay, storedK, type ReplayChunk, type ReplaySession, type ReplayTurn } from './load.js';
 export { diffRetrieval, rewriteChanged, type ComparableChunk, type RankMove, type RetrievalDiff, type RewriteSide } from './diff.js';
 export {

@@ -12,12 +12,10 @@ import {
 } from '../store/sessions.js';
 import { loadJudgments, type TurnJudgment } from '../store/judgments.js';
 import { UserError } from '../util/errors.js';
-import { IndexStateLookup, type ChunkIndexState } from './index-state.js';
+import { IndexStateLookup, type ChunkPlace } from './index-state.js';
 
-export interface ReplayChunk extends StoredTurnChunk {
-  /** Where this chunk stands in the index now. */
-  indexState: ChunkIndexState;
-}
+/** A stored chunk, with where it stands in the index now (`indexState`) and the name its document has now if another (`indexedAs`). */
+export interface ReplayChunk extends StoredTurnChunk, ChunkPlace {}
 
 export interface ReplayTurn extends StoredTurn {
   /** The chunks the turn retrieved, by rank. */
@@ -61,7 +59,7 @@ export function loadReplay(db: Db, session: SessionInfo, options: { turn?: numbe
   const lookup = new IndexStateLookup(db);
   const judgments = loadJudgments(db, session.id);
   const turns = selected.map((turn): ReplayTurn => {
-    const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, indexState: lookup.state(chunk) }));
+    const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, ...lookup.locate(chunk) }));
     return { ...turn, chunks, k: storedK(turn, chunks.length), judgment: judgments.get(turn.id) ?? null };
   });
   return { session, lastOrdinal, turns };

@@ -191,10 +191,14 @@ async function rerunTurn(
   };
 }
 
-/** Each judged document's best rank in the old and the new top k; pure. */
+/**
+ * Each judged document's best rank in the old and the new top k; pure. A judged
+ * document whose stored chunks are indexed under another name now (`indexedAs`) is
+ * looked for in the new top k under that name.
+ */
 export function checkJudged(
   judgment: Pick<TurnJudgment, 'noneUseful' | 'relevant'>,
-  oldChunks: readonly { documentPath: string; rank: number }[],
+  oldChunks: readonly { documentPath: string; rank: number; indexedAs?: string }[],
   newChunks: readonly { documentPath: string; rank: number }[],
   indexed: (documentPath: string) => boolean,
 ): JudgedCheck {
@@ -202,11 +206,13 @@ export function checkJudged(
     const ranks = chunks.filter((chunk) => chunk.documentPath === documentPath).map((chunk) => chunk.rank);
     return ranks.length ? Math.min(...ranks) : null;
   };
+  const renamed = new Map(oldChunks.filter((chunk) => chunk.indexedAs !== undefined).map((chunk) => [chunk.documentPath, chunk.indexedAs!]));
   const documents = judgment.relevant.map((doc): JudgedDocument => {
+    const current = renamed.get(doc.documentPath) ?? doc.documentPath;
     const before = best(oldChunks, doc.documentPath);
-    const now = best(newChunks, doc.documentPath);
+    const now = best(newChunks, current);
     const change = before !== null ? (now !== null ? 'kept' : 'left') : now !== null ? 'entered' : 'missing';
-    return { documentPath: doc.documentPath, source: doc.source, before, now, change, indexed: indexed(doc.documentPath) };
+    return { documentPath: doc.documentPath, source: doc.source, before, now, change, indexed: indexed(current) };
   });
   return { noneUseful: judgment.noneUseful, documents };
 }

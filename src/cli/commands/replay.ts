@@ -187,7 +187,9 @@ function renderPrompt(title: string, messages: ChatMessage[] | null, output: Out
 
 function storedChunkLine(chunk: ReplayChunk, output: Output): string {
   const note = describeIndexState(chunk.indexState);
-  return chunkLine(chunk, output.color, width(output)) + (note ? '  ' + output.color.yellow(`(${note})`) : '');
+  const line = chunkLine(chunk, output.color, width(output));
+  if (note) return `${line}  ${output.color.yellow(`(${note})`)}`;
+  return chunk.indexedAs ? `${line}  ${output.color.dim(`(now ${oneLine(chunk.indexedAs, 200)})`)}` : line;
 }
 
 // ---- rerun ---------------------------------------------------------------
@@ -232,7 +234,7 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   output.out(color.dim(`   ${overlap}`));
   for (const chunk of retrieval.entered) output.out(`   ${color.green('+')}${chunkLine(chunk, color, width(output) - 4)}  ${color.green('(entered)')}`);
   for (const chunk of retrieval.left) {
-    const note = describeIndexState(chunk.indexState);
+    const note = describeIndexState(chunk.indexState) ?? (chunk.indexedAs ? `now ${oneLine(chunk.indexedAs, 200)}` : undefined);
     output.out(`   ${color.red('-')}${chunkLine(chunk, color, width(output) - 4)}  ${color.red(`(left; was ${chunk.rank}${note ? `; ${note}` : ''})`)}`);
   }
   for (const move of retrieval.moved) {
