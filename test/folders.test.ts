@@ -1,10 +1,12 @@
 // One index of several folders, through the CLI: two folders holding the same
-// relative path are told apart wherever a document is shown, and `stats` lists
-// every folder.
+// relative path are told apart wherever a document is shown, `stats` lists every
+// folder, `doctor` names a folder gone from the disk and `forget` removes it.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { openDatabase } from '../src/store/db.js';
+import { keywordTotalRows } from '../src/store/documents.js';
 import { folderNames } from '../src/store/document-names.js';
 import { isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
@@ -87,4 +89,52 @@ test('stats lists every folder the index holds with its documents and chunks, no
   const shown = await ok(['stats']);
   expect(shown).toContain(`folders      ${fs.realpathSync(docs)} (2 documents, 2 chunks)`);
   expect(shown).toContain(`             ${fs.realpathSync(notes)} (1 document, 1 chunk)`);
+});
+
+test('doctor warns of a folder gone from the disk, naming it and what to do; forget removes it from the index after asking', async () => {
+  const docs = path.join(home, 'docs');
+  const notes = path.join(home, 'notes');
+  write(path.join(docs, 'a.md'), '# A\n\nalpha\n');
+  write(path.join(docs, 'b.md'), '# B\n\nbravo\n');
+  write(path.join(notes, 'c.md'), '# C\n\ncharlie moved along\n');
+  await ok(['ingest', docs]);
+  await ok(['ingest', notes]);
+  await ok(['ask', 'charlie?']);
+  const notesRoot = fs.realpathSync(notes);
+  const moved = path.join(home, 'notes-moved');
+  fs.renameSync(notes, moved);
+
+  const doctor = await cli(['doctor']);
+  expect(doctor.code, doctor.stderr).toBe(0);
+  expect(doctor.stdout).toMatch(new RegExp(`warn  folders .*no longer on disk: ${notesRoot} \\(1 document\\)`));
+  expect(doctor.stdout).toContain(`ragline ingest <new folder>`);
+  expect(doctor.stdout).toContain(`ragline forget ${notesRoot}`);
+  expect(JSON.parse(await ok(['doctor', '--json'])).checks).toContainEqual(expect.objectContaining({ id: 'folders', status: 'warn' }));
+
+  await ok(['ingest', moved]);
+  // Piped, with nothing to confirm on: refused, nothing removed.
+  const unconfirmed = await cli(['forget', notesRoot]);
+  expect(unconfirmed.code).toBe(2);
+  expect(unconfirmed.stderr).toContain('there is no terminal to confirm on');
+  expect(unconfirmed.stderr).toContain(`ragline forget ${notesRoot} --yes`);
+  expect(JSON.parse(await ok(['stats', '--json'])).folders).toHaveLength(3);
+
+  expect(JSON.parse(await ok(['forget', notesRoot, '--yes', '--json']))).toEqual({ root: notesRoot, documents: 1, chunks: 1 });
+  const stats = JSON.parse(await ok(['stats', '--json']));
+  expect(stats.folders.map((folder: { root: string }) => folder.root)).toEqual([fs.realpathSync(docs), fs.realpathSync(moved)]);
+  expect(stats).toMatchObject({ documents: 3, chunks: 3, sessions: 1 });
+  const after = await ok(['doctor']);
+  expect(after).not.toMatch(/^warn  folders/m);
+  expect(after).toContain('all good');
+  // The keyword index no longer counts the removed rows in the totals bm25 weighs by.
+  const db = openDatabase(path.join(home, 'data', 'ragline', 'ragline.db'), { readonly: true });
+  try {
+    expect(keywordTotalRows(db)).toBe(3);
+  } finally {
+    db.close();
+  }
+
+  const unknown = await cli(['forget', notesRoot, '--yes']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain(`${notesRoot} is not a folder of the index.`);
 });

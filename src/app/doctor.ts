@@ -12,7 +12,7 @@ import { displayURL } from '../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../providers/openai.js';
 import { vocabularyTable } from '../retrieve/term-stats.js';
 import { openDatabase, type Db } from '../store/db.js';
-import { indexCounts, type IndexCounts } from '../store/documents.js';
+import { indexCounts, storedFolders, type IndexCounts, type StoredFolder } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
 import { embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, type IndexFingerprint } from '../store/meta.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
@@ -120,6 +120,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
       fix: 'Keep a copy of the file, then rebuild the index: `ragline ingest <folder> --reindex` (sessions are kept), or into a new --db.',
     });
   }
+  if (database.missingFolders?.length) checks.push(missingFoldersCheck(database.missingFolders));
   checks.push(...(database.unfinished ?? []));
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
@@ -155,6 +156,8 @@ interface DatabaseFindings {
   keywordsDamaged?: string;
   /** An ingest running or left unfinished: its lock, the folders a rebuild has still to read. */
   unfinished?: Check[];
+  /** Folders of the index that are no longer folders on disk. */
+  missingFolders?: StoredFolder[];
 }
 
 function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
@@ -202,7 +205,15 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
         fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
       });
     }
-    return { facts, fingerprint, counts, documentChunkTotal: documentChunkTotal(db), keywordsDamaged: keywordIndexDamage(db), unfinished: unfinishedIngest(db, file) };
+    return {
+      facts,
+      fingerprint,
+      counts,
+      documentChunkTotal: documentChunkTotal(db),
+      keywordsDamaged: keywordIndexDamage(db),
+      unfinished: unfinishedIngest(db, file),
+      missingFolders: storedFolders(db).filter((folder) => !isFolder(folder.root)),
+    };
   } finally {
     db.close();
   }
@@ -252,6 +263,30 @@ function unfinishedIngest(db: Db, file: string): Check[] {
     });
   }
   return checks;
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Folders of the index gone from the disk (moved, renamed or deleted): their documents
+ * are still searched and cited, at paths that no longer exist, until they are removed.
+ */
+function missingFoldersCheck(missing: StoredFolder[]): Check {
+  const named = missing.slice(0, 5).map((folder) => `${folder.root} (${count(folder.documents, 'document')})`);
+  const which = `${named.join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`;
+  const forget = missing.length === 1 ? `\`ragline forget ${shellQuoted(missing[0]!.root)}\`` : '`ragline forget <folder>` for each';
+  return {
+    id: 'folders',
+    status: 'warn',
+    message: `${missing.length === 1 ? 'A folder of the index is' : `${missing.length} folders of the index are`} no longer on disk: ${which}; ${missing.length === 1 ? 'its' : 'their'} documents are still searched and cited at paths that no longer exist.`,
+    fix: `If it moved, ingest it where it is now (\`ragline ingest <new folder>\`); then remove the old one from the index: ${forget}.`,
+  };
 }
 
 /** `text` as one word for a POSIX shell. */

@@ -4,6 +4,7 @@
 
 export { openWorkspace, resolveSettings, Workspace, type Settings, type WorkspaceOptions } from './workspace.js';
 export { ingestFolder, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval, type IngestFolderOptions } from './ingest.js';
+export { forgetFolder, indexedFolder } from './forget.js';
 export { search, type SearchResult } from './search.js';
 export { askIn, Chat, type ChatStart } from './chat.js';
 export {
@@ -55,5 +56,6 @@ export type { RetrievalSettings, RetrievedChunk, Retriever } from '../retrieve/s
 export type { ReplaySession, RerunReport } from '../replay/index.js';
 export type { PruneReport } from '../store/retention.js';
 export type { IndexFingerprint } from '../store/meta.js';
+export type { StoredFolder } from '../store/documents.js';
 export type { TurnJudgment } from '../store/judgments.js';
 export type { SessionInfo, SessionListing, StoredTurn, StoredTurnChunk } from '../store/sessions.js';

@@ -17,7 +17,7 @@ type Register = (program: Command) => void;
 
 /**
  * Each command's module, loaded only when that command runs (or for help), so
- * start-up does not pay for the imports of the other ten.
+ * start-up does not pay for the imports of the other eleven.
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   ingest: async () => (await import('./commands/ingest.js')).registerIngest,
@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   search: async () => (await import('./commands/search.js')).registerSearch,
   eval: async () => (await import('./commands/eval.js')).registerEval,
   stats: async () => (await import('./commands/stats.js')).registerStats,
+  forget: async () => (await import('./commands/forget.js')).registerForget,
   prune: async () => (await import('./commands/prune.js')).registerPrune,
   replay: async () => (await import('./commands/replay.js')).registerReplay,
   sessions: async () => (await import('./commands/sessions.js')).registerSessions,

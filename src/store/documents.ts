@@ -236,6 +236,22 @@ export class DocumentWriter {
   }
 }
 
+/**
+ * Removes every document of the folder `root`, with its chunks, their index rows and
+ * the folder's skipped files, in one transaction; returns how many documents and
+ * chunks went. Sessions are kept.
+ */
+export function removeFolder(db: Db, root: string): { documents: number; chunks: number } {
+  const writer = new DocumentWriter(db);
+  return db.transaction(() => {
+    const ids = db.prepare('SELECT id FROM documents WHERE root = ?').pluck().all(root) as number[];
+    let chunks = 0;
+    for (const id of ids) chunks += writer.deleteDocument(id);
+    db.prepare('DELETE FROM skipped_files WHERE root = ?').run(root);
+    return { documents: ids.length, chunks };
+  }).immediate();
+}
+
 /** Drops every document, chunk and index row; sessions are kept. */
 export function clearIndex(db: Db): void {
   db.transaction(() => {

@@ -133,6 +133,25 @@ export function setReaderVersion(db: Db, root: string, version: number): void {
   setMeta(db, 'ingest.reader', JSON.stringify(versions));
 }
 
+/**
+ * Forgets what is recorded of a folder removed from the index: its reader version,
+ * and its place among the folders a rebuild has still to read (which would bring
+ * it back).
+ */
+export function forgetFolderRecords(db: Db, root: string): void {
+  const raw = getMeta(db, 'ingest.reader');
+  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
+  if (root in versions) {
+    delete versions[root];
+    setMeta(db, 'ingest.reader', JSON.stringify(versions));
+  }
+  const pending = pendingRebuild(db);
+  if (root in pending) {
+    delete pending[root];
+    setPendingRebuild(db, pending);
+  }
+}
+
 export interface IngestLock {
   pid: number;
   startedAt: string;
