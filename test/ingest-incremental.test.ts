@@ -367,6 +367,16 @@ describe('a folder read by an earlier version of the reader', () => {
     expect(oldText()).toBe(0);
   });
 
+  test('doctor names the folder to ingest again, until it is', async () => {
+    await ingest();
+    makeEarlier();
+    const before = await ragline(['doctor'], { env: isolatedEnv(home) });
+    expect(before.stdout).toMatch(/warn +reader +A folder was indexed by an earlier version of ragline, which read documents differently: .*docs\./);
+    expect(before.stdout).toContain(`ragline ingest ${docs}`);
+    await ingest();
+    expect((await ragline(['doctor'], { env: isolatedEnv(home) })).stdout).not.toContain('reader');
+  });
+
   test('the CLI says why every file was read again', async () => {
     await ingest();
     makeEarlier();

@@ -14,7 +14,8 @@ import { vocabularyTable } from '../retrieve/term-stats.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { indexCounts, storedFolders, type IndexCounts, type StoredFolder } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
-import { embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, type IndexFingerprint } from '../store/meta.js';
+import { embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, readerVersionOf, type IndexFingerprint } from '../store/meta.js';
+import { READER_VERSION } from '../ingest/reader.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
 import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { formatBytes } from '../util/bytes.js';
@@ -121,6 +122,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
     });
   }
   if (database.missingFolders?.length) checks.push(missingFoldersCheck(database.missingFolders));
+  if (database.readEarlier?.length) checks.push(readEarlierCheck(database.readEarlier));
   checks.push(...(database.unfinished ?? []));
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
@@ -158,6 +160,8 @@ interface DatabaseFindings {
   unfinished?: Check[];
   /** Folders of the index that are no longer folders on disk. */
   missingFolders?: StoredFolder[];
+  /** Folders on disk last read in full by an earlier reader (src/ingest/reader.ts). */
+  readEarlier?: StoredFolder[];
 }
 
 function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
@@ -205,6 +209,7 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
         fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
       });
     }
+    const folders = storedFolders(db);
     return {
       facts,
       fingerprint,
@@ -212,7 +217,8 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
       documentChunkTotal: documentChunkTotal(db),
       keywordsDamaged: keywordIndexDamage(db),
       unfinished: unfinishedIngest(db, file),
-      missingFolders: storedFolders(db).filter((folder) => !isFolder(folder.root)),
+      missingFolders: folders.filter((folder) => !isFolder(folder.root)),
+      readEarlier: folders.filter((folder) => isFolder(folder.root) && (readerVersionOf(db, folder.root) ?? 1) < READER_VERSION),
     };
   } finally {
     db.close();
@@ -286,6 +292,18 @@ function missingFoldersCheck(missing: StoredFolder[]): Check {
     status: 'warn',
     message: `${missing.length === 1 ? 'A folder of the index is' : `${missing.length} folders of the index are`} no longer on disk: ${which}; ${missing.length === 1 ? 'its' : 'their'} documents are still searched and cited at paths that no longer exist.`,
     fix: `If it moved, ingest it where it is now (\`ragline ingest <new folder>\`); then remove the old one from the index: ${forget}.`,
+  };
+}
+
+/** Folders read by an earlier version of the reader: their next ingest reads every file again, as this version reads them. */
+function readEarlierCheck(folders: StoredFolder[]): Check {
+  const named = folders.slice(0, 5).map((folder) => folder.root);
+  const which = `${named.join(', ')}${folders.length > 5 ? ` and ${folders.length - 5} more` : ''}`;
+  return {
+    id: 'reader',
+    status: 'warn',
+    message: `${folders.length === 1 ? 'A folder was' : `${folders.length} folders were`} indexed by an earlier version of ragline, which read documents differently: ${which}.`,
+    fix: `Ingest ${folders.length === 1 ? `it again: \`ragline ingest ${shellQuoted(folders[0]!.root)}\`` : 'each again (`ragline ingest <folder>`)'}; every file is read anew, and chunks whose text did not change keep their vectors.`,
   };
 }
 
