@@ -64,6 +64,25 @@ describe('DocBook navigation (Valgrind, GNU and other DocBook XSL manuals)', () 
   });
 });
 
+describe('menus laid out in table cells (older sites, libxslt\'s pages)', () => {
+  it('drops a cell that is a list of links, one to a line; keeps cells of text, and links written inline', () => {
+    const page = `<body><table><tr>
+<td valign="top"><table><tr><th>Main Menu</th></tr><tr><td><ul>
+<li><a href="index.html">Home</a></li><li><a href="intro.html">Introduction</a></li>
+<li><a href="docs.html">Documentation</a></li><li><a href="bugs.html">Reporting bugs and getting help</a></li>
+<li><a href="downloads.html">Windows binaries</a></li></ul></td></tr></table></td>
+<td><h1>The programming API</h1><p>Igor Zlatkovic provides <a href="http://x/">binaries</a> for Windows.</p>
+<table><tr><td>Reading and writing</td><td>Duplex</td><td><a href="#r">_read()</a>, <a href="#w">_write()</a>, <a href="#v">_writev()</a>, <a href="#f">_final()</a></td></tr></table>
+</td></tr></table></body>`;
+    const { unit } = htmlToUnit(page);
+    expect(unit.text).not.toMatch(/Windows binaries|Reporting bugs|Introduction/);
+    expect(unit.text).toContain('Igor Zlatkovic provides binaries for Windows.');
+    expect(unit.text).toContain('Reading and writing | Duplex | _read(), _write(), _writev(), _final()');
+    expect(unit.headings).toEqual([{ line: unit.text.split('\n').indexOf('The programming API'), level: 1, text: 'The programming API' }]);
+    expect(unit.sourceLines).toHaveLength(unit.text.split('\n').length);
+  });
+});
+
 describe('reStructuredText directives and roles', () => {
   const plain = rstToPlain(cmakePage);
 

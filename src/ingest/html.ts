@@ -15,7 +15,10 @@
 // tables of contents, sidebars and navigation bars (an id or class such as toc,
 // sidebar or DocBook's nav, navheader and navfooter),
 // heading permalinks ("#", "¶": an a of class mark, headerlink, anchor...), and
-// the page's own header and footer (those outside article, main and section).
+// the page's own header and footer (those outside article, main and section),
+// and a table cell that is a menu: links each on a line of their own and little
+// else (older sites lay their sidebar out in a table; libxslt's pages repeat theirs
+// on every page). A cell is taken back out of the output when it closes as one.
 
 import { Parser } from 'htmlparser2';
 import { lineAt, lineStartsOf } from './chunk.js';
@@ -66,6 +69,32 @@ function isHtmlWs(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
 }
 
+/** A table cell being read: the output when it opened, and the characters written in it. */
+interface CellFrame {
+  lines: number;
+  headings: number;
+  /** The line being written then: its pieces (the array, kept only while the line is open) and its length. */
+  parts: string[];
+  partCount: number;
+  lineChars: number;
+  lineHasText: boolean;
+  lineSource: number;
+  pendingBreak: number;
+  pendingSep: string;
+  /** Characters of words written in the cell, those in links, and its links that open a line of their own. */
+  text: number;
+  linkText: number;
+  links: number;
+}
+
+/**
+ * A table cell with at least this many links each on a line of its own, and at least
+ * this share of its text in links, is a menu (a cell of an API table listing
+ * "_read(), _write(), _writev(), _final()" on one line is not).
+ */
+const MENU_LINKS = 4;
+const MENU_LINK_SHARE = 0.8;
+
 /** Visible text of an HTML document as one 'line' unit with a source line map and heading marks. */
 export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   const starts = lineStartsOf(html);
@@ -75,6 +104,8 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   const sourceLines: number[] = [];
   const headings: UnitHeading[] = [];
   let parts: string[] = [];
+  /** Characters in `parts`. */
+  let lineChars = 0;
   let lineHasText = false;
   let lineSource = 1;
   /** Break owed before the next text: 0 none, 1 new line, 2 new paragraph. */
@@ -102,6 +133,15 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   let preCodeClosed = false;
   let heading: { level: number; line: number; words: string[] } | undefined;
   let firstH1: string | undefined;
+  /**
+   * The open table cells, each with the output as it was when it opened and the text
+   * written in it (in links, and all): a cell that is a list of links (a site's menu
+   * laid out in a table, as older sites have it) is taken back out when it closes.
+   */
+  const cells: CellFrame[] = [];
+  /** Open <a href> elements, and whether the one opened last has written nothing yet. */
+  let inLink = 0;
+  let linkFresh = false;
 
   const pushLine = (text: string, source: number): void => {
     lines.push(text);
@@ -110,6 +150,7 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   const endLine = (): void => {
     pushLine(parts.join(''), lineSource);
     parts = [];
+    lineChars = 0;
     lineHasText = false;
     pendingSep = '';
   };
@@ -123,16 +164,25 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
     pendingBreak = 0;
   };
   const emit = (word: string, offset: number): void => {
+    const cell = cells.at(-1);
+    if (cell) {
+      cell.text += word.length;
+      if (inLink > 0) cell.linkText += word.length;
+      if (linkFresh && (pendingBreak > 0 || !lineHasText)) cell.links++;
+    }
+    linkFresh = false;
     applyBreak(offset);
     if (!lineHasText) {
       lineHasText = true;
       lineSource = sourceLineOf(offset);
     } else if (pendingSep !== '') {
       parts.push(pendingSep);
+      lineChars += pendingSep.length;
     }
     if (heading && heading.line < 0) heading.line = lines.length;
     pendingSep = '';
     parts.push(word);
+    lineChars += word.length;
   };
   const finishHeading = (): void => {
     if (heading && heading.words.length > 0 && heading.line >= 0) {
@@ -165,6 +215,12 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
         const content = CONTENT_CONTAINERS.has(name) || attributes.role === 'main';
         contentStack.push(content);
         if (content) contentOpen++;
+        if (CELLS.has(name)) {
+          cells.push({ lines: lines.length, headings: headings.length, parts, partCount: parts.length, lineChars, lineHasText, lineSource, pendingBreak, pendingSep, text: 0, linkText: 0, links: 0 });
+        } else if (name === 'a' && attributes.href !== undefined) {
+          inLink++;
+          linkFresh = true;
+        }
         if (DROPPED.has(name)) {
           droppedDepth++;
           return;
@@ -199,6 +255,8 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           return;
         }
         if (contentStack.pop()) contentOpen--;
+        if (name === 'a' && inLink > 0) inLink--;
+        if (CELLS.has(name) && cells.length > 0) closeCell(cells.pop()!);
         if (DROPPED.has(name)) {
           if (droppedDepth > 0) droppedDepth--;
           return;
@@ -235,6 +293,32 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   );
   // Its own stacks cost depth² on a deeply nested page (html-stack.ts).
   useTopFirstStacks(parser);
+
+  /**
+   * A closed cell that is a menu (at least MENU_LINKS links on lines of their own, and
+   * its text nearly all theirs) is taken back out of the output; another one's counts
+   * go to the cell around it.
+   */
+  const closeCell = (cell: CellFrame): void => {
+    if (cell.links >= MENU_LINKS && cell.text > 0 && cell.linkText >= MENU_LINK_SHARE * cell.text) {
+      // The line open then: still the same pieces, or since ended as the first line after the cell's start.
+      if (lines.length === cell.lines && parts === cell.parts) parts.length = cell.partCount;
+      else parts = cell.lineChars > 0 ? [(lines[cell.lines] ?? '').slice(0, cell.lineChars)] : [];
+      lineChars = cell.lineChars;
+      lines.length = cell.lines;
+      sourceLines.length = cell.lines;
+      headings.length = cell.headings;
+      if (heading && heading.line >= cell.lines) heading = undefined;
+      ({ lineHasText, lineSource, pendingBreak, pendingSep } = cell);
+      return;
+    }
+    const outer = cells.at(-1);
+    if (outer) {
+      outer.text += cell.text;
+      outer.linkText += cell.linkText;
+      outer.links += cell.links;
+    }
+  };
 
   /** Collapsing text: words separated by single spaces. */
   const flowText = (data: string, base: number): void => {

@@ -9,5 +9,6 @@
 // 3: the page's metadata fields and `meta`/`index` bodies dropped; redirect pages skipped;
 //    HTML read in its declared character set when it is not UTF-8.
 // 4: MyST Markdown (Sphinx's) read as it shows: directive fences, roles, targets.
+// 5: a table cell that is a menu of links (an older site's sidebar) dropped from HTML.
 
-export const READER_VERSION = 4;
+export const READER_VERSION = 5;
