@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ingestFolder, listIndexedDocuments, openWorkspace, readIndexedDocument, search, type Workspace } from '../src/app/index.js';
 import { chunkDocument } from '../src/ingest/chunk.js';
-import { cmakeDocBlock, cmakeModuleTarget } from '../src/ingest/cmake-module.js';
+import { allowedModuleTarget, cmakeDocBlock, cmakeModuleTarget } from '../src/ingest/cmake-module.js';
 import { loadDocument } from '../src/ingest/load.js';
 import { tempDir } from './helpers/cli.js';
 
@@ -41,6 +41,16 @@ describe('the module file and its block', () => {
     expect(cmakeModuleTarget('.. cmake-manual-description: Widgets\n\n.. cmake-module:: ../W.cmake\r\n')).toBe('../W.cmake');
     expect(cmakeModuleTarget('.. cmake-module:: ../../../etc/passwd\n')).toBeUndefined();
     expect(cmakeModuleTarget('Text first.\n\n   .. cmake-module:: ../W.cmake\n')).toBeUndefined(); // indented: inside something else
+  });
+
+  test('a page brings in only a .cmake file named as itself, a few folders up at most', () => {
+    expect(allowedModuleTarget('../../Modules/FetchContent.cmake', 'module/FetchContent.rst')).toBe(true);
+    expect(allowedModuleTarget('../../Modules/FetchContent.cmake', 'module/FetchContent.rst.gz')).toBe(true);
+    expect(allowedModuleTarget('../../Modules/Other.cmake', 'module/FetchContent.rst')).toBe(false);
+    expect(allowedModuleTarget('/etc/FetchContent.cmake', 'module/FetchContent.rst')).toBe(false);
+    expect(allowedModuleTarget('../../../../FetchContent.cmake', 'module/FetchContent.rst')).toBe(false);
+    expect(allowedModuleTarget('../Modules/../../x/FetchContent.cmake', 'module/FetchContent.rst')).toBe(false);
+    expect(allowedModuleTarget('FetchContent.cmake', 'FetchContent.rst')).toBe(true);
   });
 
   test('a bracket block is read to its matching close; a #.rst: block is the # lines after it; none is undefined', () => {
@@ -83,6 +93,11 @@ describe('ingest of a CMake Help folder', () => {
     fs.writeFileSync(path.join(base, 'share/Help/module/FetchWidget.rst'), '.. cmake-module:: ../../Modules/FetchWidget.cmake\n');
     fs.writeFileSync(path.join(base, 'secret.txt'), 'The vault code is 1234.\n');
     fs.writeFileSync(path.join(base, 'share/Help/module/Sneaky.rst'), 'Sneaky\n======\n\n.. cmake-module:: ../../../secret.txt\n');
+    // A .cmake file elsewhere, named by a page: by its full path, or as another name.
+    fs.mkdirSync(path.join(base, 'private'));
+    fs.writeFileSync(path.join(base, 'private/Vault.cmake'), '#[[.rst:\nVault\n-----\n\nThe vault code is 5678.\n#]]\n');
+    fs.writeFileSync(path.join(base, 'share/Help/module/Vault.rst'), `.. cmake-module:: ${path.join(base, 'private/Vault.cmake')}\n`);
+    fs.writeFileSync(path.join(base, 'share/Help/module/Other.rst'), '.. cmake-module:: ../../../private/Vault.cmake\n');
     // The Help folder read through a link, as a user's docs folder may hold it.
     fs.symlinkSync(path.join(base, 'share/Help'), path.join(base, 'help-link'));
     workspace = openWorkspace({ db: path.join(base, 'r.db') });
@@ -98,14 +113,14 @@ describe('ingest of a CMake Help folder', () => {
     expect(found.results[0]?.location).toBe('module/FetchWidget.rst:1');
     expect(found.results[0]?.text).toContain('FetchWidget_MakeAvailable');
     const documents = listIndexedDocuments(workspace).map((d) => d.path).sort();
-    expect(documents).toEqual(['module/FetchWidget.rst', 'module/Sneaky.rst']);
+    expect(documents).toEqual(['module/FetchWidget.rst', 'module/Sneaky.rst']); // Vault.rst and Other.rst: nothing to index
     const page = readIndexedDocument(workspace, 'module/FetchWidget.rst')!;
     expect(page.last).toBe(1);
     expect(page.text).toContain('Populate widget content at configure time.');
     expect(page.text).toContain('``FetchWidget_MakeAvailable`` to download it.'); // every section, in order
     expect(page.text.indexOf('Populate')).toBeLessThan(page.text.indexOf('MakeAvailable'));
     expect(readIndexedDocument(workspace, 'module/Sneaky.rst')?.text).not.toContain('vault');
-    expect((await search(workspace, 'vault code')).results.map((r) => r.text).join(' ')).not.toContain('1234');
+    expect((await search(workspace, 'vault code')).results.map((r) => r.text).join(' ')).not.toMatch(/1234|5678/);
   });
 
   test('a changed module file is read again by --checksum (the page itself did not change)', async () => {

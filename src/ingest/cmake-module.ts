@@ -11,6 +11,20 @@ const DIRECTIVE = /^\.\.[ \t]+cmake-module::[ \t]+(\S+\.cmake)[ \t]*\r?$/;
 /** The directive stands in a page's first lines (after a comment such as `.. cmake-manual-description:`). */
 const LOOK_LINES = 20;
 
+/**
+ * Whether a page may bring in `target`: as CMake's Help does it, a relative path up
+ * at most three folders and down by name only (no `..` after a name), to a .cmake
+ * file named as the page (`module/FetchContent.rst` -> `../../Modules/FetchContent.cmake`).
+ * A document from elsewhere cannot make the ingest read any .cmake file it names.
+ */
+export function allowedModuleTarget(target: string, page: string): boolean {
+  const parts = target.split('/');
+  const ups = parts.findIndex((part) => part !== '..');
+  if (ups < 0 || ups > 3 || parts.slice(ups).some((part) => part === '..' || part === '.' || part === '')) return false;
+  const stem = page.replace(/\\/g, '/').split('/').pop()!.replace(/\.rst(\.gz)?$/i, '');
+  return parts.at(-1) === `${stem}.cmake`;
+}
+
 /** The file a module page brings in, as written (relative to the page's folder), or undefined. */
 export function cmakeModuleTarget(text: string): string | undefined {
   let start = 0;

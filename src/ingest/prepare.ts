@@ -108,15 +108,15 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
  * The .cmake file a CMake module page (`.. cmake-module:: ../../Modules/X.cmake`)
  * brings in, found from the page's real folder as Sphinx finds it (a page read
  * through a link to the Help folder still finds ../../Modules). Only a `.cmake`
- * file is named (cmake-module.ts), and only its documentation block is read from
- * it. Undefined for any other page, or when the file is missing or unreadable:
- * the page is then read as it stands.
+ * file named as the page, at most three folders up (allowedModuleTarget), is read,
+ * and only its documentation block is kept. Undefined for any other page, or when
+ * the file is missing or unreadable: the page is then read as it stands.
  */
 async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Promise<RelatedFile | undefined> {
   if (documentExtension(file.relative) !== 'rst') return undefined;
-  const { cmakeModuleTarget } = await import('./cmake-module.js');
+  const { allowedModuleTarget, cmakeModuleTarget } = await import('./cmake-module.js');
   const target = cmakeModuleTarget(bytes.subarray(0, 4096).toString('utf8')); // the directive is in the first lines
-  if (!target) return undefined;
+  if (!target || !allowedModuleTarget(target, file.relative)) return undefined;
   let folder: string;
   try {
     folder = fs.realpathSync(path.dirname(file.absolute));
