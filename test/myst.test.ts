@@ -101,6 +101,8 @@ describe('MyST Markdown', () => {
       '```',
     ]);
     expect(hasMyst('# Plain\n\nA `code` span and {braces}.\n')).toBe(false);
+    expect(hasMyst('Text\r\n\r\n  ```{note}\r\nx\r\n```\r\n')).toBe(true);
+    expect(hasMyst('(a-target)=\r\n# Title\r\n')).toBe(true);
   });
 
   test('a page is chunked from what it shows, and still cites its own lines', async () => {

@@ -25,7 +25,8 @@ const HIDDEN = new Set(['meta', 'index', 'raw', 'only', 'contents']);
 
 /** Whether `text` holds MyST markup worth reading: a directive fence, a role or a target line. */
 export function hasMyst(text: string): boolean {
-  return /(^|\n)\s*(`{3,}|:{3,})\{[A-Za-z]|\{[A-Za-z][\w.:+-]*\}`|(^|\n)\s*\([^()\s]+\)=\s*(\n|$)/.test(text);
+  // [ \t]*, not \s*: from every newline of a run of blank lines \s* would scan the rest of the run (quadratic).
+  return /(^|\n)[ \t]*(`{3,}|:{3,})\{[A-Za-z]|\{[A-Za-z][\w.:+-]*\}`|(^|\n)[ \t]*\([^()\s]+\)=[ \t]*(\r?\n|$)/.test(text);
 }
 
 /** The text with MyST directives, roles and targets replaced by what they show, line for line. */
