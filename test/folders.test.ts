@@ -138,3 +138,17 @@ test('doctor warns of a folder gone from the disk, naming it and what to do; for
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toContain(`${notesRoot} is not a folder of the index.`);
 });
+
+test('replay says a document it quoted has changed, though a copy of its old text is indexed in another folder', async () => {
+  const old = '# Project\n\nLicensed under the MIT licence.\n';
+  write(path.join(home, 'A', 'README.md'), old);
+  write(path.join(home, 'B', 'vendor', 'README.md'), old);
+  await ok(['ingest', path.join(home, 'A')]);
+  await ok(['ingest', path.join(home, 'B')]);
+  await ok(['ask', 'what licence is the project under?']);
+  write(path.join(home, 'A', 'README.md'), '# Project\n\nLicensed under the Apache licence, version 2.0.\n');
+  await ok(['ingest', path.join(home, 'A')]);
+  const replay = await ok(['replay', 'last']);
+  expect(replay).toMatch(/README\.md:1-3 .*\(document changed since\)/);
+  expect(replay).not.toContain('now vendor/README.md');
+});

@@ -75,12 +75,16 @@ export class IndexStateLookup {
     if (documents === undefined) this.named.set(chunk.documentPath, (documents = this.names.find(chunk.documentPath)));
     const same = documents.find((doc) => this.chunkIndexed.get(chunk.textHash, doc.id) !== undefined);
     if (same) return same.name === chunk.documentPath ? { indexState: 'current' } : { indexState: 'current', indexedAs: same.name };
-    // The same text in the same file under another name: a file whose folder and path end as the stored name does.
+    // A document still named so has changed; a copy of the old text elsewhere (a vendored
+    // README) is not it.
+    if (documents.length > 0) return { indexState: 'document_changed' };
+    // No document is named so now: the same text in the same file under another name,
+    // a file whose folder and path end as the stored name does (a folder merged into the one holding it).
     const wanted = chunk.documentPath.split('/');
     const holders = this.holders.all(chunk.textHash) as { id: number; root: string; path: string }[];
     const moved = holders.find((doc) => endsWith([...doc.root.split(path.sep), ...doc.path.split('/')], wanted));
     if (moved) return { indexState: 'current', indexedAs: this.names.namesOf([moved])[0]! };
-    return { indexState: documents.length > 0 ? 'document_changed' : 'removed' };
+    return { indexState: 'removed' };
   }
 }
 
