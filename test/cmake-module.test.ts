@@ -133,3 +133,29 @@ describe('ingest of a CMake Help folder', () => {
     expect((await search(workspace, 'gadget content')).results[0]?.location).toBe('module/FetchWidget.rst:1');
   });
 });
+
+describe('reading back a document whose chunks hold more lines than they cite', () => {
+  test('gives all of its text, in order: a module page with text after the directive, and HTML laid out from few source lines', async () => {
+    const base = tempDir('ragline-readback-');
+    fs.mkdirSync(path.join(base, 'Help/module'), { recursive: true });
+    fs.mkdirSync(path.join(base, 'Modules'));
+    fs.writeFileSync(path.join(base, 'Modules/FetchWidget.cmake'), MODULE);
+    const after = Array.from({ length: 8 }, (_, i) => `Paragraph ${i} after the module, with words enough to fill a line.`).join('\n\n');
+    fs.writeFileSync(path.join(base, 'Help/module/FetchWidget.rst'), `.. cmake-module:: ../../Modules/FetchWidget.cmake\n\n${after}\n\nTRAILER line.\n`);
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `<p>HTML paragraph ${i} holds a sentence of its own.</p>`).join('');
+    fs.writeFileSync(path.join(base, 'Help/page.html'), `<html><body>\n<h1>T</h1>\n${paragraphs}<p>LAST line</p>\n</body></html>\n`);
+    const workspace = openWorkspace({ db: path.join(base, 'r.db'), settings: { 'chunk.size': 400, 'chunk.overlap': 0 } });
+    try {
+      await ingestFolder(workspace, path.join(base, 'Help'));
+      const page = readIndexedDocument(workspace, 'module/FetchWidget.rst')!.text;
+      for (const text of ['Populate widget content', 'FetchWidget_MakeAvailable', 'Paragraph 0 after', 'Paragraph 7 after', 'TRAILER line.']) expect(page).toContain(text);
+      expect(page.indexOf('Populate widget content')).toBeLessThan(page.indexOf('Paragraph 7 after'));
+      const html = readIndexedDocument(workspace, 'page.html')!.text;
+      for (let i = 0; i < 40; i++) expect(html).toContain(`HTML paragraph ${i} holds`);
+      expect(html).toContain('LAST line');
+    } finally {
+      await workspace.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

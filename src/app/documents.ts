@@ -69,41 +69,31 @@ export function readIndexedDocument(workspace: Workspace, path: string, range?: 
   const from = range?.from ?? 1;
   const to = Math.min(range?.to ?? last, last);
   const base = { path: doc.name, title: doc.title, kind: doc.kind, locator, from, to, last };
-  if (locator === 'page') {
+  // Pages, and text whose chunks hold more lines than they cite (HTML whose text is
+  // laid out otherwise than its source, a CMake module page's block read in at its
+  // directive): each chunk whole, in order, without the start it repeats of the one before.
+  const laidOut = locator === 'page' || chunks.some((chunk) => chunk.text.split('\n').length > chunk.endLine - chunk.startLine + 1);
+  if (laidOut) {
     const parts: string[] = [];
     for (const chunk of chunks) {
       if (chunk.endLine < from || chunk.startLine > to) continue;
-      if (parts.at(-1) !== chunk.text) parts.push(chunk.text);
+      const text = withoutRepeat(parts.at(-1), chunk.text);
+      if (text !== '' && parts.at(-1) !== chunk.text) parts.push(text);
     }
-    return { ...base, text: parts.join('\n\n') };
+    return { ...base, text: parts.join(locator === 'page' ? '\n\n' : '\n') };
   }
   // Each line as the chunks hold it; overlapping chunks repeat lines, and a line split
   // between two chunks is kept in its longest piece.
   const lines = new Map<number, string>();
-  // A chunk holding more lines than the one line it cites is text shown on that line
-  // (a CMake module page's block, read in at its directive; HTML written on one
-  // line): such chunks are kept whole, in order, under their line.
-  const shownAt = new Map<number, string[]>();
   for (const chunk of chunks) {
     if (chunk.endLine < from || chunk.startLine > to) continue;
-    const chunkLines = chunk.text.split('\n');
-    if (chunk.startLine === chunk.endLine && chunkLines.length > 1) {
-      const parts = shownAt.get(chunk.startLine) ?? [];
-      parts.push(withoutRepeat(parts.at(-1), chunk.text));
-      shownAt.set(chunk.startLine, parts);
-      continue;
-    }
-    chunkLines.forEach((line, i) => {
-      const n = chunk.startLine + i;
+    chunk.text.split('\n').forEach((line, k) => {
+      const n = chunk.startLine + k;
       if ((lines.get(n)?.length ?? -1) < line.length) lines.set(n, line);
     });
   }
   const out: string[] = [];
-  for (let n = from; n <= to; n++) {
-    const shown = shownAt.get(n);
-    if (shown) out.push(...(lines.get(n) ? [lines.get(n)!] : []), shown.join('\n'));
-    else out.push(lines.get(n) ?? '');
-  }
+  for (let n = from; n <= to; n++) out.push(lines.get(n) ?? '');
   return { ...base, text: out.join('\n') };
 }
 
