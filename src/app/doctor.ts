@@ -21,6 +21,7 @@ import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js'
 import { formatBytes } from '../util/bytes.js';
 import { UserError } from '../util/errors.js';
 import { fileSize } from './stats.js';
+import { count, shellWord } from '../util/words.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -245,7 +246,7 @@ function unfinishedIngest(db: Db, file: string): Check[] {
       id: 'lock',
       status: 'fail',
       message: `${who} did not finish before the system restarted, and pid ${state.lock!.pid} is another process now: every ingest refuses, taking it for the holder of the ingest lock.`,
-      fix: `With no ragline ingest running, clear the lock: sqlite3 ${shellQuoted(file)} "DELETE FROM meta WHERE key = 'ingest.lock'"; then run the ingest again.`,
+      fix: `With no ragline ingest running, clear the lock: sqlite3 ${shellWord(file)} "DELETE FROM meta WHERE key = 'ingest.lock'"; then run the ingest again.`,
     });
   } else if (state) {
     checks.push({
@@ -286,7 +287,7 @@ function isFolder(file: string): boolean {
 function missingFoldersCheck(missing: StoredFolder[]): Check {
   const named = missing.slice(0, 5).map((folder) => `${folder.root} (${count(folder.documents, 'document')})`);
   const which = `${named.join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`;
-  const forget = missing.length === 1 ? `\`ragline forget ${shellQuoted(missing[0]!.root)}\`` : '`ragline forget <folder>` for each';
+  const forget = missing.length === 1 ? `\`ragline forget ${shellWord(missing[0]!.root)}\`` : '`ragline forget <folder>` for each';
   return {
     id: 'folders',
     status: 'warn',
@@ -303,13 +304,8 @@ function readEarlierCheck(folders: StoredFolder[]): Check {
     id: 'reader',
     status: 'warn',
     message: `${folders.length === 1 ? 'A folder was' : `${folders.length} folders were`} indexed by an earlier version of ragline, which read documents differently: ${which}.`,
-    fix: `Ingest ${folders.length === 1 ? `it again: \`ragline ingest ${shellQuoted(folders[0]!.root)}\`` : 'each again (`ragline ingest <folder>`)'}; every file is read anew, and chunks whose text did not change keep their vectors.`,
+    fix: `Ingest ${folders.length === 1 ? `it again: \`ragline ingest ${shellWord(folders[0]!.root)}\`` : 'each again (`ragline ingest <folder>`)'}; every file is read anew, and chunks whose text did not change keep their vectors.`,
   };
-}
-
-/** `text` as one word for a POSIX shell. */
-function shellQuoted(text: string): string {
-  return /^[\w./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -483,10 +479,6 @@ function remoteModels(config: Config, provider: DoctorFacts['provider']): Array<
 /** Whether `model` is in the list; Ollama lists `name:latest` for a model used as `name`. */
 function listed(models: string[], model: string): boolean {
   return models.includes(model) || models.includes(`${model}:latest`) || (model.endsWith(':latest') && models.includes(model.slice(0, -':latest'.length)));
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function oneLine(error: unknown): string {

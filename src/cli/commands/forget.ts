@@ -9,6 +9,7 @@ import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
 import { outputFor } from '../output.js';
+import { count, shellWord } from '../../util/words.js';
 
 export function registerForget(program: Command): void {
   program
@@ -56,11 +57,3 @@ Examples:
     });
 }
 
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** `text` as one word for a POSIX shell. */
-function shellWord(text: string): string {
-  return /^[\w./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}

@@ -12,6 +12,7 @@ import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
 import { DEFAULTS } from '../../config/index.js';
+import { count } from '../../util/words.js';
 
 interface IngestFlags {
   include?: string[];
@@ -186,16 +187,12 @@ Examples:
 function otherFolderLines(summary: IngestSummary): string[] {
   return (summary.others ?? []).flatMap((other) => {
     if (other.state === 'missing') return []; // said on stderr
-    if (other.state === 'pending' || other.summary === undefined) return `Not rebuilt yet ${other.root} (${plural(other.documents, 'document')}): the next rebuild takes it up.`;
+    if (other.state === 'pending' || other.summary === undefined) return `Not rebuilt yet ${other.root} (${count(other.documents, 'document')}): the next rebuild takes it up.`;
     const f = other.summary.files;
     const kept = f.added + f.changed + f.unchanged;
     const gone = f.removed > 0 ? `; ${f.removed} no longer on the disk, removed` : '';
-    return `Also rebuilt ${other.root}: ${kept} of ${plural(other.documents, 'document')}, ${other.summary.chunks.written} chunks written${gone}`;
+    return `Also rebuilt ${other.root}: ${kept} of ${count(other.documents, 'document')}, ${other.summary.chunks.written} chunks written${gone}`;
   });
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** What to say when a run found nothing to index in the folder: no files at all, or every one filtered out. */

@@ -6,6 +6,7 @@ import { stats } from '../../app/stats.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor, formatBytes } from '../output.js';
 import { oneLine } from '../../util/sanitize.js';
+import { count } from '../../util/words.js';
 
 export function registerStats(program: Command): void {
   program
@@ -37,10 +38,6 @@ export function registerStats(program: Command): void {
         await workspace.close();
       }
     });
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Where the last ingest read: its folder, or the file it was given ("docs/faq.md"), or the folder and how many files. */
