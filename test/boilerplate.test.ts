@@ -191,6 +191,11 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('keeps a quote after an empty comment, and what follows a directive in a list item', () => {
+    expect(rstToPlain('- item one\n\n..\n\n   A block quote that is real content.').split('\n')).toEqual(['- item one', '', '', '', '   A block quote that is real content.']);
+    expect(rstToPlain('- .. index:: foo\n\n  List item content').split('\n')).toEqual(['', '', '  List item content']);
+  });
+
   it('drops the page\'s metadata fields before anything is shown, and the body of meta and index directives', () => {
     const source = [':orphan:', ':tocdepth: 2', '', '.. meta::', '', '  :http-equiv=refresh: 3; url=../getting-started/', '', 'Title', '=====', '', ':Field: shown, after the title', '.. index:: single: pip; install', '   pair: pip; wheel', 'After.'].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual(['', '', '', '', '', '', '', 'Title', '=====', '', ':Field: shown, after the title', '', '', 'After.']);

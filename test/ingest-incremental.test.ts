@@ -361,6 +361,7 @@ describe('a folder read by an earlier version of the reader', () => {
     makeEarlier();
     const one = await ragline(['ingest', path.join(docs, 'faq.md'), '--json'], { env: isolatedEnv(home) });
     expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout)).not.toHaveProperty('reread'); // one file, not the folder
     expect(readerVersions()).toEqual({});
     const whole = (await ingest()) as Summary & { reread?: boolean };
     expect(whole.reread).toBe(true);
@@ -375,6 +376,16 @@ describe('a folder read by an earlier version of the reader', () => {
     expect(before.stdout).toContain(`ragline ingest ${docs}`);
     await ingest();
     expect((await ragline(['doctor'], { env: isolatedEnv(home) })).stdout).not.toContain('reader');
+  });
+
+  test('a damaged record of reader versions reads every folder again once, and is written anew', async () => {
+    await ingest();
+    const db = new Database(dbFile());
+    db.prepare("UPDATE meta SET value = '{not json' WHERE key = 'ingest.reader'").run();
+    db.close();
+    const again = (await ingest()) as Summary & { reread?: boolean };
+    expect(again.reread).toBe(true);
+    expect(Object.values(readerVersions())).toHaveLength(1);
   });
 
   test('the CLI says why every file was read again', async () => {

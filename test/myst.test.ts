@@ -101,6 +101,8 @@ describe('MyST Markdown', () => {
       '```',
     ]);
     expect(hasMyst('# Plain\n\nA `code` span and {braces}.\n')).toBe(false);
+    // `only` shows its content in the builds it names; an admonition its title and text.
+    expect(mystToMarkdown('```{only} html\nShown in HTML.\n```\n```{admonition} Mind the gap\nTake care.\n```').split('\n')).toEqual(['', 'Shown in HTML.', '', 'Mind the gap', 'Take care.', '']);
     expect(hasMyst('Text\r\n\r\n  ```{note}\r\nx\r\n```\r\n')).toBe(true);
     expect(hasMyst('(a-target)=\r\n# Title\r\n')).toBe(true);
   });

@@ -32,7 +32,8 @@ export interface LoadedDocument {
   /**
    * The page only sends its reader elsewhere: an HTML `<meta http-equiv="refresh"
    * content="3; url=...">`, or the same in a reStructuredText or MyST `meta`
-   * directive (`:http-equiv=refresh: 3; url=../getting-started/`). Not a document.
+   * directive (`:http-equiv=refresh: 3; url=../getting-started/`), within seconds,
+   * on a page of little text. Not a document.
    */
   redirect?: boolean;
 }
@@ -111,12 +112,13 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
   }
   const { text, invalidUtf8 } = kind === 'html' ? decodeHtml(bytes) : decode(bytes);
-  const redirect = isRedirect(text, kind);
   if (kind === 'html') {
     const { htmlToUnit } = await import('./html.js');
     const { unit, title } = htmlToUnit(text);
+    const redirect = isRedirect(text, kind, unit.text);
     return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
   }
+  const redirect = isRedirect(text, kind);
   let title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
   const unit: TextUnit = { text, locator: 'line' };
   if (kind === 'markdown' && text.includes('<!--')) {
@@ -181,14 +183,22 @@ function decodeHtml(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
   }
 }
 
-/** A refresh to another address, as HTML writes it in a meta tag and Sphinx (RST, MyST) in a `meta` directive. */
-const HTML_REFRESH = /<meta\b(?=[^>]*\bhttp-equiv\s*=\s*["']?refresh\b)(?=[^>]*\bcontent\s*=\s*["']?\s*\d+\s*;\s*url\s*=)[^>]*>/i;
-const FIELD_REFRESH = /^[ \t]*:http-equiv=refresh:[ \t]*\d+[ \t]*;[ \t]*url[ \t]*=/im;
+/** A refresh to another address, as HTML writes it in a meta tag and Sphinx (RST, MyST) in a `meta` directive; the delay captured. */
+const HTML_REFRESH = /<meta\b(?=[^>]*\bhttp-equiv\s*=\s*["']?refresh\b)(?=[^>]*\bcontent\s*=\s*["']?\s*(\d+)\s*;\s*url\s*=)[^>]*>/i;
+const FIELD_REFRESH = /^[ \t]*:http-equiv=refresh:[ \t]*(\d+)[ \t]*;[ \t]*url[ \t]*=/im;
+/** A redirect sends its reader on at once or within seconds ("redirected automatically in 3 seconds"). */
+const REDIRECT_MAX_SECONDS = 10;
+/** And says little itself: a page with more text than this is content that also refreshes (a status page). */
+const REDIRECT_MAX_CHARS = 2000;
 
-/** Whether the page only redirects (see LoadedDocument.redirect); looked for in its first 4,000 characters. */
-function isRedirect(text: string, kind: DocumentKind): boolean {
-  const head = text.slice(0, 4000);
-  return kind === 'html' ? HTML_REFRESH.test(head) : FIELD_REFRESH.test(head);
+/**
+ * Whether the page only redirects (see LoadedDocument.redirect): a refresh to an
+ * address within seconds, looked for in its first 4,000 characters, on a page of
+ * little text (`shown`: its visible text, when known apart from its source).
+ */
+function isRedirect(text: string, kind: DocumentKind, shown = text): boolean {
+  const refresh = (kind === 'html' ? HTML_REFRESH : FIELD_REFRESH).exec(text.slice(0, 4000));
+  return refresh !== null && Number(refresh[1]) <= REDIRECT_MAX_SECONDS && shown.trim().length <= REDIRECT_MAX_CHARS;
 }
 
 /** Front-matter `title:` (YAML) or `title =` (TOML) if present, else the first H1. */

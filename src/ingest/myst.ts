@@ -21,7 +21,7 @@ const OPTION = /^\s*:[\w-]+:(?:\s.*)?$/;
 /** Directives whose content is code, kept as a fence of that language. */
 const CODE = new Set(['code-block', 'code', 'sourcecode', 'code-cell']);
 /** Directives of which nothing is shown. */
-const HIDDEN = new Set(['meta', 'index', 'raw', 'only', 'contents']);
+const HIDDEN = new Set(['meta', 'index', 'raw', 'contents']);
 
 /** Whether `text` holds MyST markup worth reading: a directive fence, a role or a target line. */
 export function hasMyst(text: string): boolean {

@@ -53,7 +53,8 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   const stored = listDocuments(db, root);
   if (versionBefore !== undefined) run.lock.listedBefore(stored, versionBefore);
   const seen = new Uint8Array(stored.count);
-  const reread = stored.count > 0 && (readerVersionOf(db, root) ?? 1) < READER_VERSION;
+  // Not for files named on their own (`ingest <file>`): the folder's next whole ingest reads it again.
+  const reread = !run.options.only && stored.count > 0 && (readerVersionOf(db, root) ?? 1) < READER_VERSION;
   if (reread) summary.reread = true;
   const readAll = options.checksum || reread;
   const skippedBefore = listSkippedFiles(db, root);

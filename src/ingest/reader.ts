@@ -10,5 +10,7 @@
 //    HTML read in its declared character set when it is not UTF-8.
 // 4: MyST Markdown (Sphinx's) read as it shows: directive fences, roles, targets.
 // 5: a table cell that is a menu of links (an older site's sidebar) dropped from HTML.
+// 6: an empty RST comment keeps the quote after it; a directive in a list item ends at the
+//    item's text; MyST `only` and titled admonitions shown; a redirect needs a short delay and little text.
 
-export const READER_VERSION = 5;
+export const READER_VERSION = 6;

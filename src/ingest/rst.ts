@@ -87,8 +87,11 @@ function splitRole(line: string, next: string): [string, string] | undefined {
 /** Whether a directive is one this file reads as words (an admonition, a version note) or as nothing (layout). */
 export function knownDirective(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower in ADMONITIONS || lower in VERSIONS || SILENT.has(lower);
+  return lower in ADMONITIONS || lower in VERSIONS || SILENT.has(lower) || TITLED.has(lower);
 }
+
+/** Directives of prose whose argument is their title, shown as it is (`.. admonition:: Mind the gap`). */
+const TITLED = new Set(['admonition', 'topic', 'sidebar', 'rubric']);
 
 /** What a directive's own line shows (see the top of this file). */
 export function directiveLine(indent: string, name: string, argument: string | undefined): string {
@@ -158,12 +161,15 @@ export function rstToPlain(text: string): string {
       line = directiveLine(directive[1]!, directive[2]!, directive[3]);
       inOptions = true;
       const name = directive[2]!.toLowerCase();
-      if (name === 'toctree') block = { indent: indentOf(directive[1]!), kind: 'toctree' };
-      else if (SILENT_BODY.has(name)) block = { indent: indentOf(directive[1]!), kind: 'comment' };
+      // Its body is indented past the column of its "..", which follows a list marker if any.
+      if (name === 'toctree') block = { indent: directive[1]!.length, kind: 'toctree' };
+      else if (SILENT_BODY.has(name)) block = { indent: directive[1]!.length, kind: 'comment' };
     } else if (FOOTNOTE.test(line)) line = line.replace(FOOTNOTE, '$1$2');
     else if (comment) {
+      // ".." alone and then a blank line is an empty comment: what is indented after it is a quote.
+      const empty = line.trim() === '..' && (lines[i + 1] ?? '').trim() === '';
       line = '';
-      block = { indent: comment[1]!.length, kind: 'comment' };
+      if (!empty) block = { indent: comment[1]!.length, kind: 'comment' };
     } else if (TARGET.test(line)) line = '';
     else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
     else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"

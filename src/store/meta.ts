@@ -120,14 +120,11 @@ export function assertKeywordTextCurrent(db: Db, oldest: number): void {
  * a folder ingested before it was recorded has none (version 1).
  */
 export function readerVersionOf(db: Db, root: string): number | undefined {
-  const raw = getMeta(db, 'ingest.reader');
-  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
-  return versions[root];
+  return readerVersions(db)[root];
 }
 
 export function setReaderVersion(db: Db, root: string, version: number): void {
-  const raw = getMeta(db, 'ingest.reader');
-  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
+  const versions = readerVersions(db);
   if (versions[root] === version) return;
   versions[root] = version;
   setMeta(db, 'ingest.reader', JSON.stringify(versions));
@@ -149,6 +146,17 @@ export function forgetFolderRecords(db: Db, root: string): void {
   if (root in pending) {
     delete pending[root];
     setPendingRebuild(db, pending);
+  }
+}
+
+/** The recorded reader versions by folder; none when the record is missing or damaged (every folder is then read again once). */
+function readerVersions(db: Db): Record<string, number> {
+  const raw = getMeta(db, 'ingest.reader');
+  try {
+    const parsed: unknown = raw ? JSON.parse(raw) : {};
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, number>) : {};
+  } catch {
+    return {};
   }
 }
 
