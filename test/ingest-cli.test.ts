@@ -554,6 +554,22 @@ describe('globs that would empty a folder', () => {
     expect(documentPaths()).toEqual([]);
   });
 
+  test('a rebuild (--reindex) with a mistyped --include is refused before the index is cleared, and --yes goes on', async () => {
+    const dir = await ingested(12);
+    const other = docsFolder({ 'keep.md': '# Keep\n\nAnother folder.\n' });
+    expect((await ingestJson(other)).files.added).toBe(1);
+    const refused = await ragline(['ingest', dir, '--reindex', '--include', '*.mdd'], { env: env() });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`leave out all 12 documents stored for ${dir} and add none`);
+    expect(documentPaths()).toHaveLength(13);
+    const doctor = await ragline(['doctor'], { env: env() });
+    expect(doctor.stdout).not.toMatch(/rebuild/);
+    const removed = await ragline(['ingest', dir, '--reindex', '--include', '*.mdd', '--yes'], { env: env() });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain('nothing was indexed'); // said, as for any run that finds no file
+    expect(documentPaths()).toEqual(['keep.md']);
+  });
+
   test('globs that leave out more than half of the documents and more than 10 are refused; fewer, or a run that adds a file, go on', async () => {
     // 30 documents, 24 of them in sub/.
     const dir = await ingested(30, 6);

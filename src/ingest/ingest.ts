@@ -12,7 +12,7 @@ import { DocumentWriter } from '../store/documents.js';
 import { assertNoIngestRunning, setReaderVersion } from '../store/meta.js';
 import { commitGroup, commitRemovals, recordLastIngest, touchUnchanged } from './commit.js';
 import { addPending, FLUSH_CHUNKS, newBatches, nextGroup, type Batches } from './embed.js';
-import { globRemoval, planIngest, RemovalRefused, type IngestPlan } from './plan.js';
+import { globRemoval, planIngest, rebuildRemoval, RemovalRefused, type IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile, type FileTools } from './prepare.js';
 import { READER_VERSION } from './reader.js';
 import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
@@ -27,6 +27,9 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const { summary, progress } = run;
   assertNoIngestRunning(run.db);
   try {
+    // A rebuild clears the index first: its globs are looked at before that.
+    const rebuilt = rebuildRemoval(run);
+    if (rebuilt && !(await options.confirmRemoval?.(rebuilt))) throw new RemovalRefused(rebuilt);
     const plan = await planIngest(run);
     const removal = globRemoval(run, plan);
     if (removal && !(await options.confirmRemoval?.(removal))) throw new RemovalRefused(removal);

@@ -89,6 +89,37 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, complete: !options.only || stored.count === 0, leftOut };
 }
 
+/**
+ * What the globs of a rebuild (`reindex`) would leave out of the folder's documents,
+ * looked at before the index is cleared: a walk that reads nothing and writes nothing.
+ * Undefined when the run has no globs, or they leave out too few to ask about (globRemoval).
+ */
+export function rebuildRemoval(run: IngestRun): GlobRemoval | undefined {
+  const { db, options, root } = run;
+  if (!options.reindex || (!options.include?.length && !options.exclude?.length) || !getFingerprint(db)) return undefined;
+  const stored = listDocuments(db, root);
+  if (stored.count === 0) return undefined;
+  const seen = new Uint8Array(stored.count);
+  const leftOut: string[] = [];
+  const found = walk(root, {
+    include: options.include,
+    exclude: options.exclude,
+    only: options.only,
+    maxFileBytes: options.maxFileBytes,
+    // A stored file is seen; a new one is what the rebuild would add.
+    select: (relative) => {
+      const at = stored.indexOf(relative);
+      if (at === undefined) return true;
+      seen[at] = 1;
+      return false;
+    },
+    excluded: (relative) => {
+      if (stored.indexOf(relative) !== undefined) leftOut.push(relative);
+    },
+  });
+  return globRemoval(run, { stored, seen, leftOut, work: found.files });
+}
+
 /** More than this many documents, and more than half of those stored, left out by the globs of a run that adds none: asked about. */
 export const MASS_REMOVAL_MIN = 10;
 
@@ -114,7 +145,7 @@ export interface GlobRemoval {
  * index. Undefined for any other run, including one that removes documents whose
  * files are gone, which is what an ingest is for.
  */
-export function globRemoval(run: IngestRun, plan: IngestPlan): GlobRemoval | undefined {
+export function globRemoval(run: IngestRun, plan: Pick<IngestPlan, 'stored' | 'seen' | 'leftOut' | 'work'>): GlobRemoval | undefined {
   const { stored, seen, leftOut, work } = plan;
   if (leftOut.length === 0) return undefined;
   if (work.some((file) => stored.indexOf(file.relative) === undefined)) return undefined;
