@@ -98,7 +98,7 @@ describe('reStructuredText directives and roles', () => {
     expect(plain).toContain('  target_link_options(<target> [BEFORE]'); // the code block's content stays
   });
 
-  it('reads other directives, options, targets and substitutions as they show', () => {
+  it('reads other directives, options, targets and substitutions as they show (a reference as its replace definition says)', () => {
     const source = [
       '.. _my-target:',
       '.. toctree::',
@@ -109,6 +109,8 @@ describe('reStructuredText directives and roles', () => {
       '.. |ver| replace:: 3.25',
       'Use :variable:`CMAKE_<LANG>_FLAGS` and :py:func:`~pkg.mod.run` as follows::',
       '.. warning:: Mind the gap.',
+      'Since |ver|, see |XXX| and |unknown|; a | b | c stays.',
+      '.. |XXX| replace:: :ref:`LIBRARY <Library Output Artifacts>`',
     ].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual([
       '',
@@ -117,9 +119,11 @@ describe('reStructuredText directives and roles', () => {
       '',
       'CMAKE_<LANG>_FLAGS',
       'Deprecated since version 3.0: Use the other one.',
-      '3.25',
+      '',
       'Use CMAKE_<LANG>_FLAGS and pkg.mod.run as follows:',
       'Warning: Mind the gap.',
+      'Since 3.25, see LIBRARY and |unknown|; a | b | c stays.',
+      '',
     ]);
   });
 });

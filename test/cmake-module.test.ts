@@ -68,7 +68,7 @@ describe('the module file and its block', () => {
 
   test('loaded with its module file, a page reads as the block, titled and split by its sections, citing the directive', async () => {
     const page = '.. cmake-module:: ../../Modules/FetchWidget.cmake\n';
-    const loaded = await loadDocument('Help/module/FetchWidget.rst', utf8(page), { target: '../../Modules/FetchWidget.cmake', bytes: utf8(MODULE) });
+    const loaded = await loadDocument('Help/module/FetchWidget.rst', utf8(page), [{ target: '../../Modules/FetchWidget.cmake', bytes: utf8(MODULE) }]);
     expect(loaded.title).toBe('FetchWidget');
     const chunks = chunkDocument(loaded, { size: 120, overlap: 0 });
     expect(chunks.map((c) => c.text).join('\n')).toContain('Use FetchWidget_Declare to describe the widget');
@@ -77,7 +77,7 @@ describe('the module file and its block', () => {
     expect(chunks.map((c) => c.text).join('\n')).not.toContain('../../Modules');
 
     // Another file than the one the page names, or none: the page as it stands.
-    const other = await loadDocument('Help/module/FetchWidget.rst', utf8(page), { target: '../Other.cmake', bytes: utf8(MODULE) });
+    const other = await loadDocument('Help/module/FetchWidget.rst', utf8(page), [{ target: '../Other.cmake', bytes: utf8(MODULE) }]);
     expect(chunkDocument(other)).toEqual([]);
   });
 });
@@ -153,6 +153,52 @@ describe('reading back a document whose chunks hold more lines than they cite', 
       const html = readIndexedDocument(workspace, 'page.html')!.text;
       for (let i = 0; i < 40; i++) expect(html).toContain(`HTML paragraph ${i} holds`);
       expect(html).toContain('LAST line');
+    } finally {
+      await workspace.close();
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('pages that include fragments', () => {
+  test('read each fragment where it is included, with the page\'s substitutions, citing the directive; only .txt and .rst near the page', async () => {
+    const base = tempDir('ragline-include-');
+    const help = path.join(base, 'Help');
+    fs.mkdirSync(path.join(help, 'prop_tgt'), { recursive: true });
+    fs.mkdirSync(path.join(help, 'include'));
+    fs.writeFileSync(path.join(help, 'prop_tgt/XXX_OUTPUT_DIRECTORY.txt'), 'Output directory in which to build |XXX| target files.\n\nThis property specifies the directory into which |xxx| target files\nshould be built.\n');
+    fs.writeFileSync(path.join(help, 'include/WARNING.txt'), '.. note::\n\n  Linking it twice is an error.\n');
+    fs.writeFileSync(
+      path.join(help, 'prop_tgt/LIBRARY_OUTPUT_DIRECTORY.rst'),
+      [
+        'LIBRARY_OUTPUT_DIRECTORY',
+        '------------------------',
+        '',
+        '.. |XXX| replace:: :ref:`LIBRARY <Library Output Artifacts>`',
+        '.. |xxx| replace:: library',
+        '.. include:: XXX_OUTPUT_DIRECTORY.txt',
+        '',
+        '.. include:: /include/WARNING.txt',
+        '.. include:: ../../../../etc/hostname.txt',
+        '.. include:: secret.cfg',
+        '',
+        'See also the LIBRARY_OUTPUT_DIRECTORY_<CONFIG> target property.',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(path.join(help, 'prop_tgt/secret.cfg'), 'password = hunter2\n');
+    const workspace = openWorkspace({ db: path.join(base, 'r.db') });
+    try {
+      await ingestFolder(workspace, help);
+      const found = await search(workspace, 'directory into which library target files should be built');
+      expect(found.results[0]).toMatchObject({ documentPath: 'prop_tgt/LIBRARY_OUTPUT_DIRECTORY.rst', location: 'prop_tgt/LIBRARY_OUTPUT_DIRECTORY.rst:1-12' });
+      const page = readIndexedDocument(workspace, 'prop_tgt/LIBRARY_OUTPUT_DIRECTORY.rst')!.text;
+      expect(page).toContain('Output directory in which to build LIBRARY target files.');
+      expect(page).toContain('the directory into which library target files');
+      expect(page).toContain('Note:');
+      expect(page).toContain('Linking it twice is an error.');
+      expect(page).not.toMatch(/\|XXX\||replace::|include::|hunter2/);
+      expect(page.indexOf('Output directory')).toBeLessThan(page.indexOf('See also'));
     } finally {
       await workspace.close();
       fs.rmSync(base, { recursive: true, force: true });

@@ -71,19 +71,7 @@ export function cmakeDocBlock(cmake: string): string | undefined {
   return undefined;
 }
 
-/**
- * The page's text with `block` put after the directive's line, and for each line
- * of the result the 1-based page line it cites: its own, or the directive's.
- */
-export function withModuleBlock(page: string, block: string): { text: string; sourceLines: number[] } | undefined {
-  const lines = page.split('\n');
-  const at = lines.findIndex((line, i) => i < LOOK_LINES && DIRECTIVE.test(line));
-  if (at === -1) return undefined;
-  const added = block.split('\n');
-  const text = [...lines.slice(0, at + 1), ...added, ...lines.slice(at + 1)].join('\n');
-  const sourceLines: number[] = [];
-  for (let i = 0; i <= at; i++) sourceLines.push(i + 1);
-  for (let i = 0; i < added.length; i++) sourceLines.push(at + 1);
-  for (let i = at + 1; i < lines.length; i++) sourceLines.push(i + 1);
-  return { text, sourceLines };
+/** The line (0-based) of the page's cmake-module directive, or -1. */
+export function cmakeModuleLine(page: string): number {
+  return page.split('\n', LOOK_LINES).findIndex((line) => DIRECTIVE.test(line));
 }

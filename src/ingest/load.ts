@@ -58,7 +58,8 @@ export interface TextUnit {
   /** Page number (1-based) for PDF units. */
   page?: number;
   /**
-   * For HTML, and a CMake module page with its module's block read in: sourceLines[i]
+   * For HTML, and a reStructuredText page with files read in (an included fragment, a
+   * CMake module's block): sourceLines[i]
    * is the 1-based source line of output line i (0-based index); absent means identity.
    */
   sourceLines?: number[];
@@ -92,11 +93,28 @@ function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
   }
 }
 
-/** A file a document brings in, read by the caller: a CMake module page's .cmake file (cmake-module.ts). */
+/** A file a document brings in, read by the caller: a CMake module page's .cmake file (cmake-module.ts), an included fragment (rst-include.ts). */
 export interface RelatedFile {
   /** As the document names it. */
   target: string;
   bytes: Uint8Array;
+}
+
+/** Where the page's related files go: a module's block after its directive, each included fragment after its own. */
+async function relatedInserts(page: string, related: readonly RelatedFile[]): Promise<{ line: number; indent: string; text: string }[]> {
+  const bytesOf = new Map(related.map((file) => [file.target, file.bytes]));
+  const inserts: { line: number; indent: string; text: string }[] = [];
+  const { cmakeDocBlock, cmakeModuleLine, cmakeModuleTarget } = await import('./cmake-module.js');
+  const { rstIncludes } = await import('./rst-include.js');
+  const moduleTarget = cmakeModuleTarget(page);
+  const moduleBytes = moduleTarget === undefined ? undefined : bytesOf.get(moduleTarget);
+  const block = moduleBytes === undefined ? undefined : cmakeDocBlock(decode(moduleBytes).text);
+  if (block !== undefined) inserts.push({ line: cmakeModuleLine(page), indent: '', text: block });
+  for (const include of rstIncludes(page)) {
+    const bytes = bytesOf.get(include.target);
+    if (bytes !== undefined) inserts.push({ line: include.line, indent: include.indent, text: withLineFeeds(decode(bytes).text).replace(/\n$/, '') });
+  }
+  return inserts;
 }
 
 /**
@@ -104,7 +122,7 @@ export interface RelatedFile {
  * unknown extensions load as text. Throws only on a PDF that cannot be parsed
  * (the caller counts it as skipped).
  */
-export async function loadDocument(path: string, bytes: Uint8Array, related?: RelatedFile): Promise<LoadedDocument> {
+export async function loadDocument(path: string, bytes: Uint8Array, related?: readonly RelatedFile[]): Promise<LoadedDocument> {
   const kind = kindOf(path) ?? 'text';
   if (kind === 'pdf') {
     const { loadPdf } = await import('./pdf.js'); // pdf.js and htmlparser2 load only when such a file is met
@@ -135,12 +153,12 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: Re
     const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
     if (extension === 'rst') {
       let page = withLineFeeds(text);
-      if (related) {
-        // A module page shows its .cmake file's documentation block; its lines cite the directive's.
-        const { cmakeDocBlock, cmakeModuleTarget, withModuleBlock } = await import('./cmake-module.js');
-        const block = cmakeModuleTarget(page) === related.target ? cmakeDocBlock(decode(related.bytes).text) : undefined;
-        const joined = block === undefined ? undefined : withModuleBlock(page, block);
-        if (joined) {
+      if (related && related.length > 0) {
+        // Files the page brings in read where it brings them in; their lines cite the directive's.
+        const inserts = await relatedInserts(page, related);
+        if (inserts.length > 0) {
+          const { insertAfterLines } = await import('./rst-include.js');
+          const joined = insertAfterLines(page, inserts);
           page = joined.text;
           unit.sourceLines = joined.sourceLines;
         }

@@ -53,9 +53,9 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     countSkipped(summary, 'too-large', [file.relative]);
     return { kind: 'skipped' };
   }
-  const related = bytes === 'parse-error' ? undefined : await relatedFile(file, bytes, options.maxFileBytes);
-  /** What the document is made of: its file's bytes, and those of a file it brings in. */
-  const hashOf = (): string => hexDigest('sha256', related ? Buffer.concat([read, Buffer.from([0]), related.bytes]) : read);
+  const related = bytes === 'parse-error' ? [] : await relatedFiles(file, bytes, options.maxFileBytes);
+  /** What the document is made of: its file's bytes, and those of the files it brings in. */
+  const hashOf = (): string => hexDigest('sha256', related.length > 0 ? Buffer.concat([read, ...related.flatMap((file) => [Buffer.from([0]), file.bytes])]) : read);
   // A new file is hashed once it is known to be written: one that is skipped
   // (empty, binary) needs no hash.
   let contentHash: string | undefined;
@@ -105,26 +105,42 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
 }
 
 /**
- * The .cmake file a CMake module page (`.. cmake-module:: ../../Modules/X.cmake`)
- * brings in, found from the page's real folder as Sphinx finds it (a page read
- * through a link to the Help folder still finds ../../Modules). Only a `.cmake`
- * file named as the page, at most three folders up (allowedModuleTarget), is read,
- * and only its documentation block is kept. Undefined for any other page, or when
- * the file is missing or unreadable: the page is then read as it stands.
+ * The files a reStructuredText page brings in, found from the page's real folder as
+ * Sphinx finds them (a page read through a link to the Help folder still finds
+ * ../../Modules): the .cmake file of a CMake module page, named as the page at most
+ * three folders up (allowedModuleTarget), and the .txt or .rst fragments of its
+ * `include` directives, near the page (allowedInclude; `/include/X.txt` is looked
+ * for in the page's folder and the three above it). A file missing or unreadable is
+ * left out: the page is then read without it.
  */
-async function relatedFile(file: FoundFile, bytes: Buffer, maxBytes: number): Promise<RelatedFile | undefined> {
-  if (documentExtension(file.relative) !== 'rst') return undefined;
+async function relatedFiles(file: FoundFile, bytes: Buffer, maxBytes: number): Promise<RelatedFile[]> {
+  if (documentExtension(file.relative) !== 'rst') return [];
   const { allowedModuleTarget, cmakeModuleTarget } = await import('./cmake-module.js');
-  const target = cmakeModuleTarget(bytes.subarray(0, 4096).toString('utf8')); // the directive is in the first lines
-  if (!target || !allowedModuleTarget(target, file.relative)) return undefined;
+  const { allowedInclude, rstIncludes } = await import('./rst-include.js');
+  const text = bytes.toString('utf8');
+  const module = cmakeModuleTarget(text.slice(0, 4096)); // the directive is in the first lines
+  const includes = rstIncludes(text).map((include) => include.target);
+  const targets = [...new Set([...(module && allowedModuleTarget(module, file.relative) ? [module] : []), ...includes.filter(allowedInclude)])];
+  if (targets.length === 0) return [];
   let folder: string;
   try {
     folder = fs.realpathSync(path.dirname(file.absolute));
   } catch {
-    return undefined;
+    return [];
   }
-  const read = readDocumentFile(path.resolve(folder, target), maxBytes);
-  return typeof read === 'string' ? undefined : { target, bytes: read };
+  const found: RelatedFile[] = [];
+  for (const target of targets) {
+    const candidates = target.startsWith('/')
+      ? [0, 1, 2, 3].map((up) => path.join(folder, ...Array<string>(up).fill('..'), target.slice(1)))
+      : [path.resolve(folder, target)];
+    for (const candidate of candidates) {
+      const read = readDocumentFile(candidate, maxBytes);
+      if (typeof read === 'string') continue;
+      found.push({ target, bytes: read });
+      break;
+    }
+  }
+  return found;
 }
 
 /** The decompressed bytes of a gzip file, or why not: larger than `maxBytes` decompressed, or not gzip. */

@@ -12,5 +12,6 @@
 // 5: a table cell that is a menu of links (an older site's sidebar) dropped from HTML.
 // 6: an empty RST comment keeps the quote after it; a directive in a list item ends at the
 //    item's text; MyST `only` and titled admonitions shown; a redirect needs a short delay and little text.
+// 7: reStructuredText `include` fragments read in where they are included; substitutions replaced.
 
-export const READER_VERSION = 6;
+export const READER_VERSION = 7;

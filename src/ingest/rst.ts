@@ -10,7 +10,8 @@
 // "FetchContent", `Title <page>` reads "Title"). Interpreted text roles keep their
 // text (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>``
 // reads "title"), and so do hyperlink references (`` `Output file location`_ `` reads
-// "Output file location"). Line for line: the result has exactly the lines of the source,
+// "Output file location"); a substitution reference reads as what its `replace`
+// definition says, the definition itself as nothing. Line for line: the result has exactly the lines of the source,
 // so chunks still cite the file's own lines. Pure; linear in the text.
 
 /** Directives whose whole line is layout or loading, not content. */
@@ -38,7 +39,20 @@ const VERSIONS: Record<string, string> = {
 
 const DIRECTIVE = /^(\s*(?:[-*+][ \t]+|(?:\d+|#)\.[ \t]+)?)\.\.[ \t]+([A-Za-z][\w.:+-]*?)::(?:[ \t]+(.*?))?[ \t]*$/;
 const TARGET = /^\s*\.\.[ \t]+_[^:]*:.*$|^\s*__[ \t]+\S.*$/;
-const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|[^|]+\|[ \t]+[\w-]+::(?:[ \t]+(.*?))?[ \t]*$/;
+const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|([^|]+)\|[ \t]+([\w-]+)::(?:[ \t]+(.*?))?[ \t]*$/;
+/** A substitution reference, `|name|` (or `|name|_`, a link): its name, not starting or ending with a space. */
+const SUBSTITUTION_REFERENCE = /\|(\S(?:[^|\n]*\S)?)\|(?:__?)?/g;
+
+/** The page's `replace` substitutions: `.. |XXX| replace:: LIBRARY` gives XXX -> "LIBRARY". */
+function substitutions(lines: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const line of lines) {
+    if (!line.includes('replace::')) continue;
+    const match = SUBSTITUTION.exec(line.replace(/\r$/, ''));
+    if (match && match[3]!.toLowerCase() === 'replace' && !found.has(match[2]!)) found.set(match[2]!, match[4] ?? '');
+  }
+  return found;
+}
 const OPTION = /^\s+:[\w-]+:(?:\s.*)?$/;
 /**
  * A comment: `..` alone or followed by text that is no directive, target or
@@ -130,6 +144,7 @@ export function tocEntry(line: string): string {
 /** The text with reStructuredText directives and roles replaced by what they show, line for line. */
 export function rstToPlain(text: string): string {
   const lines = text.split('\n');
+  const replacements = substitutions(lines);
   let inOptions = false;
   /** The indent of the comment or toctree whose indented lines are being read, and which it is. */
   let block: { indent: number; kind: 'comment' | 'toctree' } | undefined;
@@ -154,9 +169,11 @@ export function rstToPlain(text: string): string {
       continue;
     }
     const substitution = SUBSTITUTION.exec(line);
+    // A reference shows what its definition says (the definition's own line shows nothing).
+    if (!substitution && replacements.size > 0 && line.includes('|')) line = line.replace(SUBSTITUTION_REFERENCE, (whole, name: string) => replacements.get(name) ?? whole);
     const directive = substitution ? undefined : DIRECTIVE.exec(line);
     const comment = substitution || directive || TARGET.test(line) ? undefined : COMMENT.exec(line);
-    if (substitution) line = substitution[2] ? substitution[1] + substitution[2] : '';
+    if (substitution) line = substitution[3]!.toLowerCase() === 'replace' || !substitution[4] ? '' : substitution[1] + substitution[4];
     else if (directive) {
       line = directiveLine(directive[1]!, directive[2]!, directive[3]);
       inOptions = true;
