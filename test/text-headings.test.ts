@@ -53,6 +53,14 @@ describe('reStructuredText', () => {
     ]);
   });
 
+  test('a title of two or three characters with an underline as long as itself is a title', async () => {
+    expect(titles(rstHeadings('if\n--\n\nConditionally execute a group of commands.\n'))).toEqual(['1 if']);
+    expect(titles(rstHeadings('CXX\n---\n\nThe C++ compiler.\n\nIOS\n===\n'))).toEqual(['1 CXX', '2 IOS']);
+    expect(rstHeadings('Text before.\nok\n--\n')).toEqual([]); // the last line of a paragraph
+    expect(rstHeadings('\nabc\n--\n')).toEqual([]); // an underline shorter than the title
+    expect((await loadDocument('command/if.rst', utf8('if\n--\n\nConditionally execute a group of commands.\n\nSynopsis\n^^^^^^^^\n\nText.\n'))).title).toBe('if');
+  });
+
   test('an .rst file is chunked at its sections with heading paths, citing its own lines', async () => {
     const doc = await loadDocument('docs/guide.rst', utf8(rst.replace(/\n/g, '\r\n')));
     expect(doc.title).toBe('Orbit guide');

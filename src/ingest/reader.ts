@@ -13,5 +13,6 @@
 // 6: an empty RST comment keeps the quote after it; a directive in a list item ends at the
 //    item's text; MyST `only` and titled admonitions shown; a redirect needs a short delay and little text.
 // 7: reStructuredText `include` fragments read in where they are included; substitutions replaced.
+// 8: reStructuredText titles of two or three characters (`if`, `CC`) underlined as long as themselves.
 
-export const READER_VERSION = 7;
+export const READER_VERSION = 8;

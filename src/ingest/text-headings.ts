@@ -11,10 +11,13 @@ const MAX_TITLE = 500;
 /** reStructuredText's adornment characters. */
 const ADORNMENT = new Set('=-`:\'"~^_*+#<>'.split(''));
 
-/** The adornment character when `line` is a run of one of them (4 or more), else undefined. */
-function adornment(line: string): string | undefined {
+/**
+ * The adornment character when `line` is a run of one of them, else undefined: 4 or
+ * more, or as few as `least` (the underline of a title as short as `if`: "--").
+ */
+function adornment(line: string, least = 4): string | undefined {
   const trimmed = line.trimEnd();
-  if (trimmed.length < 4) return undefined;
+  if (trimmed.length < least) return undefined;
   const c = trimmed[0]!;
   if (!ADORNMENT.has(c)) return undefined;
   for (let i = 1; i < trimmed.length; i++) if (trimmed[i] !== c) return undefined;
@@ -40,7 +43,8 @@ export function rstHeadings(text: string): UnitHeading[] {
   for (let i = 0; i + 1 < lines.length; i++) {
     const title = lines[i]!.trim();
     if (title === '' || title.length > MAX_TITLE || adornment(lines[i]!) !== undefined) continue;
-    const under = adornment(lines[i + 1]!);
+    // A title of two or three characters may have an underline as long as itself ("CC", "--").
+    const under = adornment(lines[i + 1]!) ?? (title.length < 4 ? adornment(lines[i + 1]!, Math.max(2, title.length)) : undefined);
     if (!under) continue;
     const over = i > 0 ? adornment(lines[i - 1]!) : undefined;
     if (over === under) {
