@@ -195,6 +195,11 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('reads a tab\'s label over what it holds, so a lead-in reaches the command', () => {
+    const source = ['installed like so:', '', '.. tab:: Unix/macOS', '', '   .. code-block:: shell', '', '      python -m pip install -r requirements.txt'].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual(['installed like so:', '', 'Unix/macOS:', '', '', '', '      python -m pip install -r requirements.txt']);
+  });
+
   it('keeps a quote after an empty comment, and what follows a directive in a list item', () => {
     expect(rstToPlain('- item one\n\n..\n\n   A block quote that is real content.').split('\n')).toEqual(['- item one', '', '', '', '   A block quote that is real content.']);
     expect(rstToPlain('- .. index:: foo\n\n  List item content').split('\n')).toEqual(['', '', '  List item content']);

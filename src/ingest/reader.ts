@@ -14,5 +14,6 @@
 //    item's text; MyST `only` and titled admonitions shown; a redirect needs a short delay and little text.
 // 7: reStructuredText `include` fragments read in where they are included; substitutions replaced.
 // 8: reStructuredText titles of two or three characters (`if`, `CC`) underlined as long as themselves.
+// 9: a tab's label (`.. tab:: Unix/macOS`) reads "Unix/macOS:" over what the tab holds.
 
-export const READER_VERSION = 8;
+export const READER_VERSION = 9;

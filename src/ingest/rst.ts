@@ -101,8 +101,11 @@ function splitRole(line: string, next: string): [string, string] | undefined {
 /** Whether a directive is one this file reads as words (an admonition, a version note) or as nothing (layout). */
 export function knownDirective(name: string): boolean {
   const lower = name.toLowerCase();
-  return lower in ADMONITIONS || lower in VERSIONS || SILENT.has(lower) || TITLED.has(lower);
+  return lower in ADMONITIONS || lower in VERSIONS || SILENT.has(lower) || TITLED.has(lower) || TABS.has(lower);
 }
+
+/** Tabs (sphinx-inline-tabs, sphinx-design): the label is shown over what the tab holds. */
+const TABS = new Set(['tab', 'tab-item']);
 
 /** Directives of prose whose argument is their title, shown as it is (`.. admonition:: Mind the gap`). */
 const TITLED = new Set(['admonition', 'topic', 'sidebar', 'rubric']);
@@ -118,6 +121,8 @@ export function directiveLine(indent: string, name: string, argument: string | u
   }
   const admonition = ADMONITIONS[lower];
   if (admonition) return `${indent}${admonition}:${arg ? ` ${arg}` : ''}`;
+  // A tab's label names what follows ("Unix/macOS:" over its command), as the rendered tab does.
+  if (TABS.has(lower)) return arg ? `${indent}${arg}:` : '';
   if (SILENT.has(lower)) return '';
   return arg ? indent + arg : ''; // an object or a titled block: its name or title is content
 }
