@@ -558,8 +558,10 @@ describe('globs that would empty a folder', () => {
     const dir = await ingested(12);
     const other = docsFolder({ 'keep.md': '# Keep\n\nAnother folder.\n' });
     expect((await ingestJson(other)).files.added).toBe(1);
+    const bytesBefore = fs.readFileSync(dbFile());
     const refused = await ragline(['ingest', dir, '--reindex', '--include', '*.mdd'], { env: env() });
     expect(refused.code).toBe(2);
+    expect(fs.readFileSync(dbFile()).equals(bytesBefore)).toBe(true); // nothing written, not even a pending rebuild
     expect(refused.stderr).toContain(`leave out all 12 documents stored for ${dir} and add none`);
     expect(documentPaths()).toHaveLength(13);
     const doctor = await ragline(['doctor'], { env: env() });

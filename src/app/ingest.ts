@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { ingest, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
 import { kindOf } from '../ingest/kinds.js';
 import { asInGitignore } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
@@ -113,16 +113,12 @@ async function rebuild(workspace: Workspace, folder: string, options: IngestFold
   const inside = (other: string) => [root, real].some((folder) => other === folder || other.startsWith(folder + path.sep));
   const others = [...held].filter(([other]) => !inside(other));
   const remember = (left: typeof others) => setPendingRebuild(db, Object.fromEntries(left));
-  const pendingBefore = pendingRebuild(db);
+  const first = { ...base, root, include: options.include, exclude: options.exclude, reindex: true };
+  // Globs that would empty the folder are asked about before anything is written.
+  const removal = rebuildRemovalOf(first);
+  if (removal && !(await options.confirmRemoval?.(removal))) throw new RemovalRefused(removal);
   remember(others);
-  let summary: IngestSummary;
-  try {
-    summary = await ingest({ ...base, root, include: options.include, exclude: options.exclude, reindex: true, confirmRemoval: options.confirmRemoval });
-  } catch (err) {
-    // Globs that would empty the folder, not confirmed: nothing was rebuilt, nothing is pending.
-    if (err instanceof RemovalRefused) setPendingRebuild(db, pendingBefore);
-    throw err;
-  }
+  const summary = await ingest({ ...first, confirmRemoval: () => true });
   summary.others = [];
   for (const [index, [other, paths]] of others.entries()) {
     if (summary.interrupted || options.signal?.aborted) {

@@ -12,7 +12,7 @@ import { DocumentWriter } from '../store/documents.js';
 import { assertNoIngestRunning, setReaderVersion } from '../store/meta.js';
 import { commitGroup, commitRemovals, recordLastIngest, touchUnchanged } from './commit.js';
 import { addPending, FLUSH_CHUNKS, newBatches, nextGroup, type Batches } from './embed.js';
-import { globRemoval, planIngest, rebuildRemoval, RemovalRefused, type IngestPlan } from './plan.js';
+import { globRemoval, planIngest, rebuildRemoval, RemovalRefused, type GlobRemoval, type IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile, type FileTools } from './prepare.js';
 import { READER_VERSION } from './reader.js';
 import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
@@ -21,6 +21,11 @@ export type { IngestOptions, IngestProgress, IngestSummary } from './run.js';
 export { SKIPPED_PATHS_KEPT } from './run.js';
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from './plan.js';
 export { KEYWORD_DRIFT_BOUND } from './keywords.js';
+
+/** What a rebuild's globs would leave out (rebuildRemoval), asked before anything of the rebuild is written. */
+export function rebuildRemovalOf(options: IngestOptions): GlobRemoval | undefined {
+  return rebuildRemoval(newRun(options));
+}
 
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const run = newRun(options);
