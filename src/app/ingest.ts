@@ -118,7 +118,7 @@ async function rebuild(workspace: Workspace, folder: string, options: IngestFold
   const removal = rebuildRemovalOf(first);
   if (removal && !(await options.confirmRemoval?.(removal))) throw new RemovalRefused(removal);
   remember(others);
-  const summary = await ingest({ ...first, confirmRemoval: () => true });
+  const summary = await ingest(first);
   summary.others = [];
   for (const [index, [other, paths]] of others.entries()) {
     if (summary.interrupted || options.signal?.aborted) {

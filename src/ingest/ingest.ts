@@ -32,9 +32,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
   const { summary, progress } = run;
   assertNoIngestRunning(run.db);
   try {
-    // A rebuild clears the index first: its globs are looked at before that.
-    const rebuilt = rebuildRemoval(run);
-    if (rebuilt && !(await options.confirmRemoval?.(rebuilt))) throw new RemovalRefused(rebuilt);
+    // (A rebuild's globs are looked at by its caller, before anything of it is written: rebuildRemovalOf.)
     const plan = await planIngest(run);
     const removal = globRemoval(run, plan);
     if (removal && !(await options.confirmRemoval?.(removal))) throw new RemovalRefused(removal);
@@ -67,7 +65,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     // The folder's documents are all of this reader's reading when the run read every
     // file, or when it stored the first ones (an interrupted first ingest: the files
     // it did not reach are new to the next run, not to be read again).
-    const readerCurrent = plan.stored.count === 0 || (plan.complete && !summary.interrupted);
+    const readerCurrent = plan.stored.count === 0 || (!options.only && !summary.interrupted);
     if (readerCurrent && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     reportProgress(run);
     for (const paths of Object.values(summary.skippedPaths)) paths.sort();

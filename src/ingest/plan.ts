@@ -38,8 +38,6 @@ export interface IngestPlan {
   work: FoundFile[];
   /** The folder was last read in full by an earlier reader (reader.ts): every file is read and chunked again. */
   reread: boolean;
-  /** Every file of the folder is read by this run (no `only`, or nothing stored): it records the reader version. */
-  complete: boolean;
   /** Stored documents whose files are there but left out by the include and exclude globs: the run removes them. */
   leftOut: string[];
 }
@@ -59,39 +57,50 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
   const readAll = options.checksum || reread;
   const skippedBefore = listSkippedFiles(db, root);
   const skippedFound = new Set<string>();
+  // Unchanged files are counted here and not listed.
+  const { found, leftOut } = walkWithGlobs(run, stored, (relative, size, mtimeMs) => {
+    const at = stored.indexOf(relative);
+    if (at === undefined) {
+      const before = skippedBefore.get(relative);
+      if (!before) return true;
+      skippedFound.add(relative);
+      if (readAll || before.size !== size || before.mtimeMs !== mtimeMs) return true;
+      countSkipped(summary, before.reason as SkipReason, [relative]);
+      return false;
+    }
+    seen[at] = 1;
+    if (readAll || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
+    summary.files.unchanged++;
+    return false;
+  });
+  for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
+  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, leftOut };
+}
+
+/**
+ * Walks the run's folder with its globs and files, `select` deciding which files are
+ * listed; also gives the stored documents whose files the globs leave out.
+ */
+function walkWithGlobs(run: IngestRun, stored: StoredDocuments, select: (relative: string, size: number, mtimeMs: number) => boolean): { found: ReturnType<typeof walk>; leftOut: string[] } {
+  const { options, root } = run;
   const leftOut: string[] = [];
   const found = walk(root, {
     include: options.include,
     exclude: options.exclude,
     only: options.only,
     maxFileBytes: options.maxFileBytes,
-    // Unchanged files are counted here and not listed.
-    select: (relative, size, mtimeMs) => {
-      const at = stored.indexOf(relative);
-      if (at === undefined) {
-        const before = skippedBefore.get(relative);
-        if (!before) return true;
-        skippedFound.add(relative);
-        if (readAll || before.size !== size || before.mtimeMs !== mtimeMs) return true;
-        countSkipped(summary, before.reason as SkipReason, [relative]);
-        return false;
-      }
-      seen[at] = 1;
-      if (readAll || stored.sizes[at] !== size || stored.mtimesMs[at] !== mtimeMs) return true;
-      summary.files.unchanged++;
-      return false;
-    },
+    select,
     excluded: (relative) => {
       if (stored.indexOf(relative) !== undefined) leftOut.push(relative);
     },
   });
-  for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
-  return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, complete: !options.only || stored.count === 0, leftOut };
+  return { found, leftOut };
 }
 
 /**
  * What the globs of a rebuild (`reindex`) would leave out of the folder's documents,
- * looked at before the index is cleared: a walk that reads nothing and writes nothing.
+ * looked at by the rebuild's caller before anything of it is written (the index is
+ * cleared before the plan's own walk): a walk that reads nothing and writes nothing.
  * Undefined when the run has no globs, or they leave out too few to ask about (globRemoval).
  */
 export function rebuildRemoval(run: IngestRun): GlobRemoval | undefined {
@@ -100,22 +109,12 @@ export function rebuildRemoval(run: IngestRun): GlobRemoval | undefined {
   const stored = listDocuments(db, root);
   if (stored.count === 0) return undefined;
   const seen = new Uint8Array(stored.count);
-  const leftOut: string[] = [];
-  const found = walk(root, {
-    include: options.include,
-    exclude: options.exclude,
-    only: options.only,
-    maxFileBytes: options.maxFileBytes,
-    // A stored file is seen; a new one is what the rebuild would add.
-    select: (relative) => {
-      const at = stored.indexOf(relative);
-      if (at === undefined) return true;
-      seen[at] = 1;
-      return false;
-    },
-    excluded: (relative) => {
-      if (stored.indexOf(relative) !== undefined) leftOut.push(relative);
-    },
+  // A stored file is seen; a new one is what the rebuild would add.
+  const { found, leftOut } = walkWithGlobs(run, stored, (relative) => {
+    const at = stored.indexOf(relative);
+    if (at === undefined) return true;
+    seen[at] = 1;
+    return false;
   });
   return globRemoval(run, { stored, seen, leftOut, work: found.files });
 }

@@ -35,7 +35,8 @@ export interface IngestOptions {
    * Asked, before anything is written, when the include and exclude globs would
    * remove many of the folder's stored documents while the run adds none
    * (plan.ts, globRemoval): true goes on. Without it, or on false, the run throws
-   * RemovalRefused with nothing written.
+   * RemovalRefused with nothing written. A rebuild's globs are asked about by its
+   * caller, before it starts (rebuildRemovalOf).
    */
   confirmRemoval?: (removal: GlobRemoval) => boolean | Promise<boolean>;
   /** Stops between files; what was written stays written. */
