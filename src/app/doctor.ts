@@ -21,7 +21,7 @@ import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js'
 import { formatBytes } from '../util/bytes.js';
 import { UserError } from '../util/errors.js';
 import { fileSize } from './stats.js';
-import { count, shellWord } from '../util/words.js';
+import { count, fewOf, shellWord } from '../util/words.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -211,6 +211,7 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
       });
     }
     const folders = storedFolders(db);
+    const onDisk = new Set(folders.filter((folder) => isFolder(folder.root)));
     return {
       facts,
       fingerprint,
@@ -218,8 +219,8 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
       documentChunkTotal: documentChunkTotal(db),
       keywordsDamaged: keywordIndexDamage(db),
       unfinished: unfinishedIngest(db, file),
-      missingFolders: folders.filter((folder) => !isFolder(folder.root)),
-      readEarlier: folders.filter((folder) => isFolder(folder.root) && (readerVersionOf(db, folder.root) ?? 1) < READER_VERSION),
+      missingFolders: folders.filter((folder) => !onDisk.has(folder)),
+      readEarlier: folders.filter((folder) => onDisk.has(folder) && (readerVersionOf(db, folder.root) ?? 1) < READER_VERSION),
     };
   } finally {
     db.close();
@@ -258,7 +259,7 @@ function unfinishedIngest(db: Db, file: string): Check[] {
   }
   const folders = Object.entries(pendingRebuild(db)).map(([root, paths]) => `${root} (${count(paths.length, 'document')})`);
   if (folders.length === 0) return checks;
-  const what = `${count(folders.length, 'folder')} to read again: ${folders.slice(0, 5).join(', ')}${folders.length > 5 ? ` and ${folders.length - 5} more` : ''}`;
+  const what = `${count(folders.length, 'folder')} to read again: ${fewOf(folders)}`;
   if (running) {
     checks.push({ id: 'rebuild', status: 'ok', message: `The rebuild running now has ${what}.` });
   } else {
@@ -285,8 +286,7 @@ function isFolder(file: string): boolean {
  * are still searched and cited, at paths that no longer exist, until they are removed.
  */
 function missingFoldersCheck(missing: StoredFolder[]): Check {
-  const named = missing.slice(0, 5).map((folder) => `${folder.root} (${count(folder.documents, 'document')})`);
-  const which = `${named.join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`;
+  const which = fewOf(missing.map((folder) => `${folder.root} (${count(folder.documents, 'document')})`));
   const forget = missing.length === 1 ? `\`ragline forget ${shellWord(missing[0]!.root)}\`` : '`ragline forget <folder>` for each';
   return {
     id: 'folders',
@@ -298,8 +298,7 @@ function missingFoldersCheck(missing: StoredFolder[]): Check {
 
 /** Folders read by an earlier version of the reader: their next ingest reads every file again, as this version reads them. */
 function readEarlierCheck(folders: StoredFolder[]): Check {
-  const named = folders.slice(0, 5).map((folder) => folder.root);
-  const which = `${named.join(', ')}${folders.length > 5 ? ` and ${folders.length - 5} more` : ''}`;
+  const which = fewOf(folders.map((folder) => folder.root));
   return {
     id: 'reader',
     status: 'warn',

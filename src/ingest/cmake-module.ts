@@ -6,6 +6,8 @@
 // lines are the ones a citation can point at). Only a `.cmake` file is ever named
 // here, and only its documentation block is taken. Pure: the caller reads the file.
 
+import { nearPath } from './rst-include.js';
+
 /** `.. cmake-module:: <file>.cmake` on a line of its own. */
 const DIRECTIVE = /^\.\.[ \t]+cmake-module::[ \t]+(\S+\.cmake)[ \t]*\r?$/;
 /** The directive stands in a page's first lines (after a comment such as `.. cmake-manual-description:`). */
@@ -18,11 +20,8 @@ const LOOK_LINES = 20;
  * A document from elsewhere cannot make the ingest read any .cmake file it names.
  */
 export function allowedModuleTarget(target: string, page: string): boolean {
-  const parts = target.split('/');
-  const ups = parts.findIndex((part) => part !== '..');
-  if (ups < 0 || ups > 3 || parts.slice(ups).some((part) => part === '..' || part === '.' || part === '')) return false;
   const stem = page.replace(/\\/g, '/').split('/').pop()!.replace(/\.rst(\.gz)?$/i, '');
-  return parts.at(-1) === `${stem}.cmake`;
+  return nearPath(target) && target.split('/').at(-1) === `${stem}.cmake`;
 }
 
 /** The file a module page brings in, as written (relative to the page's folder), or undefined. */

@@ -28,10 +28,17 @@ export function rstIncludes(page: string): { line: number; indent: string; targe
  */
 export function allowedInclude(target: string): boolean {
   if (!/\.(txt|rst)$/i.test(target)) return false;
-  const parts = (target.startsWith('/') ? target.slice(1) : target).split('/');
-  const ups = parts.findIndex((part) => part !== '..');
-  if (ups < 0 || ups > 3 || (target.startsWith('/') && ups > 0)) return false;
-  return !parts.slice(ups).some((part) => part === '..' || part === '.' || part === '');
+  return target.startsWith('/') ? nearPath(target.slice(1), 0) : nearPath(target);
+}
+
+/**
+ * Whether a relative path stays near where it starts: up at most `ups` folders, then
+ * down by name only (no `..`, `.` or empty part after a name). What a page may bring in.
+ */
+export function nearPath(target: string, ups = 3): boolean {
+  const parts = target.split('/');
+  const up = parts.findIndex((part) => part !== '..');
+  return up >= 0 && up <= ups && !parts.slice(up).some((part) => part === '..' || part === '.' || part === '');
 }
 
 /** A text to put after a line of a page, indented. */

@@ -136,8 +136,7 @@ export function setReaderVersion(db: Db, root: string, version: number): void {
  * it back).
  */
 export function forgetFolderRecords(db: Db, root: string): void {
-  const raw = getMeta(db, 'ingest.reader');
-  const versions = raw ? (JSON.parse(raw) as Record<string, number>) : {};
+  const versions = readerVersions(db);
   if (root in versions) {
     delete versions[root];
     setMeta(db, 'ingest.reader', JSON.stringify(versions));

@@ -9,3 +9,8 @@ export function count(n: number, noun: string): string {
 export function shellWord(text: string): string {
   return /^[\w./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
+
+/** The first `shown` of `items`, and how many more: `a, b, c, d, e and 2 more`. */
+export function fewOf(items: readonly string[], shown = 5): string {
+  return `${items.slice(0, shown).join(', ')}${items.length > shown ? ` and ${items.length - shown} more` : ''}`;
+}

@@ -20,6 +20,7 @@ import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, onStop, setExitCode, stopExitCode, type CliIo, type StopSignal } from '../io.js';
 import { outputFor, type Output } from '../output.js';
+import { reportError } from '../report-error.js';
 import { describePrune, topicList } from '../render.js';
 import { formatLocation } from '../../retrieve/search.js';
 import { judgeLastTurn } from '../repl-judge.js';
@@ -208,8 +209,7 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       } catch (err) {
         // A turn that could not be kept (its session removed meanwhile): said, and the next line is read.
         if (!(err instanceof UserError)) throw err;
-        output.err(`${output.errColor.red('error:')} ${err.message}`);
-        if (err.hint) output.err(output.errColor.dim(err.hint));
+        reportError(err, output, io.env);
         failed = true;
         continue;
       }
