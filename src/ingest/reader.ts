@@ -1,8 +1,8 @@
-// The version of how files become chunks (load.ts, chunk.ts, rst.ts, html.ts,
-// cmake-module.ts). Raise it when a change makes the same bytes give other chunks
-// or titles: an ingest of a folder last read by an earlier version then reads every
-// file again (the vectors of chunks whose text did not change are kept), since an
-// unchanged file is otherwise never read again.
+// The version of how files become chunks (load.ts, chunk.ts, html.ts, rst.ts,
+// rst-include.ts, cmake-module.ts, myst.ts, text-headings.ts). Raise it when a change
+// makes the same bytes give other chunks or titles: an ingest of a folder last read
+// by an earlier version then reads every file again (the vectors of chunks whose
+// text did not change are kept), since an unchanged file is otherwise never read again.
 //
 // 2: CMake module pages read with their module's block; reStructuredText comments,
 //    references and toctrees; headings with nothing under them; HTML <title> as the title only.

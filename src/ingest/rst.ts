@@ -1,18 +1,19 @@
 // reStructuredText markup out of the indexed text, its content kept: what a reader
 // of the rendered page sees. Directives become their words (`.. versionadded:: 3.13`
 // reads "New in version 3.13.", `.. note::` reads "Note:", `.. variable:: NAME`
-// reads "NAME"), or nothing when they only load or lay out (`code-block`,
-// `include`, `index`, `cmake-module`...); their option lines (`:maxdepth: 2`) go,
-// and so do link targets (`.. _name:`), comments (`.. any text`, with the lines
-// indented under it), the body of `meta` and `index`, and the page's metadata
-// fields before anything else (`:orphan:`). A footnote keeps its label (`.. [1] text` reads "[1] text");
-// a `toctree`'s entries read as the pages' names (`/module/FetchContent` reads
-// "FetchContent", `Title <page>` reads "Title"). Interpreted text roles keep their
-// text (`:prop_tgt:`LINK_OPTIONS`` reads "LINK_OPTIONS", `:ref:`title <target>``
-// reads "title"), and so do hyperlink references (`` `Output file location`_ `` reads
-// "Output file location"); a substitution reference reads as what its `replace`
-// definition says, the definition itself as nothing. Line for line: the result has exactly the lines of the source,
-// so chunks still cite the file's own lines. Pure; linear in the text.
+// reads "NAME", `.. tab:: Unix/macOS` reads "Unix/macOS:"), or nothing when they only
+// load or lay out (`code-block`, `include`, `index`, `cmake-module`...); their option
+// lines (`:maxdepth: 2`) go, and so do link targets (`.. _name:`), comments (`.. any
+// text`, with the lines indented under it), the body of `meta` and `index`, and the
+// page's metadata fields before anything else (`:orphan:`). A footnote keeps its
+// label (`.. [1] text` reads "[1] text"); a `toctree`'s entries read as the pages'
+// names (`/module/FetchContent` reads "FetchContent", `Title <page>` reads "Title").
+// Interpreted text roles keep their text (`:prop_tgt:`LINK_OPTIONS`` reads
+// "LINK_OPTIONS", `:ref:`title <target>`` reads "title"), and so do hyperlink
+// references (`` `Output file location`_ `` reads "Output file location"); a
+// substitution reference reads as what its `replace` definition says, the
+// definition itself as nothing. Line for line: the result has exactly the lines of
+// the source, so chunks still cite the file's own lines. Pure; linear in the text.
 
 /** Directives whose whole line is layout or loading, not content. */
 const SILENT = new Set([
