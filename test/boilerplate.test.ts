@@ -140,7 +140,7 @@ describe('reStructuredText as CMake writes it', () => {
       'See :variable:`CMAKE_POLICY_WARNING_CMP0102 <CMAKE_POLICY_WARNING_CMP<NNNN>>` and :ref:`~a.b`.',
     ].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual([
-      'This will store in ``<var>`` a semicolon-separated list',
+      'This will store in `<var>` a semicolon-separated list',
       ' of deferred call ids.',
       'the path is normalized',
       ' after the conversion.',
@@ -210,7 +210,7 @@ describe('reStructuredText as CMake writes it', () => {
     expect(rstToPlain(source).split('\n')).toEqual(['', '', '', '', '', '', '', 'Title', '=====', '', ':Field: shown, after the title', '', '', 'After.']);
   });
 
-  it('reads hyperlink references and inline targets as their text, and leaves literals alone', () => {
+  it('reads hyperlink references and inline targets as their text, and inline literals as Markdown code', () => {
     const source = [
       'See the `Output file location`_ section and `CMake <https://cmake.org>`__.',
       'An _`inline target` here; ``literal`_`` and ``code``_ stay.',
@@ -220,6 +220,31 @@ describe('reStructuredText as CMake writes it', () => {
       'See the Output file location section and CMake.',
       'An inline target here; ``literal`_`` and ``code``_ stay.',
       'a, b',
+    ]);
+    expect(rstToPlain('Set ``CMAKE_BUILD_TYPE`` to ``Release`` (not x``y``), or ``a\nb``.').split('\n')).toEqual([
+      'Set `CMAKE_BUILD_TYPE` to `Release` (not x``y``), or ``a',
+      'b``.',
+    ]);
+  });
+
+  it('reads a replace definition written over several lines, and references inside definitions (CMake\'s find_* pages)', () => {
+    const source = [
+      '.. |SUBDIR| replace:: ``<prefix>/include``',
+      '.. |PATH_XXX| replace::',
+      '   ``<prefix>/include/<arch>`` if :variable:`CMAKE_LIBRARY_ARCHITECTURE`',
+      '   is set, and |SUBDIR|',
+      '.. |LOOP| replace:: again |LOOP|',
+      '',
+      'Searched: |PATH_XXX|. Then |LOOP|.',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      'Searched: `<prefix>/include/<arch>` if CMAKE_LIBRARY_ARCHITECTURE is set, and `<prefix>/include`. Then again |LOOP|.',
     ]);
   });
 

@@ -117,7 +117,7 @@ describe('ingest of a CMake Help folder', () => {
     const page = readIndexedDocument(workspace, 'module/FetchWidget.rst')!;
     expect(page.last).toBe(1);
     expect(page.text).toContain('Populate widget content at configure time.');
-    expect(page.text).toContain('``FetchWidget_MakeAvailable`` to download it.'); // every section, in order
+    expect(page.text).toContain('`FetchWidget_MakeAvailable` to download it.'); // every section, in order
     expect(page.text.indexOf('Populate')).toBeLessThan(page.text.indexOf('MakeAvailable'));
     expect(readIndexedDocument(workspace, 'module/Sneaky.rst')?.text).not.toContain('vault');
     expect((await search(workspace, 'vault code')).results.map((r) => r.text).join(' ')).not.toMatch(/1234|5678/);

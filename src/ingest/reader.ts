@@ -15,5 +15,7 @@
 // 7: reStructuredText `include` fragments read in where they are included; substitutions replaced.
 // 8: reStructuredText titles of two or three characters (`if`, `CC`) underlined as long as themselves.
 // 9: a tab's label (`.. tab:: Unix/macOS`) reads "Unix/macOS:" over what the tab holds.
+// 10: reStructuredText inline literals read as Markdown code (``X`` as `X`); a `replace`
+//     definition written over several lines, or referring to another, read whole.
 
-export const READER_VERSION = 9;
+export const READER_VERSION = 10;

@@ -10,7 +10,8 @@
 // names (`/module/FetchContent` reads "FetchContent", `Title <page>` reads "Title").
 // Interpreted text roles keep their text (`:prop_tgt:`LINK_OPTIONS`` reads
 // "LINK_OPTIONS", `:ref:`title <target>`` reads "title"), and so do hyperlink
-// references (`` `Output file location`_ `` reads "Output file location"); a
+// references (`` `Output file location`_ `` reads "Output file location"), an inline
+// literal is written as Markdown writes code (``NAME`` reads `NAME`); a
 // substitution reference reads as what its `replace` definition says, the
 // definition itself as nothing. Line for line: the result has exactly the lines of
 // the source, so chunks still cite the file's own lines. Pure; linear in the text.
@@ -44,13 +45,34 @@ const SUBSTITUTION = /^(\s*)\.\.[ \t]+\|([^|]+)\|[ \t]+([\w-]+)::(?:[ \t]+(.*?))
 /** A substitution reference, `|name|` (or `|name|_`, a link): its name, not starting or ending with a space. */
 const SUBSTITUTION_REFERENCE = /\|(\S(?:[^|\n]*\S)?)\|(?:__?)?/g;
 
-/** The page's `replace` substitutions: `.. |XXX| replace:: LIBRARY` gives XXX -> "LIBRARY". */
+/**
+ * The page's `replace` substitutions: `.. |XXX| replace:: LIBRARY` gives XXX -> "LIBRARY".
+ * A definition may go on over the lines indented under it, and may itself hold
+ * references to other substitutions (CMake's `find_*` pages build their search paths
+ * so): both are read as the page shows them.
+ */
 function substitutions(lines: readonly string[]): Map<string, string> {
   const found = new Map<string, string>();
-  for (const line of lines) {
-    if (!line.includes('replace::')) continue;
-    const match = SUBSTITUTION.exec(line.replace(/\r$/, ''));
-    if (match && match[3]!.toLowerCase() === 'replace' && !found.has(match[2]!)) found.set(match[2]!, match[4] ?? '');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.includes('replace::')) continue;
+    const match = SUBSTITUTION.exec(lines[i]!.replace(/\r$/, ''));
+    if (!match || match[3]!.toLowerCase() !== 'replace' || found.has(match[2]!)) continue;
+    const parts = [match[4] ?? ''];
+    for (let j = i + 1; j < lines.length && lines[j]!.trim() !== '' && indentOf(lines[j]!) > match[1]!.length; j++) parts.push(lines[j]!.trim());
+    found.set(match[2]!, parts.join(' ').trim());
+  }
+  // References inside definitions, a few levels deep (a definition that refers to itself stays as written).
+  for (let round = 0; round < 4; round++) {
+    let changed = false;
+    for (const [name, value] of found) {
+      if (!value.includes('|')) continue;
+      const next = value.replace(SUBSTITUTION_REFERENCE, (whole, inner: string) => (inner === name ? whole : found.get(inner) ?? whole));
+      if (next !== value) {
+        found.set(name, next);
+        changed = true;
+      }
+    }
+    if (!changed) break;
   }
   return found;
 }
@@ -70,6 +92,8 @@ const ROLE = /(^|[^\w`:]):(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`\n]+)`(?!`
  * target _`text`: shown as their text. Not a ``literal`` (two backquotes).
  */
 const REFERENCE = /(^|[^`\w])`([^`\n]+)`(?:__?)(?![\w`])/g;
+/** An inline literal, ``text`` on one line (opened and closed where inline markup can be): shown as code, written as Markdown writes it (`text`). */
+const LITERAL = /(^|[\s([{<'"/:-])``(\S(?:[^`\n]*\S)?)``(?=$|[\s)\]}>'".,;:!?/\\-])/g;
 const INLINE_TARGET = /(^|[^`\w])_`([^`\n]+)`(?![\w`])/g;
 
 /** A role whose text goes on to the next line: `:ref:`title <target` at the end of a line. */
@@ -179,7 +203,12 @@ export function rstToPlain(text: string): string {
     if (!substitution && replacements.size > 0 && line.includes('|')) line = line.replace(SUBSTITUTION_REFERENCE, (whole, name: string) => replacements.get(name) ?? whole);
     const directive = substitution ? undefined : DIRECTIVE.exec(line);
     const comment = substitution || directive || TARGET.test(line) ? undefined : COMMENT.exec(line);
-    if (substitution) line = substitution[3]!.toLowerCase() === 'replace' || !substitution[4] ? '' : substitution[1] + substitution[4];
+    if (substitution) {
+      const replace = substitution[3]!.toLowerCase() === 'replace';
+      line = replace || !substitution[4] ? '' : substitution[1] + substitution[4];
+      // A `replace` definition's text goes on over the lines indented under it: shown where it is referred to.
+      if (replace) block = { indent: substitution[1]!.length, kind: 'comment' };
+    }
     else if (directive) {
       line = directiveLine(directive[1]!, directive[2]!, directive[3]);
       inOptions = true;
@@ -199,6 +228,7 @@ export function rstToPlain(text: string): string {
     if (line.includes(':`')) line = line.replace(ROLE, (_match, before: string, inner: string) => before + roleText(inner));
     if (line.includes('`_')) line = line.replace(REFERENCE, (_match, before: string, inner: string) => before + roleText(inner));
     if (line.includes('_`')) line = line.replace(INLINE_TARGET, '$1$2');
+    if (line.includes('``')) line = line.replace(LITERAL, '$1`$2`');
     if (line.includes(':`') && i + 1 < lines.length) {
       const nextRaw = lines[i + 1]!;
       const nextCr = nextRaw.endsWith('\r') ? '\r' : '';
