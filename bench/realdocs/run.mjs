@@ -10,7 +10,7 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3] [--set pip]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4] [--set pip]
 //
 // `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
 // index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
@@ -20,8 +20,10 @@
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
 // First questions written later (`"written": "after-answers"`) form their own part,
 // 'later', reported apart: a check written before the change it checks; a second such
-// set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used, and a
-// third (`"after-answers-3"`, part 'later-3') once 'later-2' had been.
+// set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used, a
+// third (`"after-answers-3"`, part 'later-3') once 'later-2' had been, and a fourth
+// (`"after-answers-4"`, part 'later-4') once 'later-3' had been: first questions and four
+// conversations with follow-ups, whose follow-ups count in the referent and top-5 rows.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,7 +53,7 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, setName === 'default' ? 'conversations.json' : `${setName}.json`), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
-const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3' };
+const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3', 'after-answers-4': 'later-4' };
 const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
 const conversations = set.conversations.filter(
   (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
@@ -167,6 +169,7 @@ const summary = {
   firstAnswersQuoteFactLater: share(facts.filter((row) => row.half === 'later'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater2: share(facts.filter((row) => row.half === 'later-2'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater3: share(facts.filter((row) => row.half === 'later-3'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater4: share(facts.filter((row) => row.half === 'later-4'), (row) => row.quotesFact),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -204,5 +207,6 @@ if (asJson) {
   if (summary.firstAnswersQuoteFactLater.n > 0) console.log(`| of them, first questions written later (after-answers) | ${pct(summary.firstAnswersQuoteFactLater)} |`);
   if (summary.firstAnswersQuoteFactLater2.n > 0) console.log(`| of them, the second set written later (after-answers-2) | ${pct(summary.firstAnswersQuoteFactLater2)} |`);
   if (summary.firstAnswersQuoteFactLater3.n > 0) console.log(`| of them, the third set written later (after-answers-3) | ${pct(summary.firstAnswersQuoteFactLater3)} |`);
+  if (summary.firstAnswersQuoteFactLater4.n > 0) console.log(`| of them, the fourth set written later (after-answers-4) | ${pct(summary.firstAnswersQuoteFactLater4)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }
