@@ -251,6 +251,18 @@ describe('oversized input', () => {
     for (const c of chunks) expect(c.text).toMatch(/^(😀)+$/u);
   });
 
+  test('in hard-wrapped prose the overlap starts at a sentence or an item, never at a line that goes on with one', () => {
+    // Release notes: items wrapped at 70 columns, their lines indented under the bullet.
+    const items = Array.from({ length: 30 }, (_, i) => [
+      ` * Item ${i} fixes a breakage in the option parser that`,
+      '   came with the old package and did not support the "--no-"',
+      '   prefix to negate a boolean option.',
+    ].join('\n'));
+    const chunks = chunkDocument(doc('text', items.join('\n\n')), { size: 300, overlap: 150 });
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const c of chunks) expect(c.text).toMatch(/^ \* Item \d+ /);
+  });
+
   test('a section of tens of thousands of short lines splits into exact, gap-free line ranges', () => {
     const lines = Array.from({ length: 30000 }, (_, i) => `row ${i}`);
     const chunks = chunkDocument(doc('text', lines.join('\n')), { size: 100, overlap: 20 });

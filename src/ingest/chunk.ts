@@ -441,14 +441,19 @@ class Packer {
 
   /**
    * Where the next chunk should start so it repeats the tail of the previous one
-   * (which ends at prevEnd): the earliest line or sentence start at or after
-   * lower, else the earliest word start, never inside a whole code block. Looks
-   * only at pieces of the previous chunk (firstPiece..before). Returns the piece
-   * index (offset in carriedOffset), or -1 for no overlap.
+   * (which ends at prevEnd): the earliest piece or sentence start at or after
+   * lower (a line that does not open with a lowercase letter counts as one), never
+   * inside a whole code block. A line that opens with one after a line that ends no
+   * sentence goes on with that sentence (hard-wrapped prose: "came with it does not
+   * ..."): when the tail holds only such lines, there is no overlap rather than a
+   * chunk opening mid-sentence. Only in one long line is the overlap cut at a word.
+   * Looks only at pieces of the previous chunk (firstPiece..before). Returns the
+   * piece index (offset in carriedOffset), or -1 for no overlap.
    */
   private overlapStart(lower: number, prevEnd: number, before: number): number {
     if (lower >= prevEnd) return -1;
     const { text } = this;
+    let midSentenceLine = false;
     let wordPiece = -1;
     let wordOffset = -1;
     for (let k = this.firstPiece; k < before; k++) {
@@ -464,16 +469,18 @@ class Packer {
         if (isWs(c)) continue;
         if (q === start) return this.carry(q, k);
         const prev = text.charCodeAt(q - 1);
-        if (prev === NL) return this.carry(q, k);
         if (!isWs(prev)) continue;
         if (isSentenceEndBefore(text, q - 1, start)) return this.carry(q, k);
-        if (wordPiece < 0) {
+        if (prev === NL || opensLine(text, q)) {
+          if (!LOWERCASE.test(text[q]!)) return this.carry(q, k);
+          midSentenceLine = true;
+        } else if (wordPiece < 0) {
           wordPiece = k;
           wordOffset = q;
         }
       }
     }
-    return wordPiece < 0 ? -1 : this.carry(wordOffset, wordPiece);
+    return wordPiece < 0 || midSentenceLine ? -1 : this.carry(wordOffset, wordPiece);
   }
 
   private carry(offset: number, piece: number): number {
@@ -769,6 +776,16 @@ function isCloser(c: number): boolean {
 }
 
 /** Whether the whitespace run ending at `ws` (inclusive) follows a sentence end. */
+/** Whether only spaces or tabs stand between `q` and the start of its line (an indented line's first word). */
+function opensLine(text: string, q: number): boolean {
+  let i = q - 1;
+  while (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+  return i < 0 || text.charCodeAt(i) === NL;
+}
+
+/** A lowercase letter: a line that opens with one goes on with the sentence of the line before. */
+const LOWERCASE = /\p{Ll}/u;
+
 function isSentenceEndBefore(text: string, ws: number, floor: number): boolean {
   let i = ws;
   while (i > floor && isWs(text.charCodeAt(i))) i--;

@@ -17,5 +17,7 @@
 // 9: a tab's label (`.. tab:: Unix/macOS`) reads "Unix/macOS:" over what the tab holds.
 // 10: reStructuredText inline literals read as Markdown code (``X`` as `X`); a `replace`
 //     definition written over several lines, or referring to another, read whole.
+// 11: a long section's next chunk never opens on a line that goes on with the sentence
+//     before it (hard-wrapped prose); with no sentence or item in the tail, no overlap.
 
-export const READER_VERSION = 10;
+export const READER_VERSION = 11;
