@@ -71,6 +71,7 @@ if (ingest.status !== 0) {
 }
 
 const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession } = await turnModules();
+const { NOT_COVERED } = await import(path.join(root, 'dist/chat/extractive.js'));
 
 const { config } = resolveConfig({ env: { HOME: out, RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
@@ -144,6 +145,19 @@ for (const conversation of conversations) {
     rows.push(row);
   }
 }
+
+// Questions the documents do not answer (default set only, and not with --only/--half):
+// each asked in a session of its own; the honest answer says the documents don't cover it.
+const outOfScopePath = path.join(here, 'out-of-scope.json');
+const outOfScope = [];
+if (setName === 'default' && !only && !onlyHalf && fs.existsSync(outOfScopePath)) {
+  for (const { question, absent } of JSON.parse(fs.readFileSync(outOfScopePath, 'utf8')).questions) {
+    const context = { db, config, retriever, rewriter, sessionId: createSession(db).id };
+    let done;
+    for await (const event of runTurn(context, question)) if (event.type === 'done') done = event;
+    outOfScope.push({ question, absent, answer: done.answer, declined: done.answer.includes(NOT_COVERED) });
+  }
+}
 db.close();
 
 const followUps = rows.filter((row) => row.turn > 1);
@@ -170,13 +184,15 @@ const summary = {
   firstAnswersQuoteFactLater2: share(facts.filter((row) => row.half === 'later-2'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater3: share(facts.filter((row) => row.half === 'later-3'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater4: share(facts.filter((row) => row.half === 'later-4'), (row) => row.quotesFact),
+  firstDeclined: share(firsts.filter((row) => typeof row.answer === 'string'), (row) => row.answer.includes(NOT_COVERED)),
+  outOfScopeDeclined: share(outOfScope, (row) => row.declined),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
-fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify({ summary, rows }, null, 2));
+fs.writeFileSync(path.join(out, 'report.json'), JSON.stringify({ summary, rows, outOfScope }, null, 2));
 
 if (asJson) {
-  console.log(JSON.stringify({ summary, rows }, null, 2));
+  console.log(JSON.stringify({ summary, rows, outOfScope }, null, 2));
 } else {
   if (verbose) {
     for (const row of rows) {
@@ -190,6 +206,7 @@ if (asJson) {
       if (!row.docHit) console.log(`    top 5: ${row.top5.join(', ')}`);
       if (row.quotesFact === false) console.log(`    answer: ${row.answer.replace(/\s+/g, ' ').slice(0, 240)}`);
     }
+    for (const row of outOfScope) if (!row.declined) console.log(`out of scope [ANSWERED] ${row.question}\n    answer: ${row.answer.replace(/\s+/g, ' ').slice(0, 240)}`);
     console.log('');
   }
   console.log(`documentation: ${found.join(', ')}${missing.length ? ` (missing: ${missing.join(', ')})` : ''}; ${conversations.length} conversations`);
@@ -208,5 +225,7 @@ if (asJson) {
   if (summary.firstAnswersQuoteFactLater2.n > 0) console.log(`| of them, the second set written later (after-answers-2) | ${pct(summary.firstAnswersQuoteFactLater2)} |`);
   if (summary.firstAnswersQuoteFactLater3.n > 0) console.log(`| of them, the third set written later (after-answers-3) | ${pct(summary.firstAnswersQuoteFactLater3)} |`);
   if (summary.firstAnswersQuoteFactLater4.n > 0) console.log(`| of them, the fourth set written later (after-answers-4) | ${pct(summary.firstAnswersQuoteFactLater4)} |`);
+  console.log(`| first questions answered "the documents don't seem to cover this" | ${pct(summary.firstDeclined)} |`);
+  if (outOfScope.length > 0) console.log(`| questions the documents do not cover (out-of-scope.json) answered so | ${pct(summary.outOfScopeDeclined)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }
