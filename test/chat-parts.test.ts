@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
-import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, splitSentences } from '../src/chat/extractive.js';
+import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, namesUnknownToIndex, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
 import { askedInOwnWords, queryInOwnWords } from '../src/chat/stages/answer.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
@@ -170,6 +170,32 @@ describe('extractive answers', () => {
     ]);
     const md = '### `fs.rmdir(path)`\n\n<!-- YAML\nchanges:\n  - description: The `recursive` option is deprecated, use `fs.rm` instead.\n-->\n\nRemoves the directory at [`path`][].\n\n```js\n// Remove the directory first\nfs.rmdir(dir, callback);\n```\n\n[`path`]: path.md\n7.2.1. Detected errors\nThe end of it all.';
     expect(splitSentences(md)).toEqual(['Removes the directory at `path`.', 'fs.rmdir(dir, callback);', 'The end of it all.']);
+  });
+});
+
+describe('names the index has never seen', () => {
+  // An index that holds these words (stems as FTS5 stems them) and no other.
+  const held = new Set(['topic', 'partit', 'ssh', 'node', 'js', 'port', 'algorithm', 'index', 'collect', 'creat']);
+  const share = (word: string) => (held.has(word.replace(/(?:s|ions?)$/, '')) || held.has(word) ? 0.01 : 0);
+
+  test.each([
+    ['How do I create a topic with several partitions in Kafka?', ['Kafka']],
+    ['MongoDB: how do I create an index on a collection?', ['MongoDB']],
+    ['How do I make a RabbitMQ queue durable with Kafka and Kafka?', ['RabbitMQ', 'Kafka']],
+    ['How do I generate a key with ssh-keygen?', ['ssh-keygen']],
+    ['Which algorithm is used straight away?', []], // plain words: a small index need not use them
+    ['Kafka topics?', []], // the first word is capitalised as any first word is
+    ['How do I listen on port 8080 in Node.js?', []], // numbers, and a dotted name whose parts it holds
+  ])('%s', (question, expected) => {
+    expect(namesUnknownToIndex(question, share)).toEqual(expected);
+  });
+
+  test('the extractive answer says which names no document mentions', () => {
+    const chunk = { chunkId: 1, documentPath: 'a.md', title: 'Topics', heading: 'Topics', text: 'Create a topic with the create command.', startLine: 1, endLine: 1 } as RetrievedChunk;
+    const answer = extractiveAnswer('How do I create a topic in Kafka with Zookeeper?', [chunk], undefined, ['Kafka', 'Zookeeper']);
+    expect(answer.covered).toBe(false);
+    expect(answer.text).toBe(`${EXTRACTIVE_LABEL} ${NOT_COVERED} No document mentions \u201cKafka\u201d or \u201cZookeeper\u201d.`);
+    expect(extractiveAnswer('How do I create a topic?', [chunk]).covered).toBe(true);
   });
 });
 

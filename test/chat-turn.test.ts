@@ -393,6 +393,18 @@ describe('offline turns (no language model)', () => {
     expect(finished.citations).toEqual([]);
   });
 
+  test('names a tool the documents never mention instead of quoting sentences that share its other words', async () => {
+    const question = 'How long is an API key valid in Kafka?';
+    const events = await collect(runTurn(offlineContext(), question));
+    const finished = done(events);
+    expect(finished.answer).toContain("The documents don't seem to cover this. No document mentions \u201cKafka\u201d.");
+    expect(finished.citations).toEqual([]);
+    // The chunks are still retrieved and shown; and a plain word the documents do not use is no such name.
+    expect(events.find((event) => event.type === 'retrieval')).toMatchObject({ chunks: expect.arrayContaining([expect.objectContaining({ documentPath: 'guides/authentication.md' })]) });
+    const plain = done(await collect(runTurn(offlineContext(), 'How long is an API key valid, straight after it is made?')));
+    expect(plain.answer).toContain('90 days');
+  });
+
   test('most fact questions are answered with the expected passage quoted', async () => {
     const facts = JSON.parse(fs.readFileSync(path.join(FIXTURE_DOCS, '..', 'FACTS.json'), 'utf8')) as {
       question: string;

@@ -180,11 +180,59 @@ export function namedTerms(text: string): Set<string> {
   return terms;
 }
 
+/** A word as typed, with the characters names are written with (`ssh-keygen`, `node.js`, `C++`). */
+const TYPED_WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}_.+#-]*[\p{L}\p{N}+#])?/gu;
+
+/**
+ * Whether a typed word is written as a name: capitalised past the first word of the
+ * question ("with Kafka", "a Gradle build"), with a capital after a small letter
+ * (MongoDB, GraphQL, OAuth, even first), or with a hyphen, dot or underscore inside
+ * (ssh-keygen). A plain word ("straight", "algorithm") is not: a small index need
+ * not use it to cover the question.
+ */
+function writtenAsName(word: string, first: boolean): boolean {
+  if (/\p{Ll}\p{Lu}/u.test(word) || /[\p{L}\p{N}][-._][\p{L}\p{N}]/u.test(word)) return true;
+  return !first && /^\p{Lu}/u.test(word);
+}
+
+/**
+ * The names `question` asks about that no chunk of the index holds, as typed:
+ * "Kafka" in "How do I create a topic in Kafka?" over docs that never name it (a
+ * word is held when FTS5's own vocabulary has it, stemmed as it stems; a name of
+ * several words, ssh-keygen, when every part is). Only words written as names
+ * (writtenAsName) count, and none with a digit ("port 8080" asks about a port).
+ */
+export function namesUnknownToIndex(question: string, share: (word: string) => number): string[] {
+  const unknown: string[] = [];
+  let first = true;
+  for (const match of question.matchAll(TYPED_WORD)) {
+    const word = match[0];
+    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
+    first = false;
+    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || unknown.includes(word)) continue;
+    const parts = indexedTokens(word).filter((token) => !isStopword(token));
+    if (parts.some((part) => share(part) === 0)) unknown.push(word);
+  }
+  return unknown;
+}
+
+/** What a quoted word looks like in the not-covered message: “pytest”. */
+const quoted = (word: string) => `\u201c${word}\u201d`;
+
 /**
  * `query` is the standalone query; `question`, when given, the user's own words:
- * sentences are scored mostly on those.
+ * sentences are scored mostly on those. `unknown`: names the user typed that no
+ * document of the index holds (namesUnknownToIndex); any one of them means the
+ * documents do not cover the question, however many of its other words the chunks
+ * share ("How do I build a Rust project with cargo?" over CMake's docs), and the
+ * answer says which.
  */
-export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string): ExtractiveAnswer {
+export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string, unknown: readonly string[] = []): ExtractiveAnswer {
+  if (unknown.length > 0) {
+    const names = unknown.map(quoted);
+    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+    return { text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} No document mentions ${list}.`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 };
+  }
   const queryTerms = [...questionTerms(query)];
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;

@@ -11,12 +11,6 @@ import { ftsStem } from '../text/stem.js';
 export type TermShare = (word: string) => number;
 
 /**
- * A `TermShare` over the current index. Nothing is read until the first call (most
- * turns never ask: first turns, standalone questions, a model rewriting); then the
- * chunk count is read once and each word is looked up once. The vocabulary table
- * lives in the connection's temp schema.
- */
-/**
  * The keyword index's vocabulary as a table (FTS5's fts5vocab over chunks_fts, one row
  * per term with the number of chunks holding it), made in the connection's temp
  * schema: nothing is written to the file. Returns its name.
@@ -26,27 +20,30 @@ export function vocabularyTable(db: Db): string {
   return 'temp.ragline_vocab';
 }
 
+/**
+ * A `TermShare` over the current index. Nothing is read until the first call; then
+ * each word is looked up once, and the chunk count read once, at the first word some
+ * chunk holds. The vocabulary table lives in the connection's temp schema.
+ */
 export function termShares(db: Db): TermShare {
-  let lookup: { total: number; statement: Statement<unknown[]> } | undefined;
+  let statement: Statement<unknown[]> | undefined;
+  let total: number | undefined;
   const cache = new Map<string, number>();
   // Each read runs in a read transaction: on a chat's long-lived connection, a read on
   // its own failed with `database schema has changed` (2-3 in 1000) while another
   // process changed the schema many times in a row (test/store.test.ts).
-  const open = db.transaction(() => {
-    const vocabulary = vocabularyTable(db);
-    return {
-      total: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
-      statement: db.prepare(`SELECT doc FROM ${vocabulary} WHERE term = ?`),
-    };
-  });
-  const documents = db.transaction((statement: Statement<unknown[]>, term: string) => (statement.get(term) as { doc: number } | undefined)?.doc ?? 0);
+  const open = db.transaction(() => db.prepare(`SELECT doc FROM ${vocabularyTable(db)} WHERE term = ?`));
+  const documents = db.transaction((term: string) => (statement!.get(term) as { doc: number } | undefined)?.doc ?? 0);
+  // The chunk count is read only once a word is found: a word no chunk holds needs none.
+  const chunks = db.transaction(() => (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
   return (word) => {
-    lookup ??= open();
-    if (lookup.total === 0) return 0;
     const term = ftsStem(word.toLowerCase());
     let share = cache.get(term);
     if (share === undefined) {
-      share = documents(lookup.statement, term) / lookup.total;
+      statement ??= open();
+      const holding = documents(term);
+      total ??= holding > 0 ? chunks() : undefined;
+      share = holding > 0 && total ? holding / total : 0;
       cache.set(term, share);
     }
     return share;

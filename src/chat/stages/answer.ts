@@ -6,7 +6,7 @@
 import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
-import { extractiveAnswer } from '../extractive.js';
+import { extractiveAnswer, namesUnknownToIndex } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -62,7 +62,10 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   if (!answerModel) {
     state.answerKind = 'extractive';
     state.models.chat = EXTRACTIVE_MODEL_ID;
-    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, askedInOwnWords(question, rewrite?.outcome.asked)).text;
+    const asked = askedInOwnWords(question, rewrite?.outcome.asked);
+    // Only the words typed in this turn: a name the index has never seen says the documents do not cover it.
+    const unknown = namesUnknownToIndex(ownWords(question), state.termShare);
+    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';
