@@ -1,6 +1,8 @@
 // One index of several folders, through the CLI: two folders holding the same
 // relative path are told apart wherever a document is shown, `stats` lists every
-// folder, `doctor` names a folder gone from the disk and `forget` removes it.
+// folder, a folder ingested on its own is merged into the folder holding it (also
+// one reached through a symlink), `doctor` names a folder gone from the disk and
+// `forget` removes it.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -89,6 +91,26 @@ test('stats lists every folder the index holds with its documents and chunks, no
   const shown = await ok(['stats']);
   expect(shown).toContain(`folders      ${fs.realpathSync(docs)} (2 documents, 2 chunks)`);
   expect(shown).toContain(`             ${fs.realpathSync(notes)} (1 document, 1 chunk)`);
+});
+
+test('a folder ingested on its own, then the folder holding it and a symlink to it, is merged into that folder under its real path: one document, one result', async () => {
+  const parent = path.join(home, 'sl');
+  const real = path.join(parent, 'zreal');
+  write(path.join(real, 'a.md'), '# Alpha\n\nThe frobnicator rotates keys every day.\n');
+  fs.symlinkSync('zreal', path.join(parent, 'alias')); // before zreal in name order
+  await ok(['ingest', real]);
+
+  const summary = JSON.parse(await ok(['ingest', parent, '--json']));
+  expect(summary.files).toMatchObject({ added: 1, merged: 1, skipped: {} });
+  const stats = JSON.parse(await ok(['stats', '--json']));
+  expect(stats.folders).toEqual([{ root: fs.realpathSync(parent), documents: 1, chunks: 1 }]);
+  const search = JSON.parse(await ok(['search', '--json', 'frobnicator rotates keys']));
+  expect(search.results.map((r: { location: string }) => r.location)).toEqual(['zreal/a.md:1-3']);
+
+  // Named through the link, it is the folder it points to.
+  const viaLink = JSON.parse(await ok(['ingest', path.join(parent, 'alias'), '--json']));
+  expect(viaLink).toMatchObject({ root: fs.realpathSync(parent), only: ['zreal/'], files: { added: 0, unchanged: 1 } });
+  expect(JSON.parse(await ok(['stats', '--json'])).documents).toBe(1);
 });
 
 test('doctor warns of a folder gone from the disk, naming it and what to do; forget removes it from the index after asking', async () => {

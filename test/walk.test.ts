@@ -84,6 +84,37 @@ describe('walk', () => {
   });
 });
 
+describe('symlinked folders', () => {
+  test('a folder reached both where it is and through a symlink is walked once, where it is, whichever comes first in name order; a link to a folder holding it is a loop', () => {
+    fs.symlinkSync('sub', path.join(root, '0-sub')); // before sub in name order
+    fs.symlinkSync('a', path.join(root, 'later')); // after a
+    fs.symlinkSync(path.join(root, 'a'), path.join(root, 'sub', 'to-a')); // a sibling of its own folder, by absolute path
+    fs.symlinkSync('..', path.join(root, 'sub', 'up'));
+    const found = walk(root, { maxFileBytes: 1_000_000 });
+    expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md']);
+    expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1, 'symlink-loop': 1 });
+    expect(found.examples.get('symlink-loop')).toEqual(['sub/up']);
+  });
+
+  test('a folder outside the root is walked where it is linked, at its place in name order, once however many links reach it', () => {
+    const outside = tempDir('ragline-walk-outside-');
+    try {
+      fs.writeFileSync(path.join(outside, 'x.md'), '# X\n');
+      fs.symlinkSync(outside, path.join(root, 'linked'));
+      fs.symlinkSync(outside, path.join(root, 'mirror'));
+      fs.symlinkSync(path.join(root, 'a'), path.join(outside, 'back-to-a')); // a folder of the root: walked there
+      fs.symlinkSync(root, path.join(outside, 'home')); // the root holds the link: a loop
+      const found = walk(root, { maxFileBytes: 1_000_000 });
+      expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'linked/x.md', 'sub/kept.md']);
+      expect(found.files[4]!.absolute).toBe(path.join(root, 'linked', 'x.md'));
+      expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1, 'symlink-loop': 1 });
+      expect(found.examples.get('symlink-loop')).toEqual(['linked/home']);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('names that are not valid UTF-8', () => {
   /** Writes a file whose name is these bytes (in `folder`, relative to the root); false where the file system refuses such a name. */
   function writeNamed(folder: string, bytes: number[], text = '# Note\n'): boolean {

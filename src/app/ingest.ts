@@ -167,14 +167,22 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
   const real = fs.realpathSync(path.resolve(folder));
   const stored = storedRoots(workspace.db);
   if (stored.includes(real)) return { folder: real };
-  // A symlinked folder is read where it is linked ("docs/linked" is the documents
-  // linked/... of docs), else where it points.
-  for (const candidate of [realPath(folder), real]) {
+  const within = (candidate: string) => {
     const holder = deepestHolder(stored, candidate);
-    if (holder === undefined) continue;
-    const parts = path.relative(holder, candidate).split(path.sep);
-    if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return { folder: real };
-    return { folder: holder, relative: `${parts.join('/')}/` };
+    return holder === undefined ? undefined : { holder, parts: path.relative(holder, candidate).split(path.sep) };
+  };
+  const unread = (parts: string[]) => parts.some((part) => part.startsWith('.') || part === 'node_modules');
+  const linked = within(realPath(folder));
+  const target = within(real);
+  // A symlinked folder is read where it is linked ("docs/linked" is the documents
+  // linked/... of docs), else where it points; but one linked to another folder of
+  // the same folder is read where that one is, as the holder's ingest reads it
+  // ("docs/alias" -> "docs/real" is the documents real/... of docs).
+  const sameHolder = linked !== undefined && target !== undefined && linked.holder === target.holder && !unread(target.parts);
+  for (const found of sameHolder ? [target] : [linked, target]) {
+    if (found === undefined) continue;
+    if (unread(found.parts)) return { folder: real };
+    return { folder: found.holder, relative: `${found.parts.join('/')}/` };
   }
   return { folder: real };
 }

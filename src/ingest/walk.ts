@@ -1,6 +1,7 @@
 // Finds the files to ingest under a folder: skips hidden folders, .git and
 // node_modules, honours .gitignore files at every level and the user's
-// --include/--exclude globs, follows symlinks without looping, and counts
+// --include/--exclude globs, follows symlinks without looping, walks a folder
+// reached both where it is and through a symlink once, where it is, and counts
 // everything it skips by reason.
 
 import fs from 'node:fs';
@@ -80,8 +81,29 @@ const childPath = (dir: string, name: string) => (dir.endsWith(path.sep) ? dir +
 
 const ALWAYS_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
-/** What the walk does with a folder entry once the folder's entries are in name order. */
-type Kept = { name: string; file?: FoundFile; folder?: string; skip?: SkipReason };
+/** What the walk does with a folder entry once the folder's entries are in name order; `linked` for a folder reached through a symlink. */
+type Kept = { name: string; file?: FoundFile; folder?: string; linked?: boolean; skip?: SkipReason };
+
+/** The real path of a folder, and of each folder the walk went through to reach it. */
+type Trail = { real: string; up?: Trail };
+
+/**
+ * The files found in a folder and below it, in name order, and the folders among
+ * them reached through a symlink, whose files are put in at `at` once they are walked.
+ */
+interface Listing {
+  files: FoundFile[];
+  linked: { at: number; listing: Listing }[];
+}
+
+/** A folder reached through a symlink, walked once every folder reached directly has been. */
+interface LinkedFolder {
+  dir: string;
+  relativeDir: string;
+  rules: { base: string; rules: Ignore }[];
+  trail: Trail;
+  listing: Listing;
+}
 
 export function walk(root: string, options: WalkOptions): WalkResult {
   const includeMatch = options.include?.length ? loadPicomatch()(options.include.map(asInGitignore), { dot: true }) : undefined;
@@ -95,24 +117,20 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     if (examples.length < 5) examples.push(relative);
     result.examples.set(reason, examples);
   };
+  /** Real paths of the folders walked. */
   const visitedDirs = new Set<string>();
+  /** Symlinked folders, in the order the walk met them. */
+  const linkedFolders: LinkedFolder[] = [];
   /** True while the walk stands in `root` (see below): files are then stat'ed by their relative paths. */
   let relativeStat = false;
 
-  type Rules = { base: string; rules: Ignore }[];
-  const visit = (dir: string, relativeDir: string, inherited: Rules) => {
-    let real: string;
-    try {
-      real = fs.realpathSync(dir);
-    } catch {
-      skip('unreadable', relativeDir || '.');
-      return;
-    }
-    if (visitedDirs.has(real)) {
-      skip('symlink-loop', relativeDir);
-      return;
-    }
-    visitedDirs.add(real);
+  type Rules = LinkedFolder['rules'];
+  /** Walks `dir`, whose real path is `trail.real`, into `out`. */
+  const visit = (dir: string, relativeDir: string, inherited: Rules, trail: Trail, out: Listing) => {
+    // Walked already: inside a symlinked folder walked before it (x/sub when x/ is a
+    // link to ../ext and another, walked first, to ../ext/sub).
+    if (visitedDirs.has(trail.real)) return;
+    visitedDirs.add(trail.real);
 
     let listing: fs.Dir;
     try {
@@ -193,7 +211,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
         if (isDir) {
           if (name.startsWith('.') || ALWAYS_SKIPPED_DIRS.has(name)) continue;
           if (ignored(relative, true)) continue;
-          kept.push(badName ? { name, skip: 'name-not-utf8' } : { name, folder: absolute });
+          kept.push(badName ? { name, skip: 'name-not-utf8' } : { name, folder: absolute, linked: stat !== undefined });
           continue;
         }
         if (name.startsWith('.')) continue;
@@ -239,24 +257,78 @@ export function walk(root: string, options: WalkOptions): WalkResult {
 
     kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const item of kept) {
-      if (item.file) result.files.push(item.file);
-      else if (item.folder) visit(item.folder, relativePrefix + item.name, rules);
+      if (item.file) out.files.push(item.file);
+      else if (item.linked) followLater(item.folder!, relativePrefix + item.name, rules, trail, out);
+      else if (item.folder) visit(item.folder, relativePrefix + item.name, rules, { real: childPath(trail.real, item.name), up: trail }, out);
       else skip(item.skip!, relativePrefix + item.name);
     }
+  };
+  /**
+   * Keeps a folder reached through a symlink in `out` at its place, to be walked once
+   * every folder reached directly has been (see below); a link to a folder the walk
+   * went through to reach it, or to one holding such a folder, is a loop.
+   */
+  const followLater = (dir: string, relativeDir: string, rules: Rules, trail: Trail, out: Listing) => {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      skip('unreadable', relativeDir);
+      return;
+    }
+    const holding = childPath(real, '');
+    for (let at: Trail | undefined = trail; at; at = at.up) {
+      if (at.real === real || at.real.startsWith(holding)) {
+        skip('symlink-loop', relativeDir);
+        return;
+      }
+    }
+    const listing: Listing = { files: [], linked: [] };
+    out.linked.push({ at: out.files.length, listing });
+    linkedFolders.push({ dir, relativeDir, rules, trail: { real, up: trail }, listing });
   };
   // The walk is synchronous, so for its duration the process can stand in `root`
   // and stat each file by its path relative to it: the kernel then resolves one or
   // two components per file instead of the whole absolute path (13k files: 32 ->
   // 25 ms). Where the working directory cannot move (a worker thread, a directory
   // removed under us), files are stat'ed by their absolute paths.
+  //
+  // A folder reached through a symlink is walked after every folder reached
+  // directly, and only if none of them is it: a link to a folder of the root is
+  // then left to the folder itself, which is walked once, where it is, whichever
+  // comes first in name order (/usr/share/doc/libffi-dev -> libffi8). A folder
+  // only reached through links (outside the root, or hidden) is walked where the
+  // first of them is linked. Its files are put in at the link's place.
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    skip('unreadable', '.');
+    return result;
+  }
+  const top: Listing = { files: result.files, linked: [] };
   const home = standIn(root);
   relativeStat = home !== undefined;
   try {
-    visit(root, '', []);
+    visit(root, '', [], { real: realRoot }, top);
+    // Grows while it is read: links inside linked folders are followed in turn.
+    for (const linked of linkedFolders) visit(linked.dir, linked.relativeDir, linked.rules, linked.trail, linked.listing);
   } finally {
     if (home !== undefined) leave(home);
   }
+  if (top.linked.length > 0) result.files = inOrder(top, []);
   return result;
+}
+
+/** The files of a listing with those of its linked folders put in at their places. */
+function inOrder(listing: Listing, into: FoundFile[]): FoundFile[] {
+  let from = 0;
+  for (const { at, listing: linked } of listing.linked) {
+    for (; from < at; from++) into.push(listing.files[from]!);
+    inOrder(linked, into);
+  }
+  for (; from < listing.files.length; from++) into.push(listing.files[from]!);
+  return into;
 }
 
 /**
