@@ -42,7 +42,7 @@ describe('offline rewriter: vague and specific follow-ups', () => {
     expect(outcome.decision).toBe('rewritten');
     expect(outcome.standaloneQuery).toBe('Investments? (personal income tax, corporate)');
     expect(outcome.weighting).toEqual({ expansion: DEFAULT_VAGUE.expansionWeight, raw: DEFAULT_VAGUE.rawWeight });
-    expect(outcome.reason).toBe("1 content word; a general question: context added");
+    expect(outcome.reason).toBe('1 content word; a general question: searched mostly as rewritten');
   });
 
   it('keeps 8 context words and no weighting for a question with a rare word', () => {

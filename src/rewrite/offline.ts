@@ -113,7 +113,8 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery,
       decision: 'rewritten',
       asked,
-      reason: `${reason}; a general question: context added`,
+      // Its words are all common: the rewrite leads the search, the question as typed only joins it.
+      reason: `${reason}; a general question: searched mostly as rewritten`,
       model: this.id,
       weighting: { expansion: vague.expansionWeight, raw: vague.rawWeight },
     };
