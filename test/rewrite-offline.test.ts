@@ -103,6 +103,35 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
     expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'skipped', reason: "pronoun 'it'; no topic to resolve it with" });
   });
 
+  describe('two things, or the same phrase swapped', () => {
+    const play = async (questions: string[]) => {
+      const rewriter = new OfflineRewriter();
+      const history: { question: string; standaloneQuery: string; answer: string }[] = [];
+      const outcomes: RewriteOutcome[] = [];
+      for (const question of questions) {
+        const outcome = await rewriter.rewrite({ question, history, topics: [], policy: 'auto' });
+        outcomes.push(outcome);
+        history.push({ question, standaloneQuery: outcome.standaloneQuery, answer: 'Some answer.' });
+      }
+      return outcomes;
+    };
+
+    it('does not put one referent in place of two of "it" in one clause: they are two things', async () => {
+      const [, both] = await play(['How do I write a suppression file for valgrind?', 'where does it look for it by default?']);
+      expect(both!.standaloneQuery).toBe('where does it look for it by default? (write a suppression file for valgrind)');
+      // In two clauses the first is put in place, as for one.
+      const [, apart] = await play(['How do I create an API key?', 'Does it expire, and can I renew it?']);
+      expect(apart!.standaloneQuery).toBe('Does the API key expire, and can I renew it?');
+    });
+
+    it('"and for X?" swaps the phrase after the same preposition, and says which question it asks again', async () => {
+      const [, , swapped] = await play(['How do I write a suppression file for valgrind?', 'where does it look for it by default?', 'and for helgrind?']);
+      expect(swapped).toMatchObject({ standaloneQuery: 'How do I write a suppression file for helgrind?', reason: "opener 'and'; the question before the last, for this instead" });
+      const [, windows] = await play(['How do I install the agent on Linux with apt?', 'and on Windows?']);
+      expect(windows).toMatchObject({ standaloneQuery: 'How do I install the agent on Windows with apt?', reason: "opener 'and'; the last question, for this instead" });
+    });
+  });
+
   describe('"do that" stands for the last question\'s action', () => {
     const ask = (question: string, last: string, standalone = last) =>
       new OfflineRewriter().rewrite({ question, history: [{ question: last, standaloneQuery: standalone, answer: '' }], topics: [], policy: 'auto' });

@@ -95,8 +95,8 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery = resolved.text;
       reason = `${reason}; '${resolved.reference}' is ${resolved.referent}`;
     } else if (replaced) {
-      standaloneQuery = replaced;
-      reason = `${reason}; the last question, for this instead`;
+      standaloneQuery = replaced.text;
+      reason = `${reason}; ${replaced.back === 0 ? 'the last question' : 'the question before the last'}, for this instead`;
     } else {
       // Unsure: the question as typed and the context it leans on, most salient first.
       const lead = contextLead(request.history);
@@ -254,6 +254,12 @@ function resolveReference(
 ): { text: string; reference: string; referent: string } | undefined {
   const last = history.at(-1);
   if (!last) return undefined;
+  // "where does it look for it by default?": two of "it" in one clause are two things
+  // (one thing twice would be "itself"); which is which would be a guess.
+  const pronouns = references.filter((reference) => reference.kind === 'pronoun' && reference.number === 'singular');
+  for (let i = 1; i < pronouns.length; i++) {
+    if (!CLAUSE_BREAK.test(question.slice(pronouns[i - 1]!.end, pronouns[i]!.start))) return undefined;
+  }
   for (const reference of references) {
     let chosen: Candidate | undefined;
     if (reference.kind === 'ordinal') {
@@ -299,6 +305,36 @@ function resolveReference(
   return undefined;
 }
 
+/** What ends a clause between two pronouns: "does it work, and can I stream it?" */
+const CLAUSE_BREAK = /[,;]|\b(?:and|or|but|then|so|if|when|because|while)\b/i;
+
+/** "and for helgrind?", "what about on Windows?": a fragment that is a preposition and the new thing. */
+const PREPOSITION_FRAGMENT = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:(?:what|how)\s+about\s+)?(for|on|in|with|under|inside|from|via|using|without|behind)\s+(.+?)\s*[?.!]*\s*$/i;
+
+/** Where a phrase after a preposition ends: at the next preposition or conjunction, or punctuation. */
+const PHRASE_END = /\s+(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while)\b|[?.!,;:]|$/i;
+
+/**
+ * `earlier` with the phrase after its last `preposition` swapped for `phrase`: "How do
+ * I write a suppression file for valgrind?" and "for helgrind" give "How do I write a
+ * suppression file for helgrind?". Undefined when `earlier` has no such phrase.
+ */
+function swapPrepositionPhrase(earlier: string, preposition: string, phrase: string): string | undefined {
+  const pattern = new RegExp(`\\b${preposition}\\s+`, 'gi');
+  const starts = [...earlier.matchAll(pattern)].map((match) => match.index + match[0].length);
+  // The last one that leads a phrase: "log in to the CLI" has "in" as a particle, not before a thing.
+  for (const after of starts.reverse()) {
+    const rest = earlier.slice(after);
+    if (LEADS_NO_PHRASE.test(rest)) continue;
+    const end = PHRASE_END.exec(rest)!.index;
+    if (end > 0) return `${earlier.slice(0, after)}${phrase}${rest.slice(end)}`.replace(/[?.!\s]*$/, '?');
+  }
+  return undefined;
+}
+
+/** What follows a particle, not a preposition: another preposition or a conjunction ("log in to the CLI"). */
+const LEADS_NO_PHRASE = /^(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while|into|onto)\b/i;
+
 /** "what about X?", "and X?", "how about X?": a fragment naming only the new thing. */
 const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(.+?)\s*[?.!]*\s*$|^\s*and\s+(?:for\s+)?(.+?)\s*[?.!]*\s*$/i;
 
@@ -308,8 +344,9 @@ const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s
  * definitions to a target?"). Only after a how-to question of the last two turns, and
  * only when the fragment is a noun phrase.
  */
-function replaceFocus(question: string, history: readonly ConversationTurn[]): string | undefined {
+function replaceFocus(question: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
   const match = SWAP_OPENER.exec(question);
+  const prepositional = PREPOSITION_FRAGMENT.exec(question);
   const swapped = (match?.[1] ?? match?.[2])?.trim();
   if (!swapped) return undefined;
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
@@ -323,7 +360,11 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
     // Its rewrite left a pronoun in place ("how do I change it for one test? (time limit,
     // ctest)"): asked again, the question would point at nothing; the context says more.
     if (findReferences(earlier).some((reference) => reference.kind === 'pronoun' || reference.kind === 'possessive')) return undefined;
-    if (circumstance) return earlier.toLowerCase().includes(swapped.toLowerCase()) ? undefined : `${earlier} ${swapped}?`;
+    const back = history.length - 1 - i;
+    // "and for helgrind?" after "... a suppression file for valgrind?": the phrase after the same preposition.
+    const inPlace = prepositional ? swapPrepositionPhrase(earlier, prepositional[1]!, prepositional[2]!) : undefined;
+    if (inPlace) return { text: inPlace, back };
+    if (circumstance) return earlier.toLowerCase().includes(swapped.toLowerCase()) ? undefined : { text: `${earlier} ${swapped}?`, back };
     const focus = questionFocus(earlier).candidate;
     // Only a focus that is clearly a noun phrase ("an include directory", "memory leaks"), not "get rid".
     if (!focus || (!focus.determiner && !focus.name && !focus.phrase.includes(' '))) return undefined;
@@ -332,7 +373,7 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): s
     const written = focus.determiner ? `${focus.determiner} ${focus.phrase}` : focus.phrase;
     const at = earlier.indexOf(written);
     if (at < 0) return undefined;
-    return `${earlier.slice(0, at)}${swapped}${earlier.slice(at + written.length)}?`;
+    return { text: `${earlier.slice(0, at)}${swapped}${earlier.slice(at + written.length)}?`, back };
   }
   return undefined;
 }
