@@ -77,7 +77,7 @@ describe('parseDuration', () => {
       const error = refusal(() => resolveConfig({ env: { ...env, RAGLINE_HISTORY_RETENTION: raw }, flags: {} }));
       expect(error.message).toBe(`RAGLINE_HISTORY_RETENTION must be off or an age such as 12h, 30d or 6mo, got "${raw}".`);
     }
-    // prune --older-than is a one-off the user asks for (with --dry-run to look first): 0s still reads.
+    // The age itself reads as zero; what removes history older than it refuses it (prune: test/prune.test.ts).
     expect(parseDuration('0s', '--older-than')).toBe(0);
   });
 });

@@ -294,6 +294,33 @@ describe('ragline prune', () => {
     expect(huge.stderr).not.toContain('Invalid time value');
   });
 
+  it('refuses a zero age, with --dry-run too, saying what to give instead, and removes nothing', async () => {
+    const db = openDatabase(dbFile());
+    let before: ReturnType<typeof counts>;
+    try {
+      const session = sessionAt(db, new Date(Date.now() - DAY), 'yesterday');
+      turnAt(db, session, new Date(Date.now() - DAY), 'How do I create an API key?');
+      before = counts(db);
+    } finally {
+      db.close();
+    }
+    for (const args of [['0d'], ['0s', '--dry-run'], ['0.0h', '--json']]) {
+      const result = await ragline(['--db', dbFile(), 'prune', '--older-than', ...args], { env: isolatedEnv(home) });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      const [message, hint] = result.stderr.trim().split('\n');
+      expect(message).toBe(`error: --older-than "${args[0]}" would remove all chat history.`);
+      expect(hint).toContain('Give an age above zero, e.g. --older-than 30d');
+    }
+    const after = openDatabase(dbFile());
+    try {
+      expect(counts(after)).toEqual(before);
+      expect(before.turns).toBe(1);
+    } finally {
+      after.close();
+    }
+  });
+
   it('accepts s, min, mo and y, and the help names the units', async () => {
     for (const age of ['90s', '45min', '1mo', '1y']) {
       const result = await ragline(['--db', dbFile(), 'prune', '--older-than', age, '--dry-run', '--json'], { env: isolatedEnv(home) });

@@ -160,12 +160,10 @@ const retention: Parser = (raw, where) => {
   if (!/^\d/.test(value)) {
     throw new UserError(`${where} must be off or an age such as 12h, 30d or 6mo, got "${raw}".`, { hint: `Units: ${DURATION_HELP}.`, exitCode: 2 });
   }
-  if (parseDuration(raw, where) === 0) {
-    throw new UserError(`${where} "${value}" would remove all chat history each time a chat starts.`, {
-      hint: 'Write off to keep every turn, or an age such as 30d to remove the turns older than that.',
-      exitCode: 2,
-    });
-  }
+  parseHistoryAge(raw, where, {
+    would: 'remove all chat history each time a chat starts',
+    hint: 'Write off to keep every turn, or an age such as 30d to remove the turns older than that.',
+  });
   return value;
 };
 
@@ -205,6 +203,18 @@ export function parseDuration(raw: string, where: string): number {
   if (!Number.isFinite(ms) || ms > MAX_DURATION_YEARS * DURATION_UNITS.y!) {
     throw new UserError(`${where} "${raw.trim()}" is too long: at most ${MAX_DURATION_YEARS}y.`, { exitCode: 2 });
   }
+  return ms;
+}
+
+/**
+ * An age of chat history: the turns older than it are removed (`prune --older-than`,
+ * `history.retention`). Read as parseDuration reads it, and above zero: every turn is
+ * older than zero, so a zero age is refused, `zero` saying what it would do and what
+ * to write instead, rather than read as "remove all history".
+ */
+export function parseHistoryAge(raw: string, where: string, zero: { would: string; hint: string }): number {
+  const ms = parseDuration(raw, where);
+  if (ms === 0) throw new UserError(`${where} "${raw.trim()}" would ${zero.would}.`, { hint: zero.hint, exitCode: 2 });
   return ms;
 }
 
