@@ -109,6 +109,13 @@ describe('ragline eval', () => {
     expect(result.stdout + result.stderr).toMatch(/not in the database.*no-such-page/);
   });
 
+  test('a count of one in the text report is singular: one turn with a reference rewrite, one missing document', async () => {
+    const result = await ragline(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--variants', 'ragline'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ragline: added-term recall \d\.\d\d \(1 turn\), precision \d\.\d\d \(1 turn\) against the reference rewrite$/m);
+    expect(result.stderr).toContain('1 relevant document named by the tasks is not indexed (not in the database; it counts as not found)');
+  });
+
   test('a line that is not JSON, or has no question, is refused with its line number and exit 2', async () => {
     const bad = await ragline(['eval', tasksFile([JSON.stringify(TASKS[0]), '{"question": "unterminated'])], { env: env() });
     expect(bad.code).toBe(2);

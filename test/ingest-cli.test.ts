@@ -248,6 +248,15 @@ describe('ingest output', () => {
     const forced = await ragline(['ingest', dir], { env: isolatedEnv(home, { NO_COLOR: undefined, FORCE_COLOR: '1' }) });
     expect(forced.stdout).toMatch(/^\u001b\[1mIngested\u001b\[22m 0 added, /);
   });
+  test('a count of one is singular: 1 chunk written, and stats shows 1 session (1 turn)', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nSome text to index.\n' });
+    const ingested = await ragline(['ingest', dir], { env: env() });
+    expect(ingested.stdout).toMatch(/; 1 chunk written \(1 embedded, 0 reused\);/);
+    expect((await ragline(['ask', 'what text is there to index?'], { env: env() })).code).toBe(0);
+    const stats = await ragline(['stats'], { env: env() });
+    expect(stats.stdout).toMatch(/^sessions +1 \(1 turn\)$/m);
+  });
+
   test('a folder with nothing to index says so, whether it is empty or every file was filtered out', async () => {
     const empty = docsFolder({});
     const none = await ragline(['ingest', empty], { env: env() });

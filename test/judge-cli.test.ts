@@ -131,7 +131,7 @@ describe('eval --from-sessions and sessions export --format tasks', () => {
     expect(text.stdout).toMatch(/^evalset\s+raw\s+3\s+0\.667\s+0\.667\s+0\.500\s+0\.544$/m);
     expect(text.stdout).toMatch(/^hooks\s+raw\s+1\s+1\.000\s+1\.000\s+1\.000\s+1\.000$/m);
     expect(text.stdout).toMatch(/^all\s+raw\s+4\s+0\.750\s+0\.750\s+0\.625\s+/m);
-    expect(text.stderr).toContain('1 relevant document(s) named by the tasks are not indexed');
+    expect(text.stderr).toContain('1 relevant document named by the tasks is not indexed (not in the database; it counts as not found)');
     expect(text.stderr).toContain('notes/payments.md (evalset::3)');
   });
 

@@ -2,7 +2,7 @@
 // the heading the heading column already shows or at lines that only mark up structure.
 
 import { describe, expect, test } from 'vitest';
-import { chunkLine, fitHeading, shownHeading, snippetSource } from '../src/cli/render.js';
+import { chunkLine, describePrune, fitHeading, shownHeading, snippetSource } from '../src/cli/render.js';
 
 const plain = (text: string) => text;
 const colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
@@ -95,5 +95,13 @@ describe('the heading shown for a chunk of small sections merged under their par
     const line = chunkLine({ rank: 1, score: 1, documentPath: 'node/path.md', startLine: 347, endLine: 423, locator: 'line', heading: 'Path', text: merged }, colors, 160);
     expect(line).toContain('  Path > path.join([...paths]) (+2)  ');
     expect(line).toContain('“Joins the segments. path.normalize(path) Normalizes a path.');
+  });
+});
+
+describe('what prune says it removed', () => {
+  test('a count of one is singular, others plural', () => {
+    const cutoff = '2025-03-01T12:00:00.000Z';
+    expect(describePrune({ cutoff, turns: 1, retrievalRows: 1, sessions: 1, dryRun: false })).toBe(`Removed 1 turn (1 retrieval row) and 1 emptied session older than ${cutoff}.`);
+    expect(describePrune({ cutoff, turns: 2, retrievalRows: 0, sessions: 0, dryRun: true })).toBe(`Would remove 2 turns (0 retrieval rows) and 0 emptied sessions older than ${cutoff}.`);
   });
 });

@@ -206,7 +206,7 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
       checks.push({
         id: 'index',
         status: 'fail',
-        message: `The index holds ${counts.documents} documents but records no embedder (fingerprint missing).`,
+        message: `The index holds ${count(counts.documents, 'document')} but records no embedder (fingerprint missing).`,
         fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
       });
     }
@@ -323,16 +323,16 @@ function keywordIndexDamage(db: Db): string | undefined {
 function checkIndex(fingerprint: IndexFingerprint, counts: IndexCounts, documentChunkTotal: number, config: Config, checks: Check[]): void {
   const summary =
     `${count(counts.documents, 'document')}, ${count(counts.chunks, 'chunk')}, ${count(counts.ftsRows, 'FTS row')}, ${count(counts.vectors, 'vector')}; ` +
-    `embedder ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), chunks of ${fingerprint.chunker.size} with overlap ${fingerprint.chunker.overlap}`;
+    `embedder ${fingerprint.embedder} (${count(fingerprint.dimensions, 'dimension')}), chunks of ${fingerprint.chunker.size} with overlap ${fingerprint.chunker.overlap}`;
   const mismatches: string[] = [];
-  if (counts.ftsRows !== counts.chunks) mismatches.push(`${counts.ftsRows} FTS rows`);
-  if (counts.vectors !== counts.chunks) mismatches.push(`${counts.vectors} vectors`);
-  if (documentChunkTotal !== counts.chunks) mismatches.push(`${documentChunkTotal} chunks recorded on the documents`);
+  if (counts.ftsRows !== counts.chunks) mismatches.push(count(counts.ftsRows, 'FTS row'));
+  if (counts.vectors !== counts.chunks) mismatches.push(count(counts.vectors, 'vector'));
+  if (documentChunkTotal !== counts.chunks) mismatches.push(`${count(documentChunkTotal, 'chunk')} recorded on the documents`);
   if (mismatches.length > 0) {
     checks.push({
       id: 'index',
       status: 'fail',
-      message: `The index is inconsistent: ${counts.chunks} chunks but ${mismatches.join(', ')} (${summary}).`,
+      message: `The index is inconsistent: ${count(counts.chunks, 'chunk')} but ${mismatches.join(', ')} (${summary}).`,
       fix: 'Rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
     });
   } else if (counts.documents === 0) {
@@ -384,11 +384,11 @@ function checkEmbedderMatchesIndex(
     checks.push({ id: 'embedder', status: 'ok', message: `The embedder ${embedder.id} matches the index (${choice.reason}).` });
     return;
   }
-  const configured = dimensions ? `${embedder.id} (${dimensions} dimensions)` : embedder.id;
+  const configured = dimensions ? `${embedder.id} (${count(dimensions, 'dimension')})` : embedder.id;
   checks.push({
     id: 'embedder',
     status: 'fail',
-    message: `The index was built with ${fingerprint.embedder} (${fingerprint.dimensions} dimensions), but ${configured} is configured (${choice.reason}); search and ingest will refuse.`,
+    message: `The index was built with ${fingerprint.embedder} (${count(fingerprint.dimensions, 'dimension')}), but ${configured} is configured (${choice.reason}); search and ingest will refuse.`,
     fix: embedderMismatchHint(fingerprint.embedder, embedder.id),
   });
 }

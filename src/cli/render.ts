@@ -8,6 +8,7 @@ import type { ChunkLocation, Topic } from '../domain/index.js';
 import { rankTopics, rankTopicsForDisplay } from '../rewrite/index.js';
 import { isStopword, stem, tokenize } from '../text/index.js';
 import { oneLine } from '../util/sanitize.js';
+import { count } from '../util/words.js';
 import type { Colors } from './output.js';
 
 export interface ChunkLine extends ChunkLocation {
@@ -209,5 +210,5 @@ export function topicList(topics: readonly Topic[], color: Colors, termShare?: (
 /** `Removed 3 turns (12 retrieval rows) and 1 emptied session older than <cutoff>.` (`Would remove` on a dry run). */
 export function describePrune(report: PruneReport): string {
   const verb = report.dryRun ? 'Would remove' : 'Removed';
-  return `${verb} ${report.turns} turn${report.turns === 1 ? '' : 's'} (${report.retrievalRows} retrieval rows) and ${report.sessions} emptied session${report.sessions === 1 ? '' : 's'} older than ${report.cutoff}.`;
+  return `${verb} ${count(report.turns, 'turn')} (${count(report.retrievalRows, 'retrieval row')}) and ${count(report.sessions, 'emptied session')} older than ${report.cutoff}.`;
 }

@@ -15,6 +15,7 @@
 
 import type OpenAI from 'openai';
 import { UserError } from '../util/errors.js';
+import { count } from '../util/words.js';
 import type { ChatMessage, TokenUsage } from '../domain/index.js';
 import type { ChatChunk, ChatModel, ChatOptions, Embedder } from './types.js';
 import { describeProviderError, type ProviderErrorContext, type ProviderOperation } from './describe-error.js';
@@ -161,7 +162,7 @@ export class OpenAIEmbedder implements Embedder {
     );
     if (response.data.length !== batch.length) {
       throw new UserError(
-        `The server at ${this.#connection.baseURL} returned ${response.data.length} embeddings for ${batch.length} texts (model "${model}").`,
+        `The server at ${this.#connection.baseURL} returned ${count(response.data.length, 'embedding')} for ${count(batch.length, 'text')} (model "${model}").`,
         { hint: 'The server may not support batched embedding input; try a smaller RAGLINE_EMBED_BATCH.' },
       );
     }

@@ -3,6 +3,7 @@
 
 import { sqliteOpenError, type Db } from './db.js';
 import { UserError } from '../util/errors.js';
+import { count } from '../util/words.js';
 
 export function getMeta(db: Db, key: string): string | undefined {
   const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
@@ -80,7 +81,7 @@ export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: n
     throw new UserError(
       isEarlierOfflineEmbedder(stored.embedder, embedder.id)
         ? earlierOfflineMessage(stored.embedder, embedder.id)
-        : `This index was built with the embedder ${stored.embedder} (${stored.dimensions} dimensions), but ${embedder.id} is configured.`,
+        : `This index was built with the embedder ${stored.embedder} (${count(stored.dimensions, 'dimension')}), but ${embedder.id} is configured.`,
       { hint: embedderMismatchHint(stored.embedder, embedder.id), exitCode: 2 },
     );
   }

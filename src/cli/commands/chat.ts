@@ -16,6 +16,7 @@ import { decimalNumber, DEFAULTS, MAX_K, type ResolvedConfig } from '../../confi
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
+import { count } from '../../util/words.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, onStop, setExitCode, stopExitCode, type CliIo, type StopSignal } from '../io.js';
@@ -351,7 +352,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
     case 'sessions': {
       const sessions = listSessions(workspace);
       if (!interactive) {
-        for (const s of sessions) output.out(`${s.id}  ${s.name ?? ''}  ${s.turns} turns  ${oneLine(s.firstQuestion ?? '', 60)}`);
+        for (const s of sessions) output.out(`${s.id}  ${s.name ?? ''}  ${count(s.turns, 'turn')}  ${oneLine(s.firstQuestion ?? '', 60)}`);
         return false;
       }
       if (sessions.length === 0) {
@@ -391,7 +392,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       if (!Number.isInteger(k) || k < 1 || k > MAX_K) output.err(`Usage: /k N (1-${MAX_K.toLocaleString('en-US')}, as -k)`);
       else {
         state.k = k;
-        output.out(color.dim(`retrieving ${k} chunks per question`));
+        output.out(color.dim(`retrieving ${count(k, 'chunk')} per question`));
       }
       return false;
     }

@@ -9,6 +9,7 @@ import type { EvalTask, MetricsRow, SessionTasks } from '../../app/index.js';
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { readRegularFile } from '../../util/regular-file.js';
+import { count } from '../../util/words.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
 import { outputFor, ProgressLine, type Output } from '../output.js';
@@ -119,11 +120,11 @@ Examples:
           const added = variant.addedTerms;
           if (!added || (added.recallN === 0 && added.precisionN === 0)) continue;
           output.out(
-            `${variant.name}: added-term recall ${added.recall.toFixed(2)} (${added.recallN} turns), precision ${added.precision.toFixed(2)} (${added.precisionN} turns) against the reference rewrite`,
+            `${variant.name}: added-term recall ${added.recall.toFixed(2)} (${count(added.recallN, 'turn')}), precision ${added.precision.toFixed(2)} (${count(added.precisionN, 'turn')}) against the reference rewrite`,
           );
         }
         if (report.missing.length > 0) {
-          output.err(`${report.missing.length} relevant document(s) named by the tasks are not indexed (not in the database; they count as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
+          output.err(`${count(report.missing.length, 'relevant document')} named by the tasks ${report.missing.length === 1 ? 'is' : 'are'} not indexed (not in the database; ${report.missing.length === 1 ? 'it counts' : 'they count'} as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
         }
         if (fromSessions) describeSessionTasks(fromSessions, output);
       } finally {
@@ -138,8 +139,8 @@ function describeSessionTasks(found: SessionTasks, output: Output): void {
   output.err(output.errColor.dim(`${found.tasks.length} judged turn${found.tasks.length === 1 ? '' : 's'} from ${used} session${used === 1 ? '' : 's'}`));
   if (found.unscored.length > 0) {
     output.err(
-      `${found.unscored.length} judged turn(s) name no relevant document and are not scored (${found.unscored.slice(0, 3).map((u) => `${u.session} turn ${u.turn}`).join(', ')}); name what should have been found with /expect or --relevant.`,
+      `${count(found.unscored.length, 'judged turn')} ${found.unscored.length === 1 ? 'names' : 'name'} no relevant document and ${found.unscored.length === 1 ? 'is' : 'are'} not scored (${found.unscored.slice(0, 3).map((u) => `${u.session} turn ${u.turn}`).join(', ')}); name what should have been found with /expect or --relevant.`,
     );
   }
-  if (found.duplicates > 0) output.err(output.errColor.dim(`${found.duplicates} turn(s) copied into forks counted once`));
+  if (found.duplicates > 0) output.err(output.errColor.dim(`${count(found.duplicates, 'turn')} copied into forks counted once`));
 }

@@ -191,7 +191,7 @@ function otherFolderLines(summary: IngestSummary): string[] {
     const f = other.summary.files;
     const kept = f.added + f.changed + f.unchanged;
     const gone = f.removed > 0 ? `; ${f.removed} no longer on the disk, removed` : '';
-    return `Also rebuilt ${other.root}: ${kept} of ${count(other.documents, 'document')}, ${other.summary.chunks.written} chunks written${gone}`;
+    return `Also rebuilt ${other.root}: ${kept} of ${count(other.documents, 'document')}, ${count(other.summary.chunks.written, 'chunk')} written${gone}`;
   });
 }
 
@@ -238,7 +238,7 @@ export function summaryLine(summary: IngestSummary, color: { bold: (s: string) =
     ...(f.merged ? [`${f.merged} ${f.merged === 1 ? 'copy' : 'copies'} left by an earlier ingest of a subfolder removed`] : []),
     `skipped ${skipped || 'none'}`,
   ];
-  const chunks = `${summary.chunks.written} chunks written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
+  const chunks = `${count(summary.chunks.written, 'chunk')} written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
   const utf8 = summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : '';
   // An interrupted run says so first: its counts are what was done before it stopped.
   const lead = summary.interrupted ? color.bold('Interrupted after') : color.bold('Ingested');

@@ -16,6 +16,7 @@ import { outputFor, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { judgmentText } from '../judgment-view.js';
 import { stamp } from '../../util/time.js';
+import { count } from '../../util/words.js';
 
 export function registerSessions(program: Command): void {
   const sessions = program
@@ -270,7 +271,7 @@ function statusCounts(turns: StoredTurn[]): string {
 function exportTasks(workspace: Workspace, session: SessionInfo, output: Output): string {
   const found = exportSessionTasks(workspace, session);
   if (found.unscored.length > 0) {
-    output.err(`${found.unscored.length} judged turn(s) name no relevant document and are left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
+    output.err(`${count(found.unscored.length, 'judged turn')} ${found.unscored.length === 1 ? 'names' : 'name'} no relevant document and ${found.unscored.length === 1 ? 'is' : 'are'} left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
   }
   return found.tasks.map((task) => toJson(task)).join('\n') + '\n';
 }

@@ -32,7 +32,7 @@ export function registerStats(program: Command): void {
         );
         row('embedder', found.embedder ? `${found.embedder} (${found.dimensions} dimensions)` : 'none yet');
         row('chunking', found.chunker ? `size ${found.chunker.size}, overlap ${found.chunker.overlap} characters` : 'none yet');
-        row('sessions', `${found.sessions} (${found.turns} turns)`);
+        row('sessions', `${found.sessions} (${count(found.turns, 'turn')})`);
         row('last ingest', lastIngest ? `${lastIngest.finishedAt} from ${ingestedFrom(lastIngest)} (${lastIngest.seconds.toFixed(1)}s)` : 'never');
       } finally {
         await workspace.close();
@@ -44,5 +44,5 @@ export function registerStats(program: Command): void {
 function ingestedFrom(last: { root: string; only?: string[] }): string {
   if (!last.only) return last.root;
   if (last.only.length === 1) return path.join(last.root, last.only[0]!).replace(/[\\/]$/, '');
-  return `${last.root} (${last.only.length} files)`;
+  return `${last.root} (${count(last.only.length, 'file')})`;
 }
