@@ -4,14 +4,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
-import { kindOf } from '../ingest/kinds.js';
-import { asInGitignore } from '../ingest/walk.js';
+import { documentExtension, isGzipped, kindOf, READ_KINDS } from '../ingest/kinds.js';
+import { asInGitignore, walk } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
+import { shellWord } from '../util/words.js';
 import type { Workspace } from './workspace.js';
 
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from '../ingest/ingest.js';
+export { READ_KINDS } from '../ingest/kinds.js';
 
 export interface IngestFolderOptions {
   /** Only files matching these globs (relative to the folder). */
@@ -85,13 +87,48 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
 /**
  * A file named on its own that no ingest reads (a README without an extension, a
  * .json file), as an error saying which files are read; undefined for one that is.
+ * A gzipped one (`bc.info.gz`) copied to a name ending .txt would still be gzip: the
+ * hint decompresses it (a .tar.gz is unpacked instead).
  */
 export function unreadableFile(file: string): UserError | undefined {
   if (kindOf(file) !== undefined) return undefined;
-  return new UserError(`${file} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf), told by the extension.`, {
-    hint: `Copy it to a name with one of them (e.g. ${path.basename(file)}.txt) in a folder of documents and ingest that.`,
-    exitCode: 2,
+  const name = path.basename(file);
+  const hint = !isGzipped(file)
+    ? `Copy it to a name with one of them (e.g. ${name}.txt) in a folder of documents and ingest that.`
+    : documentExtension(file) === 'tar'
+      ? `It is a compressed tar archive: unpack it (tar -xzf ${shellWord(file)}) and ingest the folder it holds.`
+      : `It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${shellWord(file)} > ${shellWord(`${name.slice(0, -'.gz'.length)}.txt`)}`;
+  return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, told by the extension.`, { hint, exitCode: 2 });
+}
+
+/**
+ * The files an ingest of `folder` looks at (not hidden, not gitignored: as the walk
+ * finds them; with `only`, those of them it names, as in IngestFolderOptions) counted
+ * by type, the end of their name (`.info.gz`, `.png`; '' for a name without an
+ * extension), most files first. What a folder holds, for saying so when none of its
+ * files is of a kind ragline reads.
+ */
+export function fileTypesIn(folder: string, only?: readonly string[]): { type: string; files: number }[] {
+  const types = new Map<string, number>();
+  // Every file the walk would go on to check the kind of is left out by the glob, and told.
+  walk(path.resolve(folder), {
+    exclude: ['*'],
+    only,
+    maxFileBytes: Number.POSITIVE_INFINITY,
+    excluded: (relative) => {
+      const type = fileType(path.posix.basename(relative));
+      types.set(type, (types.get(type) ?? 0) + 1);
+    },
   });
+  const withoutExtension = (type: string) => (type === '' ? 1 : 0); // last of as many files
+  return [...types].map(([type, files]) => ({ type, files })).sort((a, b) => b.files - a.files || withoutExtension(a.type) - withoutExtension(b.type) || a.type.localeCompare(b.type));
+}
+
+/** `.info.gz` for `bc.info.gz`, `.gz` for `x.gz`, `.png`; '' without an extension. */
+function fileType(name: string): string {
+  const extension = documentExtension(name);
+  if (!isGzipped(name)) return extension === undefined ? '' : `.${extension}`;
+  return extension === undefined ? '.gz' : `.${extension}.gz`;
 }
 
 /**

@@ -15,6 +15,9 @@ const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
   ['pdf', 'pdf'],
 ]);
 
+/** The kinds of file read, as a person is told them: the extensions of KIND_BY_EXTENSION. */
+export const READ_KINDS = 'Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf)';
+
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { folderOfFile, ingestFolder, leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, unreadableFile, type GlobRemoval } from '../../app/ingest.js';
+import { fileTypesIn, folderOfFile, ingestFolder, leftOutWords, MASS_REMOVAL_MIN, READ_KINDS, RemovalRefused, unreadableFile, type GlobRemoval } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
 import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -12,7 +12,7 @@ import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.
 import { reportError } from '../report-error.js';
 import { oneLine } from '../../util/sanitize.js';
 import { DEFAULTS } from '../../config/index.js';
-import { count } from '../../util/words.js';
+import { count, fewOf } from '../../util/words.js';
 
 interface IngestFlags {
   include?: string[];
@@ -195,7 +195,7 @@ function otherFolderLines(summary: IngestSummary): string[] {
   });
 }
 
-/** What to say when a run found nothing to index in the folder: no files at all, or every one filtered out. */
+/** What to say when a run found nothing to index in the folder: no files at all, none of a type it reads, or every one filtered out. */
 function nothingIndexed(summary: IngestSummary, dir: string): string | undefined {
   const f = summary.files;
   if (summary.interrupted || f.added + f.changed + f.unchanged + f.removed > 0) return undefined;
@@ -204,6 +204,13 @@ function nothingIndexed(summary: IngestSummary, dir: string): string | undefined
   if (skipped.every(([reason]) => reason === 'excluded')) {
     const n = skipped[0]![1];
     return `${n === 1 ? 'The only file' : `All ${n} files`} in ${dir} ${n === 1 ? 'was' : 'were'} left out by --include/--exclude: nothing was indexed.`;
+  }
+  if (skipped.every(([reason]) => reason === 'unsupported-type')) {
+    const types = fileTypesIn(summary.root, summary.only).map(({ type, files }) => (type ? `${files} ${oneLine(type, 24)}` : `${files} without an extension`));
+    return (
+      `No file of a type ragline reads in ${dir}: nothing was indexed.\n` +
+      `It holds ${count(skipped[0]![1], 'file')} of other types (${fewOf(types)}); ragline reads ${READ_KINDS}, each also gzipped (.rst.gz).`
+    );
   }
   return undefined;
 }
