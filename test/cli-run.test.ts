@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { run } from '../src/cli/main.js';
-import { FIXTURE_DOCS, isolatedEnv, runCliInProcess, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, runCliInProcess, tempDir, writeTinyDocs } from './helpers/cli.js';
 
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {
   const stream = new PassThrough();
@@ -47,6 +47,25 @@ describe('run(args, io)', () => {
     expect(vectorOnly).toHaveLength(3);
     for (const result of vectorOnly) expect(result).toMatchObject({ vectorRank: expect.any(Number), keywordRank: null, bm25: null });
     expect(process.exitCode).toBe(before);
+  });
+
+  test('a terminal that reports 0 columns (or too few to use) is laid out as piped output is: 100 columns, or COLUMNS', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home, { RAGLINE_DB: path.join(home, 'run.db') });
+    expect((await ragline(['ingest', writeTinyDocs()], env)).code).toBe(0);
+    const piped = (await ragline(['search', '-k', '1', 'rotate an API key'], env)).stdout;
+    expect(piped).toMatch(/keys\.md:1-3 +API keys +v1 k1 +“Rotate an API key/);
+    const onTerminal = async (columns: number, extra: Record<string, string> = {}) => {
+      const stdout = capture();
+      Object.assign(stdout.stream, { isTTY: true, columns });
+      const code = await run(['search', '-k', '1', 'rotate an API key'], { stdout: stdout.stream, stderr: capture().stream, env: { ...env, ...extra } });
+      expect(code).toBe(0);
+      return stdout.text();
+    };
+    for (const columns of [0, 1, Number.NaN]) expect(await onTerminal(columns)).toBe(piped);
+    expect(await onTerminal(0, { COLUMNS: '180' })).toBe((await ragline(['search', '-k', '1', 'rotate an API key'], { ...env, COLUMNS: '180' })).stdout);
+    // A width a terminal does report is kept: at 40 columns the heading has no room, the snippet goes below.
+    expect(await onTerminal(40)).toMatch(/^ +1 +[\d.]+ +keys\.md:1-3 +v1 k1\n +“Rotate an API key/);
   });
 
   test('a search that finds nothing while another process ingests into the database says so', async () => {

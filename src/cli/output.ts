@@ -16,7 +16,10 @@ export interface Output {
   errColor: Colors;
   isTTY: boolean;
   errIsTTY: boolean;
-  /** The width of the terminal stdout shows on, or COLUMNS when it is not one; undefined when neither says. */
+  /**
+   * The width of the terminal stdout shows on, or COLUMNS when it is not one or does not
+   * say (a terminal whose size nothing set reports 0); undefined when neither says.
+   */
   readonly columns: number | undefined;
   out(line?: string): void;
   write(text: string): void;
@@ -81,7 +84,7 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     errIsTTY: Boolean(stderr.isTTY),
     // A terminal says how wide it is; piped output takes COLUMNS when it is set, as `ls` does.
     get columns() {
-      return stdout.columns ?? columnsFromEnv(env);
+      return usableColumns(stdout.columns) ?? usableColumns(Number(env.COLUMNS));
     },
     out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
     write: (text) => void stdout.write(redactSecrets(text)),
@@ -90,10 +93,16 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
   };
 }
 
-/** A positive whole COLUMNS, else undefined. */
-function columnsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const columns = Number(env.COLUMNS);
-  return Number.isInteger(columns) && columns > 0 && columns <= 10_000 ? columns : undefined;
+/**
+ * Fewer columns than this is taken for no width at all: a terminal whose size nothing
+ * set (under `script`, a serial console) reports 0, and a result line at a width this
+ * small keeps nothing but its location.
+ */
+const MIN_COLUMNS = 20;
+
+/** A width to lay lines out in: a whole number of columns from MIN_COLUMNS to 10,000, else undefined (unknown). */
+function usableColumns(columns: number | undefined): number | undefined {
+  return columns !== undefined && Number.isInteger(columns) && columns >= MIN_COLUMNS && columns <= 10_000 ? columns : undefined;
 }
 
 /** The output of `command`'s run (its program's streams and environment). */
@@ -113,7 +122,7 @@ export class ProgressLine {
     const now = Date.now();
     if (!force && now - this.last < 100) return;
     this.last = now;
-    const width = this.stream.columns ?? 80;
+    const width = usableColumns(this.stream.columns) ?? 80;
     this.stream.write('\r\u001b[2K' + text.slice(0, width - 1));
     this.shown = true;
   }
