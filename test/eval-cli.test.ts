@@ -109,6 +109,14 @@ describe('ragline eval', () => {
     expect(result.stdout + result.stderr).toMatch(/not in the database.*no-such-page/);
   });
 
+  test('tasks without a group are shown once, as all, beside rewrite differs', async () => {
+    const ungrouped = TASKS.map(({ group: _group, ...task }) => JSON.stringify(task));
+    const result = await ragline(['eval', tasksFile(ungrouped), '--variants', 'raw'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    const subsets = result.stdout.split('\n').filter((line) => /\d\.\d{3}/.test(line)).map((line) => line.split(/\s+/)[0]);
+    expect(subsets).toEqual(['all', 'rewrite']);
+  });
+
   test('a count of one in the text report is singular: one turn with a reference rewrite, one missing document', async () => {
     const result = await ragline(['eval', tasksFile(TASKS.map((t) => JSON.stringify(t))), '--variants', 'ragline'], { env: env() });
     expect(result.code, result.stderr).toBe(0);

@@ -98,7 +98,9 @@ Examples:
           return;
         }
         const fmt = (m: MetricsRow) => `${String(m.n).padStart(4)}  ${m.recall5.toFixed(3)}  ${m.recall10.toFixed(3)}  ${m.mrr10.toFixed(3)}  ${m.ndcg10.toFixed(3)}`;
-        const groups = Object.keys(report.variants[0]?.groups ?? {});
+        // Tasks without a group form one named "all": its rows are the overall rows, shown once.
+        const groupNames = Object.keys(report.variants[0]?.groups ?? {});
+        const groups = groupNames.length === 1 && groupNames[0] === 'all' ? [] : groupNames;
         // Columns as wide as their longest entry, so the numbers line up.
         const subsetWidth = Math.max('subset'.length, ...[...groups, 'rewrite differs'].map((name) => name.length));
         const variantWidth = Math.max('variant'.length, ...report.variants.map((variant) => variant.name.length));
