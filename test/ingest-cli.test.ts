@@ -43,6 +43,7 @@ interface Summary {
   seconds: number;
   embedder: string;
   interrupted: boolean;
+  invalidUtf8Paths: string[];
 }
 
 async function ingestJson(dir: string, ...flags: string[]): Promise<Summary> {
@@ -126,13 +127,14 @@ describe('ingest of the product docs', () => {
   test('--json prints one summary object with files, chunks, bytes, embedder and interrupted', async () => {
     const summary = await ingestJson(FIXTURE_DOCS);
     expect(Object.keys(summary).sort()).toEqual(
-      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'root', 'seconds', 'skippedPaths'].sort(),
+      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths'].sort(),
     );
     expect(summary).toMatchObject({
       db: dbFile(),
       root: FIXTURE_DOCS,
       files: { changed: 0, unchanged: 0, removed: 0 },
       invalidUtf8: 0,
+      invalidUtf8Paths: [],
       interrupted: false,
       embedder: expect.stringMatching(/^offline:/),
     });
@@ -212,6 +214,17 @@ describe('ingest of the edge-case tree', () => {
       .map((c) => c.text)
       .join('\n');
     expect(text).toMatch(/before-marker.*\uFFFD.*after-marker/s);
+  });
+
+  test('--verbose names the files that were not valid UTF-8, as it names skipped ones; --json gives them as invalidUtf8Paths', async () => {
+    const dir = docsFolder({ 'fine.md': '# Fine\n\nValid text.\n' });
+    for (let i = 0; i < 7; i++) fs.writeFileSync(path.join(dir, `latin-${i}.txt`), Buffer.from('caf\xe9 au lait\n', 'latin1')); // é as one byte
+    const verbose = await ragline(['ingest', dir, '--verbose'], { env: env() });
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(verbose.stdout).toContain(', 7 not valid UTF-8 (decoded with replacements);');
+    expect(verbose.stdout.split('\n')).toContain('  not valid UTF-8, decoded with replacements: latin-0.txt, latin-1.txt, latin-2.txt, latin-3.txt, latin-4.txt and 2 more');
+    const summary = await ingestJson(dir, '--reindex');
+    expect(summary).toMatchObject({ invalidUtf8: 7, invalidUtf8Paths: ['latin-0.txt', 'latin-1.txt', 'latin-2.txt', 'latin-3.txt', 'latin-4.txt'] });
   });
 
   test('a 3000-character line is split into several chunks near the size limit and no text is lost', async () => {

@@ -69,6 +69,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     if (readerCurrent && run.lock.taken) setReaderVersion(run.db, run.root, READER_VERSION);
     reportProgress(run);
     for (const paths of Object.values(summary.skippedPaths)) paths.sort();
+    summary.invalidUtf8Paths.sort();
     summary.seconds = (performance.now() - run.started) / 1000;
     recordLastIngest(run);
     return summary;

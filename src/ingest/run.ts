@@ -70,6 +70,8 @@ export interface IngestSummary {
   skippedPaths: Partial<Record<SkipReason, string[]>>;
   /** Files that were not valid UTF-8 and were decoded with replacement characters. */
   invalidUtf8: number;
+  /** Up to SKIPPED_PATHS_KEPT of them, relative to the folder, as skippedPaths names skipped files. */
+  invalidUtf8Paths: string[];
   chunks: { written: number; embedded: number; reused: number; removed: number };
   bytes: number;
   seconds: number;
@@ -128,6 +130,7 @@ export function newRun(options: IngestOptions): IngestRun {
       files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
       skippedPaths: {},
       invalidUtf8: 0,
+      invalidUtf8Paths: [],
       chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
       bytes: 0,
       seconds: 0,
@@ -146,6 +149,12 @@ export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: 
     const kept = (summary.skippedPaths[reason] ??= []);
     if (kept.length < SKIPPED_PATHS_KEPT) kept.push(path);
   }
+}
+
+/** Counts a file decoded with replacement characters and keeps its path among the examples. */
+export function countInvalidUtf8(summary: IngestSummary, path: string): void {
+  summary.invalidUtf8++;
+  if (summary.invalidUtf8Paths.length < SKIPPED_PATHS_KEPT) summary.invalidUtf8Paths.push(path);
 }
 
 export function reportProgress(run: IngestRun): void {

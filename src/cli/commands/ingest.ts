@@ -222,14 +222,15 @@ function skippedCounts(summary: IngestSummary): [string, number][] {
     .sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** One line per skip reason with the paths kept for it: `  parse-error: a.pdf, b.pdf and 3 more`. */
+/**
+ * One line per skip reason with the paths kept for it, `  parse-error: a.pdf, b.pdf and 3 more`,
+ * then the files read that were not valid UTF-8, named the same way.
+ */
 export function skippedLines(summary: IngestSummary): string[] {
-  return skippedCounts(summary)
-    .map(([reason, n]) => {
-      const paths = summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [];
-      const more = n > paths.length ? ` and ${n - paths.length} more` : '';
-      return `  ${reason}: ${paths.map((p) => oneLine(p)).join(', ')}${more}`;
-    });
+  const named = (paths: readonly string[], n: number) => `${paths.map((p) => oneLine(p)).join(', ')}${n > paths.length ? ` and ${n - paths.length} more` : ''}`;
+  const lines = skippedCounts(summary).map(([reason, n]) => `  ${reason}: ${named(summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [], n)}`);
+  if (summary.invalidUtf8) lines.push(`  not valid UTF-8, decoded with replacements: ${named(summary.invalidUtf8Paths, summary.invalidUtf8)}`);
+  return lines;
 }
 
 export function summaryLine(summary: IngestSummary, color: { bold: (s: string) => string; dim: (s: string) => string }): string {
