@@ -263,6 +263,13 @@ describe('oversized input', () => {
     for (const c of chunks) expect(c.text).toMatch(/^ \* Item \d+ /);
   });
 
+  test('after a whole sentence the overlap does not start at a word inside it (paragraphs on one line, as HTML pages are read)', () => {
+    const paragraphs = Array.from({ length: 20 }, (_, i) => `Paragraph ${i} says one long thing about origin tracking, which halves the speed and can be one of the following four places: a heap block, a stack allocation or a client request.`);
+    const chunks = chunkDocument(doc('text', paragraphs.join('\n\n')), { size: 400, overlap: 120 });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) expect(c.text).toMatch(/^Paragraph \d+ /);
+  });
+
   test('a section of tens of thousands of short lines splits into exact, gap-free line ranges', () => {
     const lines = Array.from({ length: 30000 }, (_, i) => `row ${i}`);
     const chunks = chunkDocument(doc('text', lines.join('\n')), { size: 100, overlap: 20 });

@@ -446,7 +446,8 @@ class Packer {
    * inside a whole code block. A line that opens with one after a line that ends no
    * sentence goes on with that sentence (hard-wrapped prose: "came with it does not
    * ..."): when the tail holds only such lines, there is no overlap rather than a
-   * chunk opening mid-sentence. Only in one long line is the overlap cut at a word.
+   * chunk opening mid-sentence. Only in one line too long for a chunk (the previous
+   * chunk ends inside it, not at a sentence's end) is the overlap cut at a word.
    * Looks only at pieces of the previous chunk (firstPiece..before). Returns the
    * piece index (offset in carriedOffset), or -1 for no overlap.
    */
@@ -480,7 +481,10 @@ class Packer {
         }
       }
     }
-    return wordPiece < 0 || midSentenceLine ? -1 : this.carry(wordOffset, wordPiece);
+    // A word start is a place to carry from only when the previous chunk was cut inside its text (one line too
+    // long for a chunk): after a whole sentence, it would open the chunk with the end of that sentence.
+    if (wordPiece < 0 || midSentenceLine || isSentenceEndBefore(text, prevEnd - 1, lower)) return -1;
+    return this.carry(wordOffset, wordPiece);
   }
 
   private carry(offset: number, piece: number): number {

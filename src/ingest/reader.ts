@@ -19,5 +19,6 @@
 //     definition written over several lines, or referring to another, read whole.
 // 11: a long section's next chunk never opens on a line that goes on with the sentence
 //     before it (hard-wrapped prose); with no sentence or item in the tail, no overlap.
+// 12: nor on a word inside a sentence the previous chunk ends with (one-line paragraphs, HTML).
 
-export const READER_VERSION = 11;
+export const READER_VERSION = 12;
