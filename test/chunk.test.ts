@@ -179,8 +179,19 @@ describe('fenced code', () => {
     const backticks = ['````md', '```', '## also inside', '````'].join('\n');
     const source = ['# T', '', tilde, '', backticks, '', '## After'].join('\n');
     const chunks = md(source, { size: 40, overlap: 0 });
-    expect(chunks.map((c) => c.headingPath)).toEqual([['T'], ['T'], ['T', 'After']]);
-    expect(chunks.map((c) => c.text)).toEqual([`# T\n\n${tilde}`, backticks, '## After']);
+    // "## After" has nothing under it: it ends the chunk before it.
+    expect(chunks.map((c) => c.headingPath)).toEqual([['T'], ['T']]);
+    expect(chunks.map((c) => c.text)).toEqual([`# T\n\n${tilde}`, `${backticks}\n\n## After`]);
+  });
+
+  test('a last heading with nothing under it ends the chunk before it when that has room, else stays a chunk of its own', () => {
+    const source = ['# Pip', '', words(12), '', '## General Options'].join('\n');
+    const joined = md(source, { size: 2000, overlap: 0 });
+    expect(joined.map((c) => c.text)).toEqual([source]);
+    const long = ['# Pip', '', '## Usage', '', words(31), '', '## General Options'].join('\n');
+    const apart = md(long, { size: 200, overlap: 0 });
+    expect(apart.at(-1)!.text).toBe('## General Options'); // every line stays in a chunk
+    expect(md('# Only a title', { size: 200, overlap: 0 }).map((c) => c.text)).toEqual(['# Only a title']);
   });
 
   test('an unclosed fence runs to the end of the document', () => {

@@ -526,6 +526,9 @@ class UnitChunker {
   /** The heading path of the group's last section. */
   private groupLastPath: string[] = [];
 
+  /** The last range given out, held back so that headings with nothing under them after it can join it. */
+  private held: { start: number; end: number; path: string[] } | undefined;
+
   constructor(
     private readonly text: string,
     private readonly size: number,
@@ -533,7 +536,17 @@ class UnitChunker {
     private readonly sink: RangeSink,
   ) {
     this.starts = lineStartsOf(text);
-    this.packer = new Packer(text, size, overlap, (start, end) => this.sink(start, end, this.path));
+    this.packer = new Packer(text, size, overlap, (start, end) => this.emit(start, end, this.path));
+  }
+
+  private emit(start: number, end: number, path: string[]): void {
+    this.release();
+    this.held = { start, end, path };
+  }
+
+  private release(): void {
+    if (this.held) this.sink(this.held.start, this.held.end, this.held.path);
+    this.held = undefined;
   }
 
   markdown(): void {
@@ -586,10 +599,22 @@ class UnitChunker {
   private finish(): void {
     if (this.cursor <= this.starts.length - 1) this.section(this.cursor, this.starts.length - 1);
     this.flushGroup();
+    this.release();
   }
 
+  /**
+   * Emits the pending group. Headings with nothing under them and no section of
+   * theirs after (a page's last heading over a directive that shows nothing,
+   * "General Options") end the chunk before them when it has room, instead of
+   * being a chunk of their own: found by their words alone, such a chunk ranks for
+   * questions it says nothing about.
+   */
   private flushGroup(): void {
-    if (this.groupStart >= 0) this.sink(this.groupStart, this.groupEnd, this.groupPath);
+    if (this.groupStart >= 0) {
+      const held = this.held;
+      if (this.groupHeadings && held && held.end <= this.groupStart && this.groupEnd - held.start <= this.size) held.end = this.groupEnd;
+      else this.emit(this.groupStart, this.groupEnd, this.groupPath);
+    }
     this.groupStart = -1;
   }
 

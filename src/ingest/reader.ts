@@ -20,5 +20,6 @@
 // 11: a long section's next chunk never opens on a line that goes on with the sentence
 //     before it (hard-wrapped prose); with no sentence or item in the tail, no overlap.
 // 12: nor on a word inside a sentence the previous chunk ends with (one-line paragraphs, HTML).
+// 13: headings with nothing under them and no section after end the chunk before them.
 
-export const READER_VERSION = 12;
+export const READER_VERSION = 13;
