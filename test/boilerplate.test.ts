@@ -15,6 +15,7 @@ import { ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 const PAGES = path.join(ROOT, 'fixtures', 'pages');
 const nodePage = fs.readFileSync(path.join(PAGES, 'nodejs-synopsis.html'), 'utf8');
 const cmakePage = fs.readFileSync(path.join(PAGES, 'cmake-target_link_options.rst'), 'utf8');
+const libffiPage = fs.readFileSync(path.join(PAGES, 'libffi-The-Closure-API.html'), 'utf8');
 /** The sidebar's module list, the header, the table of contents and the buttons of the Node.js page. */
 const FURNITURE = ['Assertion testing', 'Worker threads', 'Zlib', 'Table of contents', 'Toggle dark mode', 'Skip to content', 'Node.js v20.20.2 documentation', 'View on single page', 'Edit on GitHub'];
 
@@ -61,6 +62,57 @@ describe('DocBook navigation (Valgrind, GNU and other DocBook XSL manuals)', () 
 <tr><td><a href="index.html">Home</a></td></tr></table></div>
 <div class="navheader">Prev Next</div><div class="navfooter">Home</div></body>`;
     expect(htmlToUnit(page).unit.text).toBe('7. Helgrind: a thread error detector\n\nTo use this tool, specify --tool=helgrind.');
+  });
+});
+
+describe('GNU Texinfo navigation (makeinfo and texi2any manuals: libffi, bc, nettle...)', () => {
+  it('drops the Next / Previous / Up line above and below a node, and the ¶ after each definition', () => {
+    const { unit, title } = htmlToUnit(libffiPage);
+    expect(title).toBe('The Closure API (libffi: the portable foreign function interface library)');
+    expect(unit.text).not.toMatch(/Next:|Previous:|Up: Using libffi|\[Index\]|¶/);
+    expect(unit.text).toMatch(/^2\.5 The Closure API\n/);
+    expect(unit.headings).toEqual([{ line: 0, level: 3, text: '2.5 The Closure API' }]);
+    const lines = unit.text.split('\n');
+    const definition = lines.indexOf('Function: void ffi_closure_free (void *writable)');
+    expect(definition).toBeGreaterThan(0);
+    expect(unit.sourceLines?.[definition]).toBe(libffiPage.split('\n').findIndex((line) => line.includes('ffi_closure_free (void')) + 1);
+  });
+
+  it('drops the line as makeinfo 4 (a div of class node) and texi2any 7 (a nav-panel, copiable links) write it', () => {
+    const makeinfo4 = `<html><head><meta name="generator" content="makeinfo 4.13"></head><body>
+<div class="node"><a name="Fundamentals"></a>
+<p><hr>
+Next:&nbsp;<a rel="next" accesskey="n" href="#Tortoise">Tortoise</a>,
+Up:&nbsp;<a rel="up" accesskey="u" href="#Top">Top</a>
+</div>
+<h2 class="chapter">1 The Fundamentals</h2>
+<p>Guile is an implementation of Scheme.</p></body></html>`;
+    expect(htmlToUnit(makeinfo4).unit.text).toBe('1 The Fundamentals\n\nGuile is an implementation of Scheme.');
+    const texi2any7 = `<head><meta name="Generator" content="texi2any"></head><body>
+<div class="chapter-level-extent" id="chap"><div class="nav-panel"><p>
+Previous: <a href="#Top" accesskey="p" rel="prev">top</a>, Up: <a href="#Top" accesskey="u" rel="up">top</a> &nbsp; </p>
+</div>
+<h2 class="chapter" id="Chapter"><span>1 Chapter<a class="copiable-link" href="#Chapter"> &para;</a></span></h2>
+<h4 class="node">A node heading</h4>
+<table class="header"><tr><td>[<a href="#Index">Index</a>]</td></tr></table>
+<p>Body text.</p></div></body>`;
+    const { unit } = htmlToUnit(texi2any7);
+    expect(unit.text).toBe('1 Chapter\n\nA node heading\n\nBody text.');
+    expect(unit.headings?.map((h) => h.text)).toEqual(['1 Chapter', 'A node heading']);
+  });
+
+  it('takes a ¶ out of its line without breaking it: the terms of one definition stay together', () => {
+    const page = `<dl><dt id='index-v'><span><code>-v</code><a href='#index-v' class='copiable-anchor'> &para;</a></span></dt>
+<dt id='index-verbose'><span><code>--verbose</code><a href='#index-verbose' class='copiable-anchor'> &para;</a></span></dt>
+<dd>Use the verbose format.</dd></dl><p>A <a class="copiable-link" href="#x">¶</a> mid-line.</p>`;
+    expect(htmlToUnit(page).unit.text).toBe('-v\n--verbose\n\nUse the verbose format.\n\nA mid-line.');
+  });
+
+  it('keeps a header or node div of a page not made by Texinfo (Doxygen writes its title in div.header)', () => {
+    const doxygen = `<head><meta name="generator" content="Doxygen 1.9.4"></head><body>
+<div class="header"><div class="headertitle"><div class="title">ffi_cif Struct Reference</div></div></div>
+<div class="node"><p>Next: the members.</p></div></body>`;
+    expect(htmlToUnit(doxygen).unit.text).toBe('ffi_cif Struct Reference\n\nNext: the members.');
   });
 });
 
@@ -273,6 +325,7 @@ describe('ingest of the saved pages', () => {
         .all() as { path: string; text: string; startLine: number; heading: string }[];
       const node = chunks.filter((c) => c.path === 'nodejs-synopsis.html');
       const cmake = chunks.filter((c) => c.path === 'cmake-target_link_options.rst');
+      const libffi = chunks.filter((c) => c.path === 'libffi-The-Closure-API.html');
       expect(node.length).toBeGreaterThan(0);
       expect(cmake.length).toBeGreaterThan(0);
       for (const chunk of node) for (const furniture of FURNITURE) expect(chunk.text).not.toContain(furniture);
@@ -284,6 +337,10 @@ describe('ingest of the saved pages', () => {
       for (const chunk of cmake) expect(chunk.text).not.toMatch(/\.\. (versionadded|note|code-block|include)::|:prop_tgt:`/);
       expect(cmake.map((c) => c.text).join('\n')).toContain('New in version 3.13.');
       expect(cmake[0]!.heading).toBe('target_link_options');
+      // Texinfo's navigation line is no chunk of its own before the first heading, nor in any chunk; no "¶" either.
+      expect(libffi.length).toBeGreaterThan(0);
+      expect(libffi[0]!.text).toMatch(/^2\.5 The Closure API\n/);
+      for (const chunk of libffi) expect(chunk.text).not.toMatch(/Next:|Previous:|¶/);
     } finally {
       db.close();
     }

@@ -13,8 +13,10 @@
 // its navigation (BOILERPLATE): nav, aside, buttons ("copy"), elements marked
 // role="navigation" (or banner, contentinfo, search), hidden or aria-hidden,
 // tables of contents, sidebars and navigation bars (an id or class such as toc,
-// sidebar or DocBook's nav, navheader and navfooter),
-// heading permalinks ("#", "¶": an a of class mark, headerlink, anchor...), and
+// sidebar or DocBook's nav, navheader and navfooter), the Next / Previous / Up
+// line above and below each node of a GNU Texinfo manual (a page made by makeinfo or
+// texi2any: its header or nav-panel, a div of class node in makeinfo 4), heading and
+// definition permalinks ("#", "¶": an a of class mark, headerlink, copiable-anchor...), and
 // the page's own header and footer (those outside article, main and section),
 // and a table cell that is a menu: links each on a line of their own and little
 // else (older sites lay their sidebar out in a table; libxslt's pages repeat theirs
@@ -48,20 +50,47 @@ const FURNITURE_NAMES = new Set([
   'skip-to-content', 'skip-link', 'skip-nav',
   'nav', 'navbar', 'navheader', 'navfooter', // DocBook XSL's Prev / Up / Home / Next bars (Valgrind, GNU manuals), Bootstrap's
 ]);
-/** Classes of heading permalinks ("#", "¶"). */
-const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink']);
+/**
+ * Classes of the "Next: X, Previous: Y, Up: Z [Index]" line of a GNU Texinfo manual:
+ * makeinfo 5 and 6 write it in a div (or with HEADER_IN_TABLE, a table) of class header,
+ * texi2any 7 in a nav-panel. Only in a page made by makeinfo or texi2any (`isTexinfoGenerator`):
+ * elsewhere a header is as likely the page's title (Doxygen's div.header holds it).
+ */
+const TEXINFO_NAVIGATION = new Set(['header', 'nav-panel']);
+/** Classes of heading permalinks ("#", "¶"), and of Texinfo's "¶" after each definition and heading. */
+const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink', 'copiable-anchor', 'copiable-link']);
 /** Elements inside which a header or footer belongs to the content, not to the page. */
 const CONTENT_CONTAINERS = new Set(['article', 'main', 'section']);
 
-/** Whether an element is page furniture, not content (see the module header). */
-function isFurniture(name: string, attributes: Record<string, string>, inContent: boolean): boolean {
+/** Whether a `<meta>` says the page was made by GNU Texinfo: `name="Generator"` and `content="makeinfo"` (makeinfo 4: "makeinfo 4.13"), or "texi2any" (7). */
+function isTexinfoGenerator(attributes: Record<string, string>): boolean {
+  return attributes.name?.trim().toLowerCase() === 'generator' && /^\s*(?:makeinfo|texi2any)\b/i.test(attributes.content ?? '');
+}
+
+/** Whether an element is page furniture, not content (see the module header); `texinfo`: the page was made by makeinfo or texi2any. */
+function isFurniture(name: string, attributes: Record<string, string>, inContent: boolean, texinfo: boolean): boolean {
   if (FURNITURE.has(name)) return true;
   if ((name === 'header' || name === 'footer') && !inContent) return true;
   if (attributes.hidden !== undefined || attributes['aria-hidden'] === 'true') return true;
   if (attributes.role !== undefined && FURNITURE_ROLES.has(attributes.role.trim().toLowerCase())) return true;
-  const names = [attributes.id ?? '', ...(attributes.class ?? '').split(/\s+/)].map((n) => n.toLowerCase());
+  const names = namesOf(attributes);
   if (names.some((n) => FURNITURE_NAMES.has(n))) return true;
-  return name === 'a' && names.some((n) => PERMALINK_CLASSES.has(n));
+  if (texinfo) {
+    const classes = names.slice(1);
+    // makeinfo 4 wrote the line in a div of class node (texi2any 7's h1-h4 of class node are node headings).
+    if (classes.some((n) => TEXINFO_NAVIGATION.has(n)) || (name === 'div' && classes.includes('node'))) return true;
+  }
+  return isPermalink(name, attributes);
+}
+
+/** Whether an element is a permalink ("#", "¶" after a heading or definition): it goes from its line without breaking it. */
+function isPermalink(name: string, attributes: Record<string, string>): boolean {
+  return name === 'a' && namesOf(attributes).some((n) => PERMALINK_CLASSES.has(n));
+}
+
+/** An element's id and then its classes, in lower case. */
+function namesOf(attributes: Record<string, string>): string[] {
+  return [attributes.id ?? '', ...(attributes.class ?? '').split(/\s+/)].map((n) => n.toLowerCase());
 }
 
 /** HTML's ASCII whitespace (a no-break space is not collapsed, as in browsers). */
@@ -120,6 +149,8 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
   /** How many of contentStack are true: counted, as a look through it at every tag costs depth² on a deeply nested page. */
   let contentOpen = 0;
   let inHead = false;
+  /** The page was made by GNU Texinfo (its <meta name="Generator">): its navigation lines are furniture. */
+  let texinfo = false;
   let titleDepth = 0;
   let titleWords: string[] | undefined;
   let title: string | undefined;
@@ -202,14 +233,16 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           return;
         }
         if (inHead && (name === 'body' || !HEAD_CONTENT.has(name))) inHead = false;
+        if (name === 'meta' && isTexinfoGenerator(attributes)) texinfo = true;
         if (furnitureDepth > 0) {
           furnitureDepth++;
           return;
         }
-        if (!inHead && isFurniture(name, attributes, contentOpen > 0)) {
+        if (!inHead && isFurniture(name, attributes, contentOpen > 0, texinfo)) {
           furnitureDepth = 1;
-          // Furniture still separates what comes before it from what comes after.
-          requestBreak(2);
+          // Furniture still separates what comes before it from what comes after; a permalink
+          // is a mark on its line (Texinfo's "¶" ends a definition's line, its text follows).
+          if (!isPermalink(name, attributes)) requestBreak(2);
           return;
         }
         const content = CONTENT_CONTAINERS.has(name) || attributes.role === 'main';
