@@ -279,6 +279,40 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('reads a hyperlink reference written over a line break as its text, the first part on the first line and the rest on the second (pip\'s user guide)', () => {
+    const source = [
+      ':ref:`pip wheel` requires the `wheel package',
+      '<https://pypi.org/project/wheel/>`_ to be installed, which provides the',
+      'Please give us feedback through the `resolver',
+      'testing survey`_. Read the `long',
+      'guide`_ and `ask',
+      '   for help in our issue tracker or chat <https://pip.pypa.io/>`__.',
+      'Check the `CDash test measurement documentation',
+      '<https://github.com/Kitware/CDash/blob/master/docs/test_measurements.md>`_',
+      'for more information.',
+      'Set ``a.b()`` then',
+      '`x`_ stays, as does `interpreted',
+      'text` and ``a literal',
+      'b``_.',
+    ].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual([
+      'pip wheel requires the wheel package',
+      ' to be installed, which provides the',
+      'Please give us feedback through the resolver',
+      'testing survey. Read the long',
+      'guide and ask',
+      '   for help in our issue tracker or chat.',
+      // The second line keeps a word: left blank, it would cut the paragraph in two.
+      'Check the CDash test measurement',
+      'documentation',
+      'for more information.',
+      'Set `a.b()` then',
+      'x stays, as does `interpreted',
+      'text` and ``a literal',
+      'b``_.',
+    ]);
+  });
+
   it('reads a replace definition written over several lines, and references inside definitions (CMake\'s find_* pages)', () => {
     const source = [
       '.. |SUBDIR| replace:: ``<prefix>/include``',

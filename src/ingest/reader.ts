@@ -21,6 +21,7 @@
 //     before it (hard-wrapped prose); with no sentence or item in the tail, no overlap.
 // 12: nor on a word inside a sentence the previous chunk ends with (one-line paragraphs, HTML).
 // 13: headings with nothing under them and no section after end the chunk before them.
-// 14: GNU Texinfo's Next / Previous / Up navigation line and its "¶" permalinks dropped from HTML.
+// 14: GNU Texinfo's Next / Previous / Up navigation line and its "¶" permalinks dropped from HTML;
+//     a reStructuredText hyperlink reference written over a line break read as its text.
 
 export const READER_VERSION = 14;

@@ -10,7 +10,8 @@
 // names (`/module/FetchContent` reads "FetchContent", `Title <page>` reads "Title").
 // Interpreted text roles keep their text (`:prop_tgt:`LINK_OPTIONS`` reads
 // "LINK_OPTIONS", `:ref:`title <target>`` reads "title"), and so do hyperlink
-// references (`` `Output file location`_ `` reads "Output file location"), an inline
+// references (`` `Output file location`_ `` reads "Output file location"), both
+// also when written over a line break (the text stays where it was written), an inline
 // literal is written as Markdown writes code (``NAME`` reads `NAME`); a
 // substitution reference reads as what its `replace` definition says, the
 // definition itself as nothing. Line for line: the result has exactly the lines of
@@ -123,6 +124,47 @@ function splitRole(line: string, next: string): [string, string] | undefined {
   return [line.slice(0, open.index) + open[1]! + onFirst, indent + onSecond + next.slice(close + 1)];
 }
 
+/**
+ * A hyperlink reference whose text goes on to the next line: a backquote that opens
+ * inline markup (after a space, an opening bracket or quote, or at the line's start;
+ * before a non-space) with no backquote after it, as in `` `wheel package `` at the
+ * end of a line. Not a role (OPEN_ROLE), an inline target (`` _` ``) or a literal.
+ */
+const OPEN_REFERENCE = /(^|[\s'"([{<\/-])`(\S[^`]*)$/;
+/** What closes it at the start of the next line's markup: a backquote and `_` (anonymous: `__`), not before a word or a backquote. */
+const CLOSE_REFERENCE = /^`__?(?![\w`])/;
+
+/**
+ * A hyperlink reference opened at the end of `line` and closed by the first backquote
+ * of `next` (`` `resolver `` / `` testing survey`_ ``, or `` `wheel package `` /
+ * `` <https://pypi.org/project/wheel/>`_ ``): its text is shown where it was written,
+ * over the two lines (the URL goes), as splitRole does for a role.
+ */
+function splitReference(line: string, next: string): [string, string] | undefined {
+  const open = OPEN_REFERENCE.exec(line);
+  const close = next.indexOf('`');
+  if (!open || close === -1 || OPEN_ROLE.test(line)) return undefined;
+  const marker = CLOSE_REFERENCE.exec(next.slice(close));
+  if (!marker) return undefined;
+  const head = open[2]!.trimEnd();
+  const tail = next.slice(0, close);
+  const indent = /^\s*/.exec(next)![0];
+  const text = roleText(`${head} ${tail.trim()}`.trim());
+  const rest = next.slice(close + marker[0].length);
+  let onFirst = text.length <= head.length ? text : head;
+  // A second line left with nothing (the URL alone went) would cut its paragraph in two: it keeps the text's last word.
+  if (onFirst === text && rest.trim() === '') onFirst = withoutLastWord(text);
+  const onSecond = text.slice(onFirst.length).trim();
+  return [line.slice(0, open.index) + open[1]! + onFirst, indent + onSecond + rest];
+}
+
+/** `text` (no trailing space) without its last word and the space before it. */
+function withoutLastWord(text: string): string {
+  let end = text.length;
+  while (end > 0 && !/\s/.test(text[end - 1]!)) end--;
+  return text.slice(0, end).trimEnd();
+}
+
 /** Whether a directive is one this file reads as words (an admonition, a version note) or as nothing (layout). */
 export function knownDirective(name: string): boolean {
   const lower = name.toLowerCase();
@@ -229,10 +271,11 @@ export function rstToPlain(text: string): string {
     if (line.includes('`_')) line = line.replace(REFERENCE, (_match, before: string, inner: string) => before + roleText(inner));
     if (line.includes('_`')) line = line.replace(INLINE_TARGET, '$1$2');
     if (line.includes('``')) line = line.replace(LITERAL, '$1`$2`');
-    if (line.includes(':`') && i + 1 < lines.length) {
+    if (line.includes('`') && i + 1 < lines.length) {
       const nextRaw = lines[i + 1]!;
       const nextCr = nextRaw.endsWith('\r') ? '\r' : '';
-      const split = splitRole(line, nextCr ? nextRaw.slice(0, -1) : nextRaw);
+      const next = nextCr ? nextRaw.slice(0, -1) : nextRaw;
+      const split = (line.includes(':`') ? splitRole(line, next) : undefined) ?? splitReference(line, next);
       if (split) {
         line = split[0];
         lines[i + 1] = split[1] + nextCr;
