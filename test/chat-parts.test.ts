@@ -373,6 +373,32 @@ describe('extractive answers on ranked chunks', () => {
       'Set by the `CMAKE_<LANG>_STANDARD` variable, see `scope` too.',
     ]);
   });
+  test('Markdown emphasis is quoted without its markers: **x**, __x__, *x*, _x_ (zstd\'s README, pip\'s secure installs page)', () => {
+    const readme = '__Zstandard__, or `zstd` as short version, is a fast lossless compression algorithm,\ntargeting real-time compression scenarios at zlib-level and better compression ratios.';
+    expect(extractiveAnswer('What is Zstandard?', ranked(['Zstandard', readme])).sentences[0]!.text).toBe(
+      'Zstandard, or `zstd` as short version, is a fast lossless compression algorithm, targeting real-time compression scenarios at zlib-level and better compression ratios.',
+    );
+    expect(splitSentences('- Hashes are required for _all_ requirements.\n\nUse **strong words**, *a word* and ***both*** (**nested *in* it**).')).toEqual([
+      'Hashes are required for all requirements.',
+      'Use strong words, a word and both (nested in it).',
+    ]);
+    // The sentences are cut as before: the Node.js docs' "**Default:**" ends the sentence it follows.
+    expect(splitSentences('The signal value to be used when the spawned process will be killed by timeout. **Default:** `\'SIGTERM\'`.')).toEqual([
+      "The signal value to be used when the spawned process will be killed by timeout. Default: `'SIGTERM'`.",
+    ]);
+  });
+  test('* and _ that are no emphasis stay: in code spans, identifiers and file names, pointers, globs, bullets and arithmetic', () => {
+    const kept = [
+      'Pass `**kwargs` and `_private_` and `__init__` as they are written.',
+      'The snake_case_names stay, as do __init__.py, obj.__dict__, __main__ and __GNUC__ here.',
+      'It computes 2 * 3 * 4 and a*b*c, not 2*3*4 of them.',
+      'The call f(*args, **kwargs) takes any arguments at all.',
+      'The function void *ffi_closure_alloc (size_t size, void **code) allocates.',
+      'Files matching *.js and *.ts are read, and CMAKE_<LANG>_FLAGS and _GNU_SOURCE too.',
+    ];
+    for (const sentence of kept) expect(splitSentences(sentence)).toEqual([sentence]);
+    expect(splitSentences('* an item, not *emphasis\n* another item, with 2 * 3 in it')).toEqual(['an item, not *emphasis', 'another item, with 2 * 3 in it']);
+  });
   test('a sentence from the section of a command that does not name it says which', () => {
     const chunks = ranked(['add_test', 'add_test\n--------\n\nAdd a test to the project to be run by ctest.'], ['Testing', 'The `add_test` command adds a test.']);
     expect(extractiveAnswer('What does add_test do?', chunks).sentences[0]!.text).toBe('`add_test`: Add a test to the project to be run by ctest.');

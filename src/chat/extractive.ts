@@ -551,7 +551,7 @@ const PROSE_DIRECTIVES = new Set(['note', 'warning', 'important', 'tip', 'hint',
 /** Directives whose body is code. */
 const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'parsed-literal', 'productionlist']);
 
-/** Inline markup a reader does not need: RST roles, Markdown links and reference links, HTML tags. */
+/** Inline markup a reader does not need: RST roles, Markdown links and reference links, HTML tags (emphasis: {@link withoutEmphasis}). */
 function cleanInline(text: string): string {
   return text
     .replace(/<\/?(?:a|i|b|em|strong|span|sup|sub|code|kbd|img)\b[^>]*>/gi, '')
@@ -562,6 +562,46 @@ function cleanInline(text: string): string {
     .replace(/``([^`]+)``/g, '`$1`')
     .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^()]*\))*\)/g, '$1')
     .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1');
+}
+
+/** A code span (`x`, or ``x`` not yet rewritten), captured so that split keeps it. */
+const CODE_SPAN = /(``[^`]+``|`[^`]+`)/;
+// Emphasis markers, as Markdown (and reStructuredText's *x* and **x**) mark them: the
+// opening one before a non-space and not inside a word, the closing one after a
+// non-space and not before a word, so that `2 * 3`, a `*` bullet, `a*b*c`, snake_case_names,
+// `__init__.py` and `obj.__dict__` are no emphasis. A letter or digit of any script counts as
+// part of a word; for underscores a dot before the opening marker or before a word after the
+// closing one does too (identifiers and file names).
+const STRONG_EM_STARS = /(?<![\p{L}\p{N}_*])\*\*\*(?=[^\s*])([^*]*?[^\s*])\*\*\*(?![\p{L}\p{N}_*])/gu;
+const STRONG_STARS = /(?<![\p{L}\p{N}_*])\*\*(?=[^\s*])((?:[^*]|\*(?!\*))*?[^\s*])\*\*(?![\p{L}\p{N}_*])/gu;
+const EM_STARS = /(?<![\p{L}\p{N}_*])\*(?=[^\s*])([^*]*?[^\s*])\*(?![\p{L}\p{N}_*])/gu;
+const STRONG_UNDERSCORES = /(?<![\p{L}\p{N}_.])__(?=[^\s_])((?:[^_]|_(?!_))*?[^\s_])__(?![\p{L}\p{N}_]|\.[\p{L}\p{N}])/gu;
+const EM_UNDERSCORES = /(?<![\p{L}\p{N}_.])_(?=[^\s_])([^_]*?[^\s_])_(?![\p{L}\p{N}_]|\.[\p{L}\p{N}])/gu;
+/** A name written between double underscores in one case, as Python's dunders (`__init__`) and C's macros (`__GNUC__`) are: a name, not strong text. */
+const DUNDER_NAME = /^(?:[a-z0-9_]+|[A-Z0-9_]+)$/;
+
+/**
+ * A sentence without its emphasis markers, the emphasised words kept: "__Zstandard__, or"
+ * reads "Zstandard, or", "for _all_ requirements" "for all requirements". Only outside code
+ * spans (`**kwargs` and `__init__` stay as written), and once the text is cut into sentences,
+ * so that the cut is the same: "... by timeout. **Default:** `'SIGTERM'`." is one sentence of
+ * the Node.js docs (stripped before the cut, "Default:" would open a sentence of its own).
+ */
+function withoutEmphasis(sentence: string): string {
+  if (!sentence.includes('*') && !sentence.includes('_')) return sentence;
+  return sentence
+    .split(CODE_SPAN)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(STRONG_EM_STARS, '$1')
+            .replace(STRONG_STARS, '$1')
+            .replace(STRONG_UNDERSCORES, (whole, inner: string) => (DUNDER_NAME.test(inner) ? whole : inner))
+            .replace(EM_STARS, '$1')
+            .replace(EM_UNDERSCORES, '$1'),
+    )
+    .join('');
 }
 
 /** Sentences of a chunk's text, as strings (see {@link chunkSentences}). */
@@ -622,7 +662,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (block.length === 0) return;
     const joined = cleanInline(block.join(' '));
     block = [];
-    const sentences = joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/);
+    const sentences = joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/).map(withoutEmphasis);
     // "This means that using: <one line of code> with a compiler that ... is an error.":
     // a paragraph that goes on with a small word ("with", "and", "to") after a code line
     // its sentence led into ends that sentence; without it the lead-in and the code
