@@ -124,6 +124,22 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       expect(apart!.standaloneQuery).toBe('Does the API key expire, and can I renew it?');
     });
 
+    it('"the memcheck and helgrind tools" are two tools, and "it" after "the second one" is the one it named', async () => {
+      const [, second, run] = await play(['What are the memcheck and helgrind tools?', 'tell me more about the second one', 'how do I run it?']);
+      expect(second!.standaloneQuery).toBe('tell me more about the helgrind tool');
+      expect(run!.standaloneQuery).toBe('how do I run the helgrind tool?');
+      // Items of their own are left as written.
+      const [, own] = await play(['What is the difference between npm ci and npm install?', 'when should I use the first one?']);
+      expect(own!.standaloneQuery).toBe('when should I use npm ci?');
+    });
+
+    it('a possessive phrase keeps the article it was written with', async () => {
+      const [, hash] = await play(["How do I verify a downloaded file's hash with pip?", 'how do I get it for a package?']);
+      expect(hash!.standaloneQuery).toBe("how do I get the downloaded file's hash for a package?");
+      const [, cache] = await play(["How do I clear npm's cache?", 'is it safe to delete it by hand?']);
+      expect(cache!.standaloneQuery).toBe("is it safe to delete npm's cache by hand?");
+    });
+
     it('"and for X?" swaps the phrase after the same preposition, and says which question it asks again', async () => {
       const [, , swapped] = await play(['How do I write a suppression file for valgrind?', 'where does it look for it by default?', 'and for helgrind?']);
       expect(swapped).toMatchObject({ standaloneQuery: 'How do I write a suppression file for helgrind?', reason: "opener 'and'; the question before the last, for this instead" });

@@ -236,7 +236,10 @@ function continuedReferent(turn: ConversationTurn): Candidate | undefined {
   let end = 0;
   while (end < asked.length - start && end < shown.length - start && asked[asked.length - 1 - end]!.toLowerCase() === shown[shown.length - 1 - end]!.toLowerCase()) end++;
   const inserted = shown.slice(start, shown.length - end).join(' ');
-  return inserted ? phraseOf(inserted) : undefined;
+  if (!inserted) return undefined;
+  // "the second one" -> "the helgrind tool": the article both share is the referent's too.
+  const article = start > 0 && /^(?:the|a|an)$/i.test(shown[start - 1]!) ? `${shown[start - 1]} ` : '';
+  return phraseOf(article + inserted) ?? phraseOf(inserted);
 }
 
 /**

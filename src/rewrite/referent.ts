@@ -259,8 +259,37 @@ export function questionFocus(question: string): Focus {
     items.push(item.candidate);
     next = item.end;
   }
-  if (items.length > 1) focus.list = items;
+  if (items.length > 1) focus.list = distributeHead(items);
   return focus;
+}
+
+/**
+ * "the memcheck and helgrind tools": one plural head shared by the words before it,
+ * so the items are "the memcheck tool" and "the helgrind tool", not "memcheck" and
+ * "helgrind tools". Only when every item but the last is one word and the last ends
+ * in a plural noun; any other list is left as written.
+ */
+function distributeHead(items: Candidate[]): Candidate[] {
+  const last = items.at(-1)!;
+  const words = last.phrase.split(' ');
+  if (words.length < 2 || last.number !== 'plural' || last.name) return items;
+  if (!items.slice(0, -1).every((item) => !item.phrase.includes(' ') && item.number === 'singular' && !/'s$/.test(item.phrase))) return items;
+  const head = singularise(words.at(-1)!);
+  const determiner = items[0]!.determiner ?? 'the';
+  return items.map((item, index) => ({
+    ...item,
+    phrase: index === items.length - 1 ? [...words.slice(0, -1), head].join(' ') : `${item.phrase} ${head}`,
+    determiner,
+    number: 'singular' as const,
+    name: false,
+  }));
+}
+
+/** The singular of an English plural noun (the inverse of pluralise, roughly). */
+function singularise(word: string): string {
+  if (/ies$/i.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ss|x|z|ch|sh)es$/i.test(word)) return word.slice(0, -2);
+  return word.replace(/s$/i, '');
 }
 
 /** The noun phrase a text is, or undefined ("the package" -> package; "Massif's" -> Massif). */
@@ -364,7 +393,8 @@ export function render(candidate: Candidate, reference: Pick<Reference, 'kind' |
   }
   if (determiner === 'a' || determiner === 'an' || determiner === 'this' || determiner === 'that' || determiner === 'these' || determiner === 'those') determiner = 'the';
   if (determiner === 'some' || determiner === 'any' || determiner === 'each' || determiner === 'every' || determiner === 'its') determiner = 'the';
-  if (candidate.name || /'s\b/.test(phrase)) determiner = undefined;
+  // "npm's cache" as written; "a downloaded file's hash" keeps its article ("the downloaded file's hash").
+  if (candidate.name || (/'s\b/.test(phrase) && determiner === undefined)) determiner = undefined;
   let text = determiner ? `${determiner} ${phrase}` : phrase;
   if (reference.kind === 'possessive') text = /s$/i.test(text) && candidate.number === 'plural' ? `${text}'` : `${text}'s`;
   if (sentenceStart && determiner) text = text[0]!.toUpperCase() + text.slice(1);
