@@ -160,6 +160,13 @@ describe('extractive answers', () => {
       ['systemctl status orbit-relay', true],
       ['const x = 1;', true],
     ]);
+    // An indented block that opens with "$ " (pip's `.. code-block:: console`, the directive read as nothing) is one too.
+    const rst = ['Unix/macOS:', '', '', '', '      $ python -m pip download SomePackage', '      Collecting SomePackage', '         Downloading SomePackage-2.2.tar.gz', '      $ python -m pip hash ./SomePackage-2.2.tar.gz', '      --hash=sha256:93e6', '', 'The hash is printed.'].join('\n');
+    expect(chunkSentences(rst).map((s) => [s.text, s.code])).toEqual([
+      ['Unix/macOS: python -m pip download SomePackage', true],
+      ['python -m pip hash ./SomePackage-2.2.tar.gz', true],
+      ['The hash is printed.', false],
+    ]);
   });
   test('leaves out RST titles, directives, numbered section titles, HTML comments, link definitions and code comments', () => {
     const rst = 'add_test\n--------\n\nAdd a test to the project to be run by :manual:`ctest(1)`.\n\n.. code-block:: cmake\n\n  add_test(NAME <name> COMMAND <command>)\n\n.. versionadded:: 3.12\n\nAdds a test called ``<name>``.';

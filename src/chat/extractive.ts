@@ -623,6 +623,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
   let inFence = false;
   let literalIndent = -1; // inside an indented RST literal block: the indent it must exceed
   let literalNext = false; // the next indented block is literal (after `::` or a code directive)
+  let literalSession = false; // the literal block is a terminal session: only its prompt lines were typed
   // A sentence ending in ':' or '?' introduces what follows ("Working without a
   // browser?" / "If a run is still going, ... decides:"): keep the two together.
   let leadIn = '';
@@ -707,10 +708,22 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     if (literalIndent >= 0) {
       if (line === '' || indent > literalIndent) {
-        addCode(line);
+        if (!literalSession) addCode(line);
+        else if (PROMPT.test(rawLine)) addCode(line.replace(PROMPT, ''));
         return;
       }
       literalIndent = -1;
+      literalSession = false;
+    }
+    // An indented block that opens with "$ " (a code block whose directive the reader
+    // dropped, pip's `.. code-block:: console`): a terminal session, not a quote.
+    if (line !== '' && indent > 0 && /^\$\s/.test(line) && block.length === 0 && (lines[index - 1] ?? '').trim() === '') {
+      flush();
+      literalNext = false;
+      literalIndent = indent - 1;
+      literalSession = true;
+      addCode(line.replace(PROMPT, ''));
+      return;
     }
     if (literalNext && line !== '' && indent > 0) {
       literalNext = false;
