@@ -524,8 +524,10 @@ export interface ChunkSentence {
 
 /** A sentence that only says that something follows. */
 const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;
-/** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`. */
-const PROMPT = /^\s*(?:\$|>|PS>)\s+/;
+/** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`, `C:\> py -m pip`. */
+const PROMPT = /^\s*(?:\$|>|PS>|[A-Z]:\\[^>\s]*>)\s+/;
+/** A prompt that opens a terminal session wherever it stands: `$ `, `C:\> `. */
+const SESSION_PROMPT = /^(?:\$|[A-Z]:\\[^>\s]*>)\s/;
 /** A line of columns: a first field, a run of two or more spaces (no-break ones too), then more. */
 const COLUMNS = /^\s*\S+\s{2,}\S/;
 /** A fence marked as a terminal session: ```console, ```shell-session, ```sh-session, ```pycon, ```terminal. */
@@ -715,9 +717,9 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       literalIndent = -1;
       literalSession = false;
     }
-    // An indented block that opens with "$ " (a code block whose directive the reader
+    // An indented block that opens with "$ " or "C:\> " (a code block whose directive the reader
     // dropped, pip's `.. code-block:: console`): a terminal session, not a quote.
-    if (line !== '' && indent > 0 && /^\$\s/.test(line) && block.length === 0 && (lines[index - 1] ?? '').trim() === '') {
+    if (line !== '' && indent > 0 && SESSION_PROMPT.test(line) && block.length === 0 && (lines[index - 1] ?? '').trim() === '') {
       flush();
       literalNext = false;
       literalIndent = indent - 1;
