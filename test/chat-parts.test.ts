@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
-import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, namesUnknownToIndex, splitSentences } from '../src/chat/extractive.js';
+import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, namesUnknownToIndex, rareNames, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
 import { askedInOwnWords, queryInOwnWords } from '../src/chat/stages/answer.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
@@ -206,6 +206,28 @@ describe('names the index has never seen', () => {
     expect(answer.covered).toBe(false);
     expect(answer.text).toBe(`${EXTRACTIVE_LABEL} ${NOT_COVERED} No document mentions \u201cKafka\u201d or \u201cZookeeper\u201d.`);
     expect(extractiveAnswer('How do I create a topic?', [chunk]).covered).toBe(true);
+  });
+});
+
+describe('names few chunks hold', () => {
+  const shares: Record<string, number> = { ipo: 0.001, cmake: 0.2, target: 0.05, fpic: 0.002, node: 0.1, js: 0.1 };
+  const share = (word: string) => shares[word] ?? 0;
+
+  test('are the names written as names that some chunk holds and few do', () => {
+    expect(rareNames('How do I turn on link-time optimization (IPO) for a target in CMake?', share)).toEqual(['IPO']);
+    expect(rareNames('How do I compile with -fPIC in Node.js?', share)).toEqual(['fPIC']);
+    expect(rareNames('How do I use Kafka in CMake?', share)).toEqual([]); // no chunk holds it: namesUnknownToIndex's
+  });
+
+  test('only chunks that mention them are quoted; when none does, the answer says so', () => {
+    const chunk = (chunkId: number, text: string) => ({ chunkId, documentPath: `${chunkId}.md`, title: 'Build', heading: 'Build', text, startLine: 1, endLine: 1 }) as RetrievedChunk;
+    const decoy = chunk(1, 'Turn on link-time optimization for a target by setting the optimization flags in the target.');
+    const right = chunk(2, 'Set INTERPROCEDURAL_OPTIMIZATION to turn on IPO for a target.');
+    const answer = extractiveAnswer('How do I turn on link-time optimization (IPO) for a target?', [decoy, right], undefined, [], ['IPO']);
+    expect(answer.sentences.map((sentence) => sentence.n)).toEqual([2]);
+    const none = extractiveAnswer('How do I turn on link-time optimization (IPO) for a target?', [decoy], undefined, [], ['IPO']);
+    expect(none.text).toBe(`${EXTRACTIVE_LABEL} ${NOT_COVERED} None of the passages found mentions \u201cIPO\u201d.`);
+    expect(extractiveAnswer('How do I turn on link-time optimization (IPO) for a target?', [decoy]).sentences.map((sentence) => sentence.n)).toEqual([1]);
   });
 });
 

@@ -405,6 +405,24 @@ describe('offline turns (no language model)', () => {
     expect(plain.answer).toContain('90 days');
   });
 
+  test('a name few chunks hold must be in what is quoted: passages that only share the other words are not', async () => {
+    // 400 pages (a name held by 1 in 400 chunks is rare); one names the IPO property.
+    const root = fs.mkdtempSync(path.join(home, 'rare-'));
+    for (let i = 0; i < 399; i++) fs.writeFileSync(path.join(root, `p${i}.md`), `# Page ${i}\n\nTurn on link-time optimization for target ${i} by passing the optimization flags of page ${i} to the compiler.\n`);
+    fs.writeFileSync(path.join(root, 'ipo.md'), '# Interprocedural optimization\n\nSet the INTERPROCEDURAL_OPTIMIZATION property to turn IPO on.\n');
+    const big = openDatabase(':memory:');
+    const embedder = new OfflineEmbedder();
+    await ingest({ root, db: big, embedder, chunker: { size: 2000, overlap: 0 }, maxFileBytes: 1024 * 1024 });
+    const context = { db: big, retriever: new Retriever(big, embedder), rewriter: new ScriptedRewriter(), config, sessionId: createSession(big).id };
+    const events = await collect(runTurn(context, 'How do I turn on link-time optimization (IPO) for a target?'));
+    const retrieved = events.find((event) => event.type === 'retrieval');
+    expect(retrieved).toMatchObject({ chunks: expect.arrayContaining([expect.objectContaining({ documentPath: 'ipo.md' })]) });
+    const finished = done(events);
+    expect(finished.answer).toContain('INTERPROCEDURAL_OPTIMIZATION');
+    expect(finished.citations.map((citation) => citation.location.split(':')[0])).toEqual(['ipo.md']);
+    big.close();
+  });
+
   test('most fact questions are answered with the expected passage quoted', async () => {
     const facts = JSON.parse(fs.readFileSync(path.join(FIXTURE_DOCS, '..', 'FACTS.json'), 'utf8')) as {
       question: string;

@@ -202,6 +202,33 @@ function writtenAsName(word: string, first: boolean): boolean {
  * several words, ssh-keygen, when every part is). Only words written as names
  * (writtenAsName) count, and none with a digit ("port 8080" asks about a port).
  */
+/**
+ * Share of the chunks at most holding a name the question is specifically about
+ * (0.3%: 15 of 5,000 chunks; no name in an index of fewer than 334 chunks). Measured
+ * on the realdocs set: 0.001, 0.003 and 0.01 tried (BENCHMARKS.md).
+ */
+export const RARE_NAME_SHARE = 0.003;
+
+/**
+ * The names `question` asks about (written as names, writtenAsName) that the index
+ * holds in few chunks (a part of it in at most `rare` of them): "IPO" in "How do I
+ * turn on link-time optimization (IPO) for a target?". Names no chunk holds are
+ * namesUnknownToIndex's.
+ */
+export function rareNames(question: string, share: (word: string) => number, rare = RARE_NAME_SHARE): string[] {
+  const found: string[] = [];
+  let first = true;
+  for (const match of question.matchAll(TYPED_WORD)) {
+    const word = match[0];
+    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
+    first = false;
+    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || found.includes(word)) continue;
+    const parts = indexedTokens(word).filter((token) => !isStopword(token));
+    if (parts.length > 0 && parts.every((part) => share(part) > 0) && parts.some((part) => share(part) <= rare)) found.push(word);
+  }
+  return found;
+}
+
 export function namesUnknownToIndex(question: string, share: (word: string) => number): string[] {
   const unknown: string[] = [];
   let first = true;
@@ -225,9 +252,22 @@ const quoted = (word: string) => `\u201c${word}\u201d`;
  * document of the index holds (namesUnknownToIndex); any one of them means the
  * documents do not cover the question, however many of its other words the chunks
  * share ("How do I build a Rust project with cargo?" over CMake's docs), and the
- * answer says which.
+ * answer says which. `required`: names few chunks hold (rareNames); a chunk that
+ * does not mention them is not quoted, and when none does the answer says so.
  */
-export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string, unknown: readonly string[] = []): ExtractiveAnswer {
+export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string, unknown: readonly string[] = [], required: readonly string[] = []): ExtractiveAnswer {
+  // Only chunks that mention every `required` name (rareNames) are quoted from; when none does, the answer says so.
+  const requiredTerms = required.map((name) => [...contentTerms(name)]);
+  const mentions = (chunk: RetrievedChunk) => {
+    const terms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
+    return requiredTerms.every((parts) => parts.every((part) => terms.has(part)));
+  };
+  if (required.length > 0 && !chunks.some(mentions)) {
+    const names = required.map(quoted);
+    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+    return { text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} None of the passages found mentions ${list}.`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 };
+  }
+  if (required.length > 0) chunks = chunks.map((chunk) => (mentions(chunk) ? chunk : { ...chunk, text: '' }));
   if (unknown.length > 0) {
     const names = unknown.map(quoted);
     const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;

@@ -6,7 +6,7 @@
 import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
-import { extractiveAnswer, namesUnknownToIndex } from '../extractive.js';
+import { extractiveAnswer, namesUnknownToIndex, rareNames } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -65,7 +65,9 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
     // Only the words typed in this turn: a name the index has never seen says the documents do not cover it.
     const unknown = namesUnknownToIndex(ownWords(question), state.termShare);
-    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown).text;
+    // A name few chunks hold is what the question is about: only passages that mention it are quoted.
+    const required = rareNames(ownWords(question), state.termShare);
+    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, required).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';
