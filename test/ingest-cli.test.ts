@@ -292,7 +292,7 @@ describe('ingest output', () => {
     expect(result.stdout).toMatch(/skipped 6 unsupported-type; 0 chunks written/);
     expect(result.stderr.trim().split('\n')).toEqual([
       `No file of a type ragline reads in ${dir}: nothing was indexed.`,
-      'It holds 6 files of other types (3 .info, 1 .info.gz, 1 .png, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
+      'It holds 6 files of other types (3 .info, 1 .info.gz, 1 .png, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
     ]);
     // A subfolder of an ingested folder: only its own files.
     fs.writeFileSync(path.join(dir, 'readme.md'), '# Read me\n\nSome text.\n');
@@ -462,7 +462,7 @@ describe('ingest arguments that are not a folder', () => {
     for (const name of ['README', 'schema.json']) {
       const result = await ragline(['ingest', path.join(dir, name)], { env: env() });
       expect(result).toMatchObject({ code: 2, stdout: '' });
-      expect(result.stderr).toContain(`${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf)`);
+      expect(result.stderr).toContain(`${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf)`);
       expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
     }
     expect(fs.existsSync(dbFile())).toBe(false);

@@ -18,6 +18,7 @@ describe('kindOf', () => {
       ['notes.txt', 'text'],
       ['index.rst', 'text'],
       ['manual.adoc', 'text'],
+      ['manual.asciidoc', 'text'],
       ['site/index.html', 'html'],
       ['old.HTM', 'html'],
       ['paper.pdf', 'pdf'],

@@ -1,10 +1,11 @@
-// Section titles of reStructuredText and AsciiDoc files become heading marks: the
-// chunker splits there and keeps heading paths, and citations keep the file's lines.
+// Section titles of reStructuredText files become heading marks: the chunker splits
+// there and keeps heading paths, and citations keep the file's lines (AsciiDoc's:
+// asciidoc.test.ts).
 
 import { describe, expect, test } from 'vitest';
 import { chunkDocument, plainHeading } from '../src/ingest/chunk.js';
 import { loadDocument } from '../src/ingest/load.js';
-import { asciidocHeadings, rstHeadings } from '../src/ingest/text-headings.js';
+import { rstHeadings } from '../src/ingest/text-headings.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const titles = (headings: { level: number; text: string }[]) => headings.map((h) => `${h.level} ${h.text}`);
@@ -77,43 +78,8 @@ describe('reStructuredText', () => {
   });
 });
 
-describe('AsciiDoc', () => {
-  const adoc = [
-    '= Orbit guide', // 0
-    '',
-    '== Install ==', // 2: symmetric closing marks
-    '',
-    '----', // 4: a listing block
-    '== not a title',
-    '----',
-    '',
-    '=== Linux', // 8
-    '',
-    '====', // 10: an example block
-    '=== not a title either',
-    '====',
-    '',
-    '==== Deep', // 14: a level-4 title, not a block delimiter
-    'text',
-  ].join('\n');
-
-  test('titles by their = marks, outside delimited blocks', () => {
-    const headings = asciidocHeadings(adoc);
-    expect(titles(headings)).toEqual(['1 Orbit guide', '2 Install', '3 Linux', '4 Deep']);
-    expect(headings.map((h) => h.line)).toEqual([0, 2, 8, 14]);
-  });
-
-  test('an .adoc file is chunked at its sections with heading paths', async () => {
-    const doc = await loadDocument('manual.adoc', utf8(adoc));
-    const chunks = chunkDocument(doc, { size: 40, overlap: 0 });
-    expect(chunks.find((c) => c.text.startsWith('==== Deep'))!.headingPath).toEqual(['Orbit guide', 'Install', 'Linux', 'Deep']);
-  });
-});
-
 describe('hostile input', () => {
   test('very long lines are never taken for titles or rewritten, and take linear time', () => {
-    const long = `= ${'a '.repeat(150_000)}`;
-    expect(asciidocHeadings(long)).toEqual([]);
     expect(rstHeadings(`${'x'.repeat(300_000)}\n${'='.repeat(300_000)}`)).toEqual([]);
     const stars = `**a ${'**a '.repeat(100_000)}`;
     expect(plainHeading(stars)).toBe(stars);

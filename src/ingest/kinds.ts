@@ -10,20 +10,21 @@ const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
   ['txt', 'text'],
   ['rst', 'text'],
   ['adoc', 'text'],
+  ['asciidoc', 'text'],
   ['html', 'html'],
   ['htm', 'html'],
   ['pdf', 'pdf'],
 ]);
 
 /** The kinds of file read, as a person is told them: the extensions of KIND_BY_EXTENSION. */
-export const READ_KINDS = 'Markdown (.md, .mdx), text (.txt, .rst, .adoc), HTML (.html, .htm) or PDF (.pdf)';
+export const READ_KINDS = 'Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf)';
 
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
 
 /**
  * Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown;
- * .txt .rst .adoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. A
+ * .txt .rst .adoc .asciidoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. A
  * gzip-compressed one (`user_guide.rst.gz`, as Debian ships documentation) is of
  * the kind of the name it has without `.gz`.
  */

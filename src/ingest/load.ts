@@ -17,7 +17,8 @@ export interface LoadedDocument {
    * Document title when one is evident: Markdown front-matter `title:` (preferred)
    * or first H1; HTML <title> or first <h1>; text: the first line when it looks
    * like a title (short, no trailing period, followed by a blank line, an
-   * underline or the end); PDF: metadata title. Otherwise undefined.
+   * underline or the end), or for AsciiDoc the section title it opens with, as shown;
+   * PDF: metadata title. Otherwise undefined.
    */
   title?: string;
   /**
@@ -149,32 +150,42 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: re
     if (hasMyst(unit.text)) unit.text = mystToMarkdown(unit.text);
   }
   const extension = documentExtension(path);
-  if (kind === 'text' && (extension === 'rst' || extension === 'adoc')) {
-    const { asciidocHeadings, rstHeadings } = await import('./text-headings.js');
-    if (extension === 'rst') {
-      let page = withLineFeeds(text);
-      if (related && related.length > 0) {
-        // Files the page brings in read where it brings them in; their lines cite the directive's.
-        const inserts = await relatedInserts(page, related);
-        if (inserts.length > 0) {
-          const { insertAfterLines } = await import('./rst-include.js');
-          const joined = insertAfterLines(page, inserts);
-          page = joined.text;
-          unit.sourceLines = joined.sourceLines;
-        }
-      }
-      // Directives and roles read as what they show, line for line (citations keep the file's lines).
-      const { rstToPlain } = await import('./rst.js');
-      unit.text = rstToPlain(page);
+  if (kind === 'text' && (extension === 'adoc' || extension === 'asciidoc' || extension === 'txt')) {
+    // AsciiDoc (git's manual pages are `.txt`): read as it shows, line for line, with its section titles.
+    const { asciidocToPlain, looksLikeAsciidoc } = await import('./asciidoc.js');
+    if (extension !== 'txt' || looksLikeAsciidoc(text)) {
+      const page = asciidocToPlain(text);
+      unit.text = page.text;
+      if (page.headings.length > 0) unit.headings = page.headings;
+      // A page that opens with a title is titled by it as shown (`= The *Big* Book` is "The Big Book").
+      const first = page.headings[0];
+      if (first && page.text.split('\n', first.line).every((line) => line.trim() === '')) title = first.text;
     }
-    const headings = extension === 'rst' ? rstHeadings(unit.text) : asciidocHeadings(withLineFeeds(text));
+  }
+  if (kind === 'text' && extension === 'rst') {
+    const { rstHeadings } = await import('./text-headings.js');
+    let page = withLineFeeds(text);
+    if (related && related.length > 0) {
+      // Files the page brings in read where it brings them in; their lines cite the directive's.
+      const inserts = await relatedInserts(page, related);
+      if (inserts.length > 0) {
+        const { insertAfterLines } = await import('./rst-include.js');
+        const joined = insertAfterLines(page, inserts);
+        page = joined.text;
+        unit.sourceLines = joined.sourceLines;
+      }
+    }
+    // Directives and roles read as what they show, line for line (citations keep the file's lines).
+    const { rstToPlain } = await import('./rst.js');
+    unit.text = rstToPlain(page);
+    const headings = rstHeadings(unit.text);
     if (headings.length > 0) unit.headings = headings;
     // A first line that is a comment or a directive is not the title as written: a
     // described page is titled by its description (".. cmake-manual-description: CTest
     // Command-Line Reference"), another by its first section title (as is a page whose
     // first line is no title at all), and a page without one that is a directive
     // bringing in a file by that file (".. cmake-module:: ../../Modules/X.cmake").
-    if (extension === 'rst' && (title === undefined || title.startsWith('..'))) {
+    if (title === undefined || title.startsWith('..')) {
       title = (title && rstDescription(title)) || headings[0]?.text.trim() || (title && directiveFile(title)) || undefined;
     }
   }

@@ -1,6 +1,6 @@
 // The version of how files become chunks (load.ts, chunk.ts, html.ts, rst.ts,
-// rst-include.ts, cmake-module.ts, myst.ts, text-headings.ts). Raise it when a change
-// makes the same bytes give other chunks or titles: an ingest of a folder last read
+// rst-include.ts, cmake-module.ts, myst.ts, asciidoc.ts, text-headings.ts). Raise it
+// when a change makes the same bytes give other chunks or titles: an ingest of a folder last read
 // by an earlier version then reads every file again (the vectors of chunks whose
 // text did not change are kept), since an unchanged file is otherwise never read again.
 //
@@ -23,5 +23,7 @@
 // 13: headings with nothing under them and no section after end the chunk before them.
 // 14: GNU Texinfo's Next / Previous / Up navigation line and its "¶" permalinks dropped from HTML;
 //     a reStructuredText hyperlink reference written over a line break read as its text.
+// 15: AsciiDoc read as it shows, line for line: `.adoc`, `.asciidoc`, and a `.txt` that clearly is
+//     one (git's manual pages); underlined titles as headings; git's manual-page footer dropped.
 
-export const READER_VERSION = 14;
+export const READER_VERSION = 15;

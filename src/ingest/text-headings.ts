@@ -1,7 +1,7 @@
-// Section titles of reStructuredText and AsciiDoc files, as heading marks for the
-// chunker (which splits at them and keeps the heading path with each chunk, as it
-// does for Markdown and HTML). The text itself is left as it is: citations keep
-// pointing at the file's own lines. Pure; linear in the text.
+// Section titles of reStructuredText files, as heading marks for the chunker (which
+// splits at them and keeps the heading path with each chunk, as it does for Markdown
+// and HTML; asciidoc.ts finds AsciiDoc's as it reads the page). The text itself is
+// left as it is: citations keep pointing at the file's own lines. Pure; linear in the text.
 
 import type { UnitHeading } from './load.js';
 
@@ -57,29 +57,5 @@ export function rstHeadings(text: string): UnitHeading[] {
     }
     i++; // the underline is not a title
   }
-  return headings;
-}
-
-/**
- * AsciiDoc section titles: `= Title`, `== Section` ... `====== Section` at the start
- * of a line, outside delimited blocks (listing `----`, literal `....`, example `====`,
- * sidebar `****`, quote `____`, passthrough `++++`, comment `////`).
- */
-export function asciidocHeadings(text: string): UnitHeading[] {
-  const lines = text.split('\n');
-  const headings: UnitHeading[] = [];
-  let block: string | undefined;
-  lines.forEach((raw, i) => {
-    const line = raw.trimEnd();
-    const delimiter = /^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|\/{4,})$/.exec(line)?.[1];
-    if (delimiter) {
-      if (block === undefined) block = delimiter;
-      else if (delimiter === block) block = undefined;
-      return;
-    }
-    if (block !== undefined || line.length > MAX_TITLE) return;
-    const match = /^(={1,6})[ \t]+(\S.*?)(?:[ \t]+=+)?$/.exec(line);
-    if (match) headings.push({ line: i, end: i, level: match[1]!.length, text: match[2]! });
-  });
   return headings;
 }
