@@ -3,6 +3,7 @@
 // exitCode as it found it.
 
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -171,6 +172,42 @@ describe('run(args, io)', () => {
     expect(attached()).toEqual(before);
     fs.rmSync(home, { recursive: true });
     expect(fs.existsSync(db)).toBe(false);
+  });
+
+  test('Ctrl-C between two of several paths stops there: the paths ingested are kept and said, those not reached are named, exit 130', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home, { RAGLINE_DB: path.join(home, 'run.db') });
+    const [first, second, third] = ['first', 'second', 'third'].map((name) => {
+      fs.mkdirSync(path.join(home, name));
+      fs.writeFileSync(path.join(home, name, `${name}.md`), `# ${name}\n\nThe ${name} folder.\n`);
+      return path.join(home, name);
+    }) as [string, string, string];
+    const signals = new EventEmitter();
+    const stdout = capture();
+    const stderr = capture();
+    // Ctrl-C as soon as the first path's summary line is out.
+    stdout.stream.on('data', (chunk: Buffer) => {
+      if (chunk.toString().startsWith(`Ingested ${first}:`)) signals.emit('SIGINT');
+    });
+    const code = await run(['ingest', first, second, third], { stdout: stdout.stream, stderr: stderr.stream, env, signals, exit: () => {} });
+    expect(code).toBe(130);
+    // The signal came while the first path's summary was written: the second was not started.
+    expect(stdout.text().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^Ingested ${first}: 1 added, 0 changed, 0 unchanged, 0 removed, skipped none; 1 chunk written`)),
+      expect.stringMatching(/^Total for 1 path \(interrupted\): 1 added, /),
+      '',
+    ]);
+    expect(stderr.text()).toBe(`Interrupted: what was written is kept; run the same command again to finish.\nNot ingested: ${second}, ${third}.\n`);
+    const db = new Database(path.join(home, 'run.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT DISTINCT root FROM documents').pluck().all()).toEqual([fs.realpathSync(first)]);
+    } finally {
+      db.close();
+    }
+    // The same command again finishes the job.
+    const again = await ragline(['ingest', first, second, third], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^Total for 3 paths: 2 added, 0 changed, 1 unchanged, /m);
   });
 
   test('relative paths (--db, --config, the folder to ingest, a tasks file) are read against the run\'s working directory, not the process\'s', async () => {

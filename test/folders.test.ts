@@ -2,7 +2,8 @@
 // relative path are told apart wherever a document is shown, `stats` lists every
 // folder, a folder ingested on its own is merged into the folder holding it (also
 // one reached through a symlink), `doctor` names a folder gone from the disk and
-// `forget` removes it.
+// `forget` removes it, and several paths in one command are read as that many
+// commands would read them, each once.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -173,4 +174,37 @@ test('replay says a document it quoted has changed, though a copy of its old tex
   const replay = await ok(['replay', 'last']);
   expect(replay).toMatch(/README\.md:1-3 .*\(document changed since\)/);
   expect(replay).not.toContain('now vendor/README.md');
+});
+
+test('several paths in one command: a subfolder given with its folder is read as part of it (one ingested on its own before is merged), a hidden one stays its own, and a file is a document of the folder a path before it ingested', async () => {
+  const docs = path.join(home, 'docs');
+  write(path.join(docs, 'a.md'), '# A\n\nalpha\n');
+  write(path.join(docs, 'sub', 'b.md'), '# B\n\nbravo\n');
+  write(path.join(docs, '.notes', 'n.md'), '# N\n\nnovember\n');
+  const real = fs.realpathSync(docs);
+  await ok(['ingest', path.join(docs, 'sub')]);
+
+  const summary = JSON.parse(await ok(['ingest', path.join(docs, 'sub'), docs, path.join(docs, '.notes'), '--json']));
+  expect(summary.covered).toEqual([{ path: path.join(docs, 'sub'), by: docs, reason: 'inside' }]);
+  expect(summary.paths.map((entry: { path: string; root: string }) => [entry.path, entry.root])).toEqual([
+    [docs, real],
+    [path.join(docs, '.notes'), path.join(real, '.notes')],
+  ]);
+  expect(summary.paths[0].files).toMatchObject({ added: 2, merged: 1 });
+  expect(JSON.parse(await ok(['stats', '--json'])).folders).toEqual([
+    { root: real, documents: 2, chunks: 2 },
+    { root: path.join(real, '.notes'), documents: 1, chunks: 1 },
+  ]);
+
+  // Two files of a folder not yet ingested: the second is a document of the folder the first made, as in two commands.
+  const notes = path.join(home, 'notes');
+  write(path.join(notes, 'c.md'), '# C\n\ncharlie\n');
+  write(path.join(notes, 'deep', 'f.md'), '# F\n\nfoxtrot\n');
+  write(path.join(notes, 'unnamed.md'), '# U\n\nnot named, not read\n');
+  const files = JSON.parse(await ok(['ingest', path.join(notes, 'c.md'), path.join(notes, 'deep', 'f.md'), '--json']));
+  expect(files.paths.map((entry: { root: string; only: string[] }) => [entry.root, entry.only])).toEqual([
+    [fs.realpathSync(notes), ['c.md']],
+    [fs.realpathSync(notes), ['deep/f.md']],
+  ]);
+  expect(JSON.parse(await ok(['stats', '--json'])).folders).toContainEqual({ root: fs.realpathSync(notes), documents: 2, chunks: 2 });
 });

@@ -481,6 +481,116 @@ describe('ingest arguments that are not a folder', () => {
   });
 });
 
+describe('several paths in one command', () => {
+  const rows = () => withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY root, path').all());
+
+  test('two folders are both indexed, in the order given, with a summary line each and a total', async () => {
+    const first = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n' });
+    const second = docsFolder({ 'c.md': '# C\n\ncharlie\n', 'd.png': 'x' });
+    const result = await ragline(['ingest', first, second], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^Ingested ${first}: 2 added, 0 changed, 0 unchanged, 0 removed, skipped none; 2 chunks written \\(2 embedded, 0 reused\\); [\\d.]+s$`)),
+      expect.stringMatching(new RegExp(`^Ingested ${second}: 1 added, 0 changed, 0 unchanged, 0 removed, skipped 1 unsupported-type; 1 chunk written \\(1 embedded, 0 reused\\); [\\d.]+s$`)),
+      expect.stringMatching(/^Total for 2 paths: 3 added, 0 changed, 0 unchanged, 0 removed, skipped 1 unsupported-type; 3 chunks written \(3 embedded, 0 reused\); [\d.]+s$/),
+      '',
+    ]);
+    // Written in the order given.
+    expect(withDb((db) => db.prepare('SELECT root, path FROM documents ORDER BY id').all())).toEqual([
+      { root: fs.realpathSync(first), path: 'a.md' },
+      { root: fs.realpathSync(first), path: 'sub/b.md' },
+      { root: fs.realpathSync(second), path: 'c.md' },
+    ]);
+    // The last ingest is the second path's.
+    expect(JSON.parse((await ragline(['stats', '--json'], { env: env() })).stdout).lastIngest.root).toBe(fs.realpathSync(second));
+    // Again: nothing to do for either.
+    const again = await ragline(['ingest', first, second], { env: env() });
+    expect(again.stdout).toMatch(/^Total for 2 paths: 0 added, 0 changed, 3 unchanged, 0 removed,/m);
+  });
+
+  test('a mistyped path, second or later, is refused before anything is written: no database is created, an existing one is left as it was', async () => {
+    const first = docsFolder({ 'a.md': '# A\n\nalpha\n' });
+    const second = docsFolder({ 'b.md': '# B\n\nbravo\n' });
+    const typo = path.join(home, 'no-such-folder');
+    const refused = await ragline(['ingest', first, typo], { env: env() });
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr.split('\n')).toEqual([
+      `error: No such file or folder: ${typo}`,
+      'Nothing was ingested: give each path as a folder of documents or one file, e.g. `ragline ingest ./docs ./notes/faq.md`.',
+      '',
+    ]);
+    expect(fs.existsSync(dbFile())).toBe(false);
+    // With a database: every missing path named, the database byte for byte as it was.
+    expect((await ragline(['ingest', first], { env: env() })).code).toBe(0);
+    fs.writeFileSync(path.join(first, 'new.md'), '# New\n\nnot to be read\n');
+    const before = fs.readFileSync(dbFile());
+    const later = await ragline(['ingest', first, second, typo, `${second}x`, '--json'], { env: env() });
+    expect(later).toMatchObject({ code: 2, stdout: '' });
+    expect(later.stderr).toContain(`error: No such file or folder: ${typo}, ${second}x\n`);
+    expect(fs.readFileSync(dbFile()).equals(before)).toBe(true);
+    expect(documentPaths()).toEqual(['a.md']);
+  });
+
+  test('--json prints, for one path, the object it always has; for two, one document with each path\'s object, the paths covered and not ingested, and the total', async () => {
+    const first = docsFolder({ 'a.md': '# A\n\nalpha\n' });
+    const second = docsFolder({ 'b.md': '# B\n\nbravo\n', 'c.md': '# C\n\ncharlie\n' });
+    const one = await ingestJson(first);
+    expect(Object.keys(one).sort()).toEqual(['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths']);
+    expect(one).toMatchObject({ db: dbFile(), root: fs.realpathSync(first), files: { added: 1, unchanged: 0 } });
+    const result = await ragline(['ingest', first, second, '--json'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const both = JSON.parse(result.stdout) as { db: string; paths: (Summary & { path: string })[]; covered: unknown[]; notIngested: string[]; total: Record<string, unknown> };
+    expect(Object.keys(both)).toEqual(['db', 'paths', 'covered', 'notIngested', 'total']);
+    expect(both).toMatchObject({ db: dbFile(), covered: [], notIngested: [] });
+    expect(both.paths.map((entry) => Object.keys(entry).sort())).toEqual([0, 1].map(() => ['path', ...Object.keys(one)].sort()));
+    expect(both.paths).toMatchObject([
+      { path: first, db: dbFile(), root: fs.realpathSync(first), files: { added: 0, unchanged: 1 } },
+      { path: second, db: dbFile(), root: fs.realpathSync(second), files: { added: 2, unchanged: 0 } },
+    ]);
+    expect(both.total).toEqual({
+      paths: 2,
+      files: { added: 2, changed: 0, unchanged: 1, removed: 0, merged: 0, skipped: {} },
+      chunks: { written: 2, embedded: 2, reused: 0, removed: 0 },
+      invalidUtf8: 0,
+      bytes: both.paths[0]!.bytes + both.paths[1]!.bytes,
+      seconds: expect.any(Number),
+      interrupted: false,
+    });
+  });
+
+  test('the same folder given twice (again with a trailing slash, or through a symlink) is ingested once, and a folder inside another given is read as part of it', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n' });
+    const link = path.join(home, 'link');
+    fs.symlinkSync(dir, link);
+    const result = await ragline(['ingest', path.join(dir, 'sub'), dir, dir, `${dir}/`, link, '--json'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { paths: (Summary & { path: string })[]; covered: unknown[]; total: { paths: number } };
+    expect(summary.paths).toHaveLength(1);
+    expect(summary.paths[0]).toMatchObject({ path: dir, files: { added: 2, changed: 0, unchanged: 0, removed: 0 } });
+    expect(summary.total.paths).toBe(1);
+    expect(summary.covered).toEqual([
+      { path: path.join(dir, 'sub'), by: dir, reason: 'inside' },
+      { path: dir, by: dir, reason: 'same' },
+      { path: `${dir}/`, by: dir, reason: 'same' },
+      { path: link, by: dir, reason: 'same' },
+    ]);
+    expect(rows()).toEqual([
+      { root: fs.realpathSync(dir), path: 'a.md' },
+      { root: fs.realpathSync(dir), path: 'sub/b.md' },
+    ]);
+    // Without --json the paths read once are said, before the summaries.
+    const text = await ragline(['ingest', dir, dir, link, path.join(dir, 'sub')], { env: env() });
+    expect(text.stdout.split('\n').slice(0, 4)).toEqual([
+      `${dir} was given again: ingested once.`,
+      `${link} is the same as ${dir}: ingested once.`,
+      `${path.join(dir, 'sub')} is inside ${dir}: ingested as part of it.`,
+      expect.stringMatching(new RegExp(`^Ingested ${dir}: 0 added, 0 changed, 2 unchanged,`)),
+    ]);
+  });
+});
+
 describe('what the walker skips', () => {
   test('a broken symlink and symlink loops are skipped and counted, and ingest does not hang', async () => {
     const dir = docsFolder({ 'real.md': '# Real\n\nreal content here\n', 'sub/inner.md': '# Inner\n\ninner content\n' });

@@ -5,7 +5,8 @@
 // process (build first: npx tsc -p .) over 600 generated Markdown files and is
 // SIGKILLed after a random delay (fixed seed); between kills a seeded share of the
 // files is edited, added or deleted so that every run has writing to do.
-// Ctrl-C (SIGINT) ends the run with exit 130 and the "run again to finish" note.
+// Ctrl-C (SIGINT) ends the run with exit 130 and the "run again to finish" note;
+// during the second of three paths, it stops there and names the third.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -266,6 +267,67 @@ describe('ingest killed mid-run', () => {
       expect(summary.files.unchanged + summary.files.added).toBe(3000);
       expect(summary.files.unchanged).toBe(h.documents);
       expectWhole(health(dbFile), 'after the rerun');
+    } finally {
+      fs.rmSync(sigintHome, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('Ctrl-C (SIGINT) during the second of three paths stops there: exit 130, the first kept and said, the third named as not ingested', async () => {
+    const sigintHome = tempDir('ragline-sigint-');
+    const [first, big, last] = ['first', 'big', 'last'].map((name) => path.join(sigintHome, name)) as [string, string, string];
+    for (const dir of [first, big, last]) fs.mkdirSync(dir);
+    writeDoc(first, 0, 0);
+    for (let i = 0; i < 3000; i++) writeDoc(big, i, 0);
+    writeDoc(last, 0, 0);
+    const env = isolatedEnv(sigintHome);
+    const dbFile = path.join(sigintHome, 'data', 'ragline', 'ragline.db');
+    const documentsOf = (root: string) => {
+      const db = new Database(dbFile, { readonly: true });
+      try {
+        return db.prepare('SELECT count(*) FROM documents WHERE root = ?').pluck().get(fs.realpathSync(root)) as number;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const child = spawn(process.execPath, [BIN, 'ingest', first, big, last, ...CHUNK_FLAGS], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stdout!.on('data', (d) => (stdout += d));
+      child.stderr!.on('data', (d) => (stderr += d));
+      const done = new Promise<{ code: number | null }>((resolve) => child.on('close', (code) => resolve({ code })));
+      // wait until the second path's first documents are written
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        if (Date.now() > deadline) throw new Error('the second path was never written');
+        try {
+          if (fs.existsSync(dbFile) && documentsOf(big) > 0) break;
+        } catch {
+          /* schema not there yet */
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      child.kill('SIGINT');
+      const result = await done;
+      expect(result.code, stderr).toBe(130);
+      expect(stdout.split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^Ingested ${first}: 1 added, `)),
+        expect.stringMatching(new RegExp(`^Interrupted ${big} after \\d+ added, `)),
+        expect.stringMatching(/^Total for 2 paths \(interrupted\): \d+ added, /),
+        '',
+      ]);
+      expect(stderr).toBe(`Interrupted: what was written is kept; run the same command again to finish.\nNot ingested: ${last}.\n`);
+      expectWhole(health(dbFile), 'after SIGINT');
+      expect(documentsOf(first)).toBe(1);
+      expect(documentsOf(big)).toBeLessThan(3000);
+      expect(documentsOf(last)).toBe(0);
+
+      const rerun = await ragline(['ingest', first, big, last, '--json', ...CHUNK_FLAGS], { env });
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const summary = JSON.parse(rerun.stdout);
+      expect(summary.paths.map((entry: { files: { added: number; unchanged: number } }) => entry.files.added + entry.files.unchanged)).toEqual([1, 3000, 1]);
+      expect(summary.notIngested).toEqual([]);
+      expect(documentsOf(last)).toBe(1);
     } finally {
       fs.rmSync(sigintHome, { recursive: true, force: true });
     }

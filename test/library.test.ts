@@ -90,6 +90,40 @@ describe('the library API', () => {
     }
   });
 
+  test('ingestPaths ingests several folders in turn, each once, refuses a missing one before writing, and stops at an abort', async () => {
+    const ragline = await import('ragline');
+    const [first, second, third] = [docsFolder(), docsFolder(), docsFolder()];
+    const db = path.join(tempDir('ragline-lib-db-'), 'lib.db');
+    const workspace = ragline.openWorkspace({ db });
+    try {
+      const missing = path.join(first, 'no-such-folder');
+      const refused = await ragline.ingestPaths(workspace, [first, missing]).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(ragline.UserError);
+      expect(refused).toMatchObject({ message: `No such file or folder: ${missing}`, exitCode: 2 });
+      expect(ragline.stats(workspace).documents).toBe(0);
+
+      const seen: string[] = [];
+      const result = await ragline.ingestPaths(workspace, [first, second, first], { onPathDone: (done) => seen.push(done.path) });
+      expect(seen).toEqual([first, second]);
+      expect(result.paths.map((done) => [done.path, done.summary.root])).toEqual([first, second].map((folder) => [folder, fs.realpathSync(folder)]));
+      expect(result.covered).toEqual([{ path: first, by: first, reason: 'same' }]);
+      expect(result.notIngested).toEqual([]);
+      const added = result.paths[0]!.summary.files.added;
+      expect(result.total).toMatchObject({ paths: 2, files: { added: 2 * added }, interrupted: false });
+      expect(ragline.stats(workspace).documents).toBe(2 * added);
+
+      // An abort once the first path is done: the others are not started.
+      const controller = new AbortController();
+      const stopped = await ragline.ingestPaths(workspace, [first, third, second], { signal: controller.signal, onPathDone: () => controller.abort() });
+      expect(stopped.paths.map((done) => done.path)).toEqual([first]);
+      expect(stopped.notIngested).toEqual([third, second]);
+      expect(stopped.total).toMatchObject({ paths: 1, files: { unchanged: added }, interrupted: true });
+      expect(ragline.stats(workspace).documents).toBe(2 * added);
+    } finally {
+      await workspace.close();
+    }
+  });
+
   test('settings are checked as the CLI checks them, and nothing is read from the environment unless passed', async () => {
     const { openWorkspace, resolveSettings, UserError } = await import('ragline');
     expect(() => openWorkspace({ db: ':memory:', settings: { 'retrieval.k': 0 } })).toThrow(UserError);

@@ -3,7 +3,21 @@
 // src/cli, src/mcp and the library entry (src/index.ts) use ragline through it.
 
 export { openWorkspace, resolveSettings, Workspace, type Settings, type WorkspaceOptions } from './workspace.js';
-export { ingestFolder, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval, type IngestFolderOptions } from './ingest.js';
+export {
+  ingestFolder,
+  ingestPaths,
+  MASS_REMOVAL_MIN,
+  planIngestPaths,
+  RemovalRefused,
+  type GlobRemoval,
+  type IngestFolderOptions,
+  type IngestPathsOptions,
+  type IngestPathsPlan,
+  type IngestPathsSummary,
+  type IngestTarget,
+  type IngestTotal,
+  type PathIngested,
+} from './ingest.js';
 export { forgetFolder, indexedFolder } from './forget.js';
 export { search, type SearchResult } from './search.js';
 export { askIn, Chat, type ChatStart } from './chat.js';

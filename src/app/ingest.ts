@@ -9,7 +9,7 @@ import { asInGitignore, walk } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
-import { shellWord } from '../util/words.js';
+import { fewOf, shellWord } from '../util/words.js';
 import type { Workspace } from './workspace.js';
 
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from '../ingest/ingest.js';
@@ -82,6 +82,264 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     signal: options.signal,
     onProgress: options.onProgress,
   });
+}
+
+/** A path given to ingest, checked: it exists and is a folder or one file of a kind ragline reads. */
+export interface GivenPath {
+  /** As given (what messages quote). */
+  path: string;
+  /** Read against the working directory. */
+  absolute: string;
+  /** One file rather than a folder. */
+  file: boolean;
+}
+
+/** What `checkIngestPaths` and `planIngestPaths` need of the ingest's options. */
+export interface IngestPathsCheck {
+  /** Relative paths are read against this folder (default: the process's working directory). */
+  cwd?: string;
+  include?: string[];
+  exclude?: string[];
+  reindex?: boolean;
+}
+
+/**
+ * Checks every path before anything is read or written, and throws a UserError (exit
+ * code 2) for the first problem: every missing path at once, then one that is neither a
+ * file nor a folder, a file with globs or with `reindex` (which choose among, or
+ * rebuild, folders), or a file of a kind no ingest reads. A mistyped third path thus
+ * stops the command before the first is ingested.
+ */
+export function checkIngestPaths(paths: readonly string[], options: IngestPathsCheck = {}): GivenPath[] {
+  if (paths.length === 0) throw new UserError('No folder or file to ingest was given.', { hint: 'Give one or more, e.g. `ragline ingest ./docs ./notes`.', exitCode: 2 });
+  const stats = paths.map((given) => {
+    const absolute = path.resolve(options.cwd ?? '.', given);
+    try {
+      return { path: given, absolute, stat: fs.statSync(absolute) };
+    } catch {
+      return { path: given, absolute, stat: undefined };
+    }
+  });
+  const missing = stats.filter((entry) => entry.stat === undefined).map((entry) => entry.path);
+  if (missing.length > 0) {
+    throw new UserError(`No such file or folder: ${fewOf(missing)}`, {
+      hint:
+        paths.length === 1
+          ? 'Give the path of a folder of documents, e.g. `ragline ingest ./docs`, or of one file.'
+          : 'Nothing was ingested: give each path as a folder of documents or one file, e.g. `ragline ingest ./docs ./notes/faq.md`.',
+      exitCode: 2,
+    });
+  }
+  return stats.map(({ path: given, absolute, stat }) => {
+    // One file: it is added or updated as a document of its folder, whose other documents stay.
+    const file = stat!.isFile();
+    if (!file && !stat!.isDirectory()) throw new UserError(`${given} is neither a file nor a folder.`, { exitCode: 2 });
+    if (file && (options.include || options.exclude)) {
+      throw new UserError('--include and --exclude choose among the files of a folder; a single file was given.', {
+        hint: `Give its folder with the globs, e.g. \`ragline ingest ${path.dirname(given) || '.'} --include "${path.basename(given)}"\` (the folder's files the globs leave out are then removed from the index), or the file alone.`,
+        exitCode: 2,
+      });
+    }
+    const unreadable = file ? unreadableFile(given) : undefined;
+    if (unreadable) throw unreadable;
+    if (file && options.reindex) {
+      throw new UserError('--reindex rebuilds the whole index, of every folder; a single file was given.', {
+        hint: 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
+        exitCode: 2,
+      });
+    }
+    return { path: given, absolute, file };
+  });
+}
+
+/** One path an ingest of several reads, in its turn. */
+export interface IngestTarget extends GivenPath {
+  /** For a file: the folder it is a document of and its path there (see folderOfFile). */
+  document?: { folder: string; relative: string };
+}
+
+/** The paths an ingest of several reads, in order, and those it reads as part of another. */
+export interface IngestPathsPlan {
+  targets: IngestTarget[];
+  /**
+   * Paths given that another path's ingest reads anyway: the same folder or file given
+   * again (also through a symlink; the first is kept), or one inside a folder given
+   * (ingested as part of it, with the globs read from it, as `ragline ingest <folder>`
+   * reads its subfolders; a hidden one or one in node_modules, which that ingest never
+   * reads, is not inside it).
+   */
+  covered: { path: string; by: string; reason: 'same' | 'inside' }[];
+}
+
+/**
+ * Checks every path (checkIngestPaths), drops those another one covers, and finds the
+ * folder each file is a document of, as running `ragline ingest <path>` for each in
+ * turn would: a file under a folder an earlier path ingests is a document of it. A file
+ * that folder's ingest never reads (hidden, or in node_modules) is refused here, before
+ * anything is written, as it is on its own.
+ */
+export function planIngestPaths(workspace: Workspace, paths: readonly string[], options: IngestPathsCheck = {}): IngestPathsPlan {
+  const given = checkIngestPaths(paths, options);
+  const forms = given.map((entry) => {
+    const linked = realPath(entry.absolute);
+    // A folder is read where it is linked and where it points; a file where it is linked (realPath).
+    return { key: entry.file ? linked : fs.realpathSync(entry.absolute), paths: entry.file ? [linked] : [linked, fs.realpathSync(entry.absolute)] };
+  });
+  const inside = (inner: number, outer: number) =>
+    !given[outer]!.file &&
+    forms[inner]!.paths.some((candidate) => {
+      const holder = forms[outer]!.key;
+      if (!candidate.startsWith(holder.endsWith(path.sep) ? holder : holder + path.sep)) return false;
+      return !path.relative(holder, candidate).split(path.sep).some(unreadPart);
+    });
+  // The earlier of two paths to the same folder or file is kept; of two paths each inside the other (symlinks), the earlier.
+  const covers = (outer: number, inner: number): 'same' | 'inside' | undefined => {
+    if (outer === inner) return undefined;
+    if (forms[outer]!.key === forms[inner]!.key) return outer < inner ? 'same' : undefined;
+    return inside(inner, outer) && !(inside(outer, inner) && outer > inner) ? 'inside' : undefined;
+  };
+  const coveredBy = given.map((_, inner) => given.findIndex((_, outer) => covers(outer, inner) !== undefined));
+  /** The path that is ingested in place of `index`: its coverer's, when that one is covered in turn. */
+  const keptFor = (index: number): number | undefined => {
+    const seen = new Set<number>();
+    for (let at = coveredBy[index]!; at !== -1; at = coveredBy[at]!) {
+      if (seen.has(at)) return undefined; // covered in a circle (symlinks): kept after all
+      seen.add(at);
+      if (coveredBy[at] === -1) return at;
+    }
+    return undefined;
+  };
+  const covered: IngestPathsPlan['covered'] = [];
+  const targets: IngestTarget[] = [];
+  const roots = storedRoots(workspace.db);
+  for (const [index, entry] of given.entries()) {
+    const by = keptFor(index);
+    if (by !== undefined) {
+      covered.push({ path: entry.path, by: given[by]!.path, reason: forms[index]!.key === forms[by]!.key ? 'same' : 'inside' });
+      continue;
+    }
+    if (!entry.file) {
+      targets.push(entry);
+      roots.push(forms[index]!.key); // a file given after it, inside it, is one of its documents
+      continue;
+    }
+    const document = folderOfFileIn(roots, entry.absolute);
+    // A folder ingest never reads hidden files or folders or node_modules: one named here would be removed by the next.
+    const hidden = document.relative.split(path.sep).find(unreadPart);
+    if (hidden) {
+      throw new UserError(`${entry.path} is ${hidden === path.basename(document.relative) ? 'a hidden file' : `inside ${hidden}`}, which an ingest of ${document.folder} leaves out.`, {
+        hint: 'Copy or move it to a folder of documents and ingest it there.',
+        exitCode: 2,
+      });
+    }
+    targets.push({ ...entry, document });
+    roots.push(document.folder);
+  }
+  return { targets, covered };
+}
+
+/** A path's ingest as part of several: the path as given and its ingest's summary. */
+export interface PathIngested {
+  path: string;
+  summary: IngestSummary;
+}
+
+/** An ingest of several paths, summed: every folder read, the other folders of a rebuild too. */
+export interface IngestTotal {
+  /** The paths ingested (the one interrupted included). */
+  paths: number;
+  files: Omit<IngestSummary['files'], 'merged'> & { merged: number };
+  chunks: IngestSummary['chunks'];
+  invalidUtf8: number;
+  bytes: number;
+  seconds: number;
+  interrupted: boolean;
+}
+
+export interface IngestPathsSummary {
+  /** One per path ingested, in the order given. */
+  paths: PathIngested[];
+  /** The paths given that another one's ingest read (IngestPathsPlan). */
+  covered: IngestPathsPlan['covered'];
+  /** The paths not ingested because the run stopped before them (interrupted). */
+  notIngested: string[];
+  total: IngestTotal;
+}
+
+export interface IngestPathsOptions extends Omit<IngestFolderOptions, 'only'>, IngestPathsCheck {
+  /** Called before each path's ingest starts, with its place in the plan. */
+  onPathStart?: (target: IngestTarget, index: number, plan: IngestPathsPlan) => void;
+  /** Called when a path's ingest has returned (interrupted or not), before the next starts. */
+  onPathDone?: (done: PathIngested, index: number, plan: IngestPathsPlan) => void;
+}
+
+/**
+ * Ingests several folders or files in turn, in the order given, as `ingestFolder` (or,
+ * for a file, `ingestFolder` with `only`) does each: the same options for each, the globs
+ * read from each folder. Every path is checked first (planIngestPaths: a missing one is
+ * refused with nothing written), and one given twice or inside another is read once.
+ * With `reindex` the first path rebuilds the index (every other folder it held too) and
+ * the others are then ingested into it. Each path's ingest takes the ingest lock at its
+ * first write and releases it at its end. Aborting stops at the path being read: what
+ * was written is kept, the paths after it are named in `notIngested`. A path's ingest
+ * that fails (RemovalRefused, another ingest running) rejects with its error; the paths
+ * before it stay ingested and were handed to `onPathDone`.
+ */
+export async function ingestPaths(workspace: Workspace, paths: readonly string[] | IngestPathsPlan, options: IngestPathsOptions = {}): Promise<IngestPathsSummary> {
+  const plan = 'targets' in paths ? paths : planIngestPaths(workspace, paths, options);
+  // Refused before the first path is read, as an ingest of one is.
+  assertNoIngestRunning(workspace.db);
+  await workspace.ingestEmbedder({ reindex: options.reindex });
+  const { onPathStart, onPathDone, ...folderOptions } = options;
+  const done: PathIngested[] = [];
+  for (const [index, target] of plan.targets.entries()) {
+    // Checked between paths; the first is started as an ingest of one is (it sees the abort itself).
+    if (index > 0 && options.signal?.aborted) break;
+    onPathStart?.(target, index, plan);
+    const summary = await ingestFolder(workspace, target.document?.folder ?? target.absolute, {
+      ...folderOptions,
+      only: target.document ? [target.document.relative] : undefined,
+      // One rebuild: the first path's; the others are ingested into the rebuilt index.
+      reindex: options.reindex && index === 0,
+    });
+    const ingested = { path: target.path, summary };
+    done.push(ingested);
+    onPathDone?.(ingested, index, plan);
+    if (summary.interrupted) break;
+  }
+  const notIngested = plan.targets.slice(done.length).map((target) => target.path);
+  const total = ingestTotal(done);
+  total.interrupted ||= notIngested.length > 0;
+  return { paths: done, covered: plan.covered, notIngested, total };
+}
+
+/** The sums of `done`'s summaries, and of the other folders their rebuilds read. */
+export function ingestTotal(done: readonly PathIngested[]): IngestTotal {
+  const total: IngestTotal = {
+    paths: done.length,
+    files: { added: 0, changed: 0, unchanged: 0, removed: 0, merged: 0, skipped: {} },
+    chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
+    invalidUtf8: 0,
+    bytes: 0,
+    seconds: 0,
+    interrupted: false,
+  };
+  const add = (summary: IngestSummary) => {
+    const { files, chunks } = summary;
+    for (const key of ['added', 'changed', 'unchanged', 'removed'] as const) total.files[key] += files[key];
+    total.files.merged += files.merged ?? 0;
+    for (const [reason, n] of Object.entries(files.skipped) as [keyof typeof files.skipped, number][]) total.files.skipped[reason] = (total.files.skipped[reason] ?? 0) + n;
+    for (const key of ['written', 'embedded', 'reused', 'removed'] as const) total.chunks[key] += chunks[key];
+    total.invalidUtf8 += summary.invalidUtf8;
+    total.bytes += summary.bytes;
+    total.seconds += summary.seconds;
+    total.interrupted ||= summary.interrupted;
+  };
+  for (const { summary } of done) {
+    add(summary);
+    for (const other of summary.others ?? []) if (other.summary) add(other.summary);
+  }
+  return total;
 }
 
 /**
@@ -186,8 +444,13 @@ async function rebuild(workspace: Workspace, folder: string, options: IngestFold
  * copy under `docs/sub`), else its own folder; with the file's path relative to it.
  */
 export function folderOfFile(workspace: Workspace, file: string): { folder: string; relative: string } {
+  return folderOfFileIn(storedRoots(workspace.db), file);
+}
+
+/** folderOfFile with the folders ingested given (those stored, and those an ingest of several reads before). */
+function folderOfFileIn(roots: readonly string[], file: string): { folder: string; relative: string } {
   const real = realPath(file);
-  const folder = deepestHolder(storedRoots(workspace.db), real) ?? path.dirname(real);
+  const folder = deepestHolder(roots, real) ?? path.dirname(real);
   return { folder, relative: path.relative(folder, real) };
 }
 
@@ -208,7 +471,7 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
     const holder = deepestHolder(stored, candidate);
     return holder === undefined ? undefined : { holder, parts: path.relative(holder, candidate).split(path.sep) };
   };
-  const unread = (parts: string[]) => parts.some((part) => part.startsWith('.') || part === 'node_modules');
+  const unread = (parts: string[]) => parts.some(unreadPart);
   const linked = within(realPath(folder));
   const target = within(real);
   // A symlinked folder is read where it is linked ("docs/linked" is the documents
@@ -222,6 +485,11 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
     return { folder: found.holder, relative: `${found.parts.join('/')}/` };
   }
   return { folder: real };
+}
+
+/** A name a folder's ingest never reads below it: hidden, or node_modules. */
+function unreadPart(part: string): boolean {
+  return part.startsWith('.') || part === 'node_modules';
 }
 
 /** The deepest of `roots` that holds `target` (inside it, not it). */

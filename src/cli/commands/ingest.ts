@@ -1,11 +1,23 @@
-// `ragline ingest <dir>`: progress on a TTY, a one-line summary, --json for scripts.
+// `ragline ingest <path...>`: progress on a TTY, a one-line summary per path (and a
+// total for several), --json for scripts.
 
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { fileTypesIn, folderOfFile, ingestFolder, leftOutWords, MASS_REMOVAL_MIN, READ_KINDS, RemovalRefused, unreadableFile, type GlobRemoval } from '../../app/ingest.js';
+import {
+  checkIngestPaths,
+  fileTypesIn,
+  ingestPaths,
+  ingestTotal,
+  leftOutWords,
+  MASS_REMOVAL_MIN,
+  planIngestPaths,
+  READ_KINDS,
+  RemovalRefused,
+  type GlobRemoval,
+  type IngestPathsPlan,
+  type IngestTotal,
+  type PathIngested,
+} from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
-import { UserError } from '../../util/errors.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, setExitCode } from '../io.js';
 import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';
@@ -33,55 +45,40 @@ const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptE
 export function registerIngest(program: Command): void {
   program
     .command('ingest')
-    .description('chunk, embed and index a folder of documents (Markdown, text, HTML, PDF), or one file of it')
-    .argument('<dir>', "folder to ingest (running it again only processes what changed), or one file: added or updated, its folder's other documents kept")
-    .option('--include <glob...>', "only ingest files matching these globs, read as in .gitignore (\"*.rst\" at any depth, \"/*.rst\" or \"./*.rst\" at the top, \"guides/*.md\" from <dir>); the folder's stored documents they leave out are removed")
+    .description('chunk, embed and index folders of documents (Markdown, text, HTML, PDF), or files of them; several in turn, each once')
+    .argument(
+      '<path...>',
+      "folders to ingest (running it again only processes what changed), or files: each added or updated, its folder's other documents kept. Several are ingested in turn, in the order given, every one checked first; one given twice or inside another is read once; a failure or Ctrl-C stops at the path being read, keeping those before it",
+    )
+    .option('--include <glob...>', "only ingest files matching these globs, read as in .gitignore (\"*.rst\" at any depth, \"/*.rst\" or \"./*.rst\" at the top, \"guides/*.md\" from each folder given); the folder's stored documents they leave out are removed")
     .option('--exclude <glob...>', 'skip files matching these globs (read the same way; "drafts/" is every folder named drafts)')
     .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
     .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
     .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: ${formatBytes(DEFAULTS['ingest.maxFileBytes'] as number)})`)
-    .option('--reindex', 'drop the index and rebuild it: this folder, then every other folder it held, with the files each held (after changing the embedder or chunk settings; sessions are kept)')
+    .option('--reindex', 'drop the index and rebuild it: the (first) folder given, then every other folder it held, with the files each held, then the other folders given (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('-y, --yes', `remove without asking the stored documents --include/--exclude leave out, when the run adds none and would keep none of the folder's documents, or remove more than half and more than ${MASS_REMOVAL_MIN} of them (a terminal asks; without one, or with --json, the run is refused: exit 2)`)
     .option('--verbose', 'also list the skipped files, a few per reason')
-    .option('--json', 'print the summary as JSON (with a few skipped paths per reason)')
+    .option('--json', 'print the summary as JSON (with a few skipped paths per reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "notIngested", "total"}')
     .addHelpText(
       'after',
       `
 Examples:
   ragline ingest ./docs
   ragline ingest ./docs/faq.md
+  ragline ingest ./docs ./notes ~/handbook/faq.md   # each in turn, with one summary line each and a total
   ragline ingest ./docs --exclude "drafts/**" --json
   ragline ingest ./docs --include "guides/" --yes   # keep only guides/, removing the rest without asking
   ragline --db ./team.db ingest ./handbook --reindex`,
     )
-    .action(async (dir: string, flags: IngestFlags, command: Command) => {
+    .action(async (dirs: string[], flags: IngestFlags, command: Command) => {
       const output = outputFor(command);
       const io = ioOf(command);
-      const given = path.resolve(io.cwd, dir);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(given);
-      } catch {
-        throw new UserError(`No such file or folder: ${dir}`, { hint: 'Give the path of a folder of documents, e.g. `ragline ingest ./docs`, or of one file.', exitCode: 2 });
-      }
-      // One file: it is added or updated as a document of its folder, whose other documents stay.
-      const file = stat.isFile();
-      if (!file && !stat.isDirectory()) throw new UserError(`${dir} is neither a file nor a folder.`, { exitCode: 2 });
-      if (file && (flags.include || flags.exclude)) {
-        throw new UserError('--include and --exclude choose among the files of a folder; a single file was given.', {
-          hint: `Give its folder with the globs, e.g. \`ragline ingest ${path.dirname(dir) || '.'} --include "${path.basename(dir)}"\` (the folder's files the globs leave out are then removed from the index), or the file alone.`,
-          exitCode: 2,
-        });
-      }
-      const unreadable = file ? unreadableFile(dir) : undefined;
-      if (unreadable) throw unreadable;
-      if (file && flags.reindex) {
-        throw new UserError('--reindex rebuilds the whole index, of every folder; a single file was given.', {
-          hint: 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
-          exitCode: 2,
-        });
-      }
+      /** Several paths: one line per path and a total, and one JSON document of them all. */
+      const several = dirs.length > 1;
+      const check = { cwd: io.cwd, include: flags.include, exclude: flags.exclude, reindex: flags.reindex };
+      // Every path is checked before the database is opened: a mistyped one stops the command with nothing written.
+      checkIngestPaths(dirs, check);
 
       const settings = settingsFor(command, {
         'chunk.size': flags.chunkSize,
@@ -90,21 +87,15 @@ Examples:
       });
       const { config } = settings;
       const workspace = openWorkspaceFor(settings, { create: true });
-      const { folder: root, relative } = file ? folderOfFile(workspace, given) : { folder: given, relative: '' };
-      // A folder ingest never reads hidden files or folders or node_modules: one named here would be removed by the next.
-      const hidden = relative.split(path.sep).find((part) => part.startsWith('.') || part === 'node_modules');
-      if (hidden) {
-        await workspace.close();
-        throw new UserError(`${dir} is ${hidden === path.basename(relative) ? 'a hidden file' : `inside ${hidden}`}, which an ingest of ${root} leaves out.`, {
-          hint: 'Copy or move it to a folder of documents and ingest it there.',
-          exitCode: 2,
-        });
-      }
-      // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
-      await workspace.ingestEmbedder({ reindex: flags.reindex }).catch(async (err: unknown) => {
+      let plan: IngestPathsPlan;
+      try {
+        plan = planIngestPaths(workspace, dirs, check);
+        // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
+        await workspace.ingestEmbedder({ reindex: flags.reindex });
+      } catch (err) {
         await workspace.close();
         throw err;
-      });
+      }
       const controller = new AbortController();
       const onSigint = () => {
         if (controller.signal.aborted) io.exit(130);
@@ -112,7 +103,7 @@ Examples:
       };
       io.signals.on('SIGINT', onSigint);
       const progress = new ProgressLine(io.stderr);
-      /** How a removal the globs would make was answered at the prompt, when it was asked. */
+      /** How a removal the globs would make was answered at the prompt, when it was asked (for the path being read). */
       let answered: 'no' | 'cancelled' | undefined;
       const confirmRemoval = async (removal: GlobRemoval): Promise<boolean> => {
         if (flags.yes) return true;
@@ -129,52 +120,85 @@ Examples:
           return false;
         }
       };
+      for (const { path: given, by, reason } of flags.json ? [] : plan.covered) {
+        const what = reason === 'inside' ? `is inside ${oneLine(by)}: ingested as part of it` : given === by ? 'was given again: ingested once' : `is the same as ${oneLine(by)}: ingested once`;
+        output.out(output.color.dim(`${oneLine(given)} ${what}.`));
+      }
+      /** The paths ingested so far, and the one being read. */
+      const done: PathIngested[] = [];
+      let current = 0;
+      /** The whole command as one JSON document (several paths). */
+      const document = (notIngested: string[]) => ({
+        db: config.db,
+        paths: done.map(({ path: given, summary }) => ({ path: given, db: config.db, ...summary })),
+        covered: plan.covered,
+        notIngested,
+        total: ingestTotal(done),
+      });
       try {
-        const summary = await ingestFolder(workspace, root, {
+        const result = await ingestPaths(workspace, plan, {
           include: flags.include,
           exclude: flags.exclude,
-          only: file ? [relative] : undefined,
           reindex: flags.reindex,
           checksum: flags.checksum,
           confirmRemoval,
           signal: controller.signal,
+          onPathStart: (_target, index) => {
+            current = index;
+            answered = undefined;
+          },
           onProgress: (p) => {
             const seconds = p.elapsedMs / 1000;
             const rate = seconds > 0 ? p.bytesDone / seconds : 0;
             const eta = rate > 0 ? ((p.bytesTotal - p.bytesDone) / rate) * 1000 : NaN;
+            const which = several ? `${current + 1}/${plan.targets.length} ${oneLine(plan.targets[current]!.path, 40)} · ` : '';
             progress.update(
-              `files ${p.filesDone}/${p.filesTotal} · chunks ${p.chunksWritten} · ${formatBytes(rate)}/s · ETA ${formatDuration(eta)}`,
+              `${which}files ${p.filesDone}/${p.filesTotal} · chunks ${p.chunksWritten} · ${formatBytes(rate)}/s · ETA ${formatDuration(eta)}`,
               p.filesDone === p.filesTotal,
             );
           },
+          onPathDone: (ingested) => {
+            progress.clear();
+            done.push(ingested);
+            const { summary, path: given } = ingested;
+            if (!flags.json) {
+              output.out(summaryLine(summary, output.color, several ? given : undefined));
+              if (summary.reread) output.out(output.color.dim('Every file was read again: the folder had been indexed by an earlier version of ragline, which read documents differently.'));
+              if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
+              for (const line of otherFolderLines(summary)) output.out(line);
+            }
+            const nothing = nothingIndexed(summary, given);
+            if (nothing) output.err(nothing);
+            for (const other of summary.others ?? []) {
+              if (other.state === 'missing') output.err(`${other.root} is gone: ${other.documents === 1 ? 'its document was' : `its ${other.documents} documents were`} dropped from the index.`);
+            }
+          },
         });
         progress.clear();
-        if (flags.json) output.json({ db: config.db, ...summary });
-        else {
-          output.out(summaryLine(summary, output.color));
-          if (summary.reread) output.out(output.color.dim('Every file was read again: the folder had been indexed by an earlier version of ragline, which read documents differently.'));
-          if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
-          for (const line of otherFolderLines(summary)) output.out(line);
-        }
-        const nothing = nothingIndexed(summary, dir);
-        if (nothing) output.err(nothing);
-        for (const other of summary.others ?? []) {
-          if (other.state === 'missing') output.err(`${other.root} is gone: ${other.documents === 1 ? 'its document was' : `its ${other.documents} documents were`} dropped from the index.`);
-        }
-        if (summary.interrupted) {
+        if (flags.json) output.json(several ? document(result.notIngested) : { db: config.db, ...result.paths[0]!.summary });
+        else if (several) output.out(totalLine(result.total, output.color));
+        if (result.total.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
+          if (result.notIngested.length > 0) output.err(`Not ingested: ${fewOf(result.notIngested.map((given) => oneLine(given)))}.`);
           setExitCode(command, 130);
         }
       } catch (err) {
         // Said before the embedder is closed: whatever closing does, the user has the message.
         progress.clear();
+        // With several paths, those before the one that failed stay ingested: said, with those not reached.
+        const notIngested = plan.targets.slice(current).map((target) => target.path);
+        if (several && done.length > 0) {
+          if (flags.json) output.json(document(notIngested));
+          else output.out(totalLine(ingestTotal(done), output.color));
+        }
         if (err instanceof RemovalRefused && answered !== undefined) {
           // The person at the terminal said no (or Ctrl-C): as `sessions rm` does.
-          output.out('Nothing was ingested or removed.');
+          output.out(several ? `Nothing was ingested or removed for ${oneLine(notIngested[0]!)}.` : 'Nothing was ingested or removed.');
           if (answered === 'cancelled') setExitCode(command, 130);
         } else {
           setExitCode(command, reportError(err, output, io.env));
         }
+        if (several) output.err(`Not ingested: ${fewOf(notIngested.map((given) => oneLine(given)))}.`);
       } finally {
         progress.clear();
         io.signals.off('SIGINT', onSigint);
@@ -216,7 +240,7 @@ function nothingIndexed(summary: IngestSummary, dir: string): string | undefined
 }
 
 /** The skip reasons that occurred, in name order, with their counts. */
-function skippedCounts(summary: IngestSummary): [string, number][] {
+function skippedCounts(summary: Pick<IngestSummary, 'files'>): [string, number][] {
   return Object.entries(summary.files.skipped)
     .filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0)
     .sort(([a], [b]) => a.localeCompare(b));
@@ -233,7 +257,26 @@ export function skippedLines(summary: IngestSummary): string[] {
   return lines;
 }
 
-export function summaryLine(summary: IngestSummary, color: { bold: (s: string) => string; dim: (s: string) => string }): string {
+/**
+ * `Ingested 3 added, 0 changed, ...; 12 chunks written (12 embedded, 0 reused); 0.4s`;
+ * with `label` (one of several paths), `Ingested ./docs: 3 added, ...`.
+ */
+export function summaryLine(summary: IngestSummary, color: { bold: (s: string) => string; dim: (s: string) => string }, label?: string): string {
+  // An interrupted run says so first: its counts are what was done before it stopped.
+  const lead =
+    label === undefined
+      ? color.bold(summary.interrupted ? 'Interrupted after' : 'Ingested')
+      : `${color.bold(summary.interrupted ? 'Interrupted' : 'Ingested')} ${oneLine(label)}${summary.interrupted ? ' after' : ':'}`;
+  return `${lead} ${countsText(summary)}`;
+}
+
+/** `Total for 2 paths: 30 added, ...`: the sums of an ingest of several paths (the other folders of a rebuild included). */
+export function totalLine(total: IngestTotal, color: { bold: (s: string) => string }): string {
+  return `${color.bold('Total')} for ${count(total.paths, 'path')}${total.interrupted ? ' (interrupted)' : ''}: ${countsText(total)}`;
+}
+
+/** The counts of a summary line: files by what happened to them, chunks, invalid UTF-8, seconds. */
+function countsText(summary: Pick<IngestSummary, 'files' | 'chunks' | 'invalidUtf8' | 'seconds'>): string {
   const f = summary.files;
   const skipped = skippedCounts(summary)
     .map(([reason, n]) => `${n} ${reason}`)
@@ -248,7 +291,5 @@ export function summaryLine(summary: IngestSummary, color: { bold: (s: string) =
   ];
   const chunks = `${count(summary.chunks.written, 'chunk')} written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
   const utf8 = summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : '';
-  // An interrupted run says so first: its counts are what was done before it stopped.
-  const lead = summary.interrupted ? color.bold('Interrupted after') : color.bold('Ingested');
-  return `${lead} ${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
+  return `${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
 }
