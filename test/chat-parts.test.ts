@@ -186,7 +186,7 @@ describe('extractive answers', () => {
 describe('names the index has never seen', () => {
   // An index that holds these words (stems as FTS5 stems them) and no other.
   const held = new Set(['topic', 'partit', 'ssh', 'node', 'js', 'port', 'algorithm', 'index', 'collect', 'creat']);
-  const share = (word: string) => (held.has(word.replace(/(?:s|ions?)$/, '')) || held.has(word) ? 0.01 : 0);
+  const holding = (word: string, atMost: number) => Math.min(held.has(word.replace(/(?:s|ions?)$/, '')) || held.has(word) ? 50 : 0, atMost + 1);
 
   test.each([
     ['How do I create a topic with several partitions in Kafka?', ['Kafka']],
@@ -197,7 +197,7 @@ describe('names the index has never seen', () => {
     ['Kafka topics?', []], // the first word is capitalised as any first word is
     ['How do I listen on port 8080 in Node.js?', []], // numbers, and a dotted name whose parts it holds
   ])('%s', (question, expected) => {
-    expect(namesUnknownToIndex(question, share)).toEqual(expected);
+    expect(namesUnknownToIndex(question, holding)).toEqual(expected);
   });
 
   test('the extractive answer says which names no document mentions', () => {
@@ -210,13 +210,19 @@ describe('names the index has never seen', () => {
 });
 
 describe('names few chunks hold', () => {
-  const shares: Record<string, number> = { ipo: 0.001, cmake: 0.2, target: 0.05, fpic: 0.002, node: 0.1, js: 0.1 };
-  const share = (word: string) => shares[word] ?? 0;
+  // Of 10,000 chunks (a name is rare in at most 30 of them), how many hold each word.
+  const counts: Record<string, number> = { ipo: 10, cmake: 2000, target: 500, fpic: 20, node: 1000, js: 1000 };
+  const holding = (word: string, atMost: number) => Math.min(counts[word.toLowerCase()] ?? 0, atMost + 1);
+  const total = () => 10_000;
 
   test('are the names written as names that some chunk holds and few do', () => {
-    expect(rareNames('How do I turn on link-time optimization (IPO) for a target in CMake?', share)).toEqual(['IPO']);
-    expect(rareNames('How do I compile with -fPIC in Node.js?', share)).toEqual(['fPIC']);
-    expect(rareNames('How do I use Kafka in CMake?', share)).toEqual([]); // no chunk holds it: namesUnknownToIndex's
+    expect(rareNames('How do I turn on link-time optimization (IPO) for a target in CMake?', holding, total)).toEqual(['IPO']);
+    expect(rareNames('How do I compile with -fPIC in Node.js?', holding, total)).toEqual(['fPIC']);
+    expect(rareNames('How do I use Kafka in CMake?', holding, total)).toEqual([]); // no chunk holds it: namesUnknownToIndex's
+    expect(rareNames('How do I turn on IPO?', holding, () => 300)).toEqual([]); // an index of fewer than 334 chunks has no rare name
+    let read = 0;
+    expect(rareNames('how do I build it?', holding, () => ++read)).toEqual([]);
+    expect(read).toBe(0); // no name: the chunk count is not read
   });
 
   test('only chunks that mention them are quoted; when none does, the answer says so', () => {

@@ -13,7 +13,7 @@ import { DEFAULT_SEARCH_PATHS, resolveConfig, type Config } from '../src/config/
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { addedWords, Retriever } from '../src/retrieve/search.js';
-import { termShares } from '../src/retrieve/term-stats.js';
+import { chunkCount, chunksHolding, termShares } from '../src/retrieve/term-stats.js';
 import type { Topic } from '../src/domain/index.js';
 import { DEFAULT_VAGUE, isVague, OfflineRewriter, type RewriteRequest } from '../src/rewrite/index.js';
 import { openDatabase, type Db } from '../src/store/db.js';
@@ -171,5 +171,19 @@ describe('weighted query and term shares on the fixture index', () => {
     expect(share('orbitly')).toBeLessThanOrEqual(1);
     expect(share('zzyzx')).toBe(0);
     expect(share('Keys')).toBe(share('key'));
+  });
+
+  it('chunksHolding counts the chunks holding a word as the keyword index stems it, up to a bound; chunkCount follows writes', () => {
+    const holding = chunksHolding(db);
+    const total = chunkCount(db);
+    const orbitly = Math.round(termShares(db)('orbitly') * total);
+    expect(holding('orbitly', 1000)).toBe(orbitly);
+    expect(holding('orbitly', 2)).toBe(3); // it stops at the bound's next
+    expect(holding('zzyzx', 0)).toBe(0);
+    expect(holding('Keys', 1000)).toBe(holding('key', 1000));
+    expect(holding('say "hi"', 5)).toBe(0); // quoted as one phrase, not read as query syntax
+    const other = openDatabase(':memory:');
+    expect(chunkCount(other)).toBe(0);
+    other.close();
   });
 });

@@ -195,13 +195,35 @@ function writtenAsName(word: string, first: boolean): boolean {
   return !first && /^\p{Lu}/u.test(word);
 }
 
+/** How many chunks hold a word (as the keyword index reads and stems it), counted up to `atMost` + 1. */
+export type ChunksHolding = (word: string, atMost: number) => number;
+
+/** The words of `question` written as names (writtenAsName), each once, with the parts the index reads them as; none with a digit ("port 8080" asks about a port). */
+function typedNames(question: string): { word: string; parts: string[] }[] {
+  const names: { word: string; parts: string[] }[] = [];
+  let first = true;
+  for (const match of question.matchAll(TYPED_WORD)) {
+    const word = match[0];
+    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
+    first = false;
+    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || names.some((name) => name.word === word)) continue;
+    const parts = indexedTokens(word).filter((token) => !isStopword(token));
+    if (parts.length > 0) names.push({ word, parts });
+  }
+  return names;
+}
+
 /**
  * The names `question` asks about that no chunk of the index holds, as typed:
  * "Kafka" in "How do I create a topic in Kafka?" over docs that never name it (a
- * word is held when FTS5's own vocabulary has it, stemmed as it stems; a name of
- * several words, ssh-keygen, when every part is). Only words written as names
- * (writtenAsName) count, and none with a digit ("port 8080" asks about a port).
+ * name of several words, ssh-keygen, when some part is in no chunk).
  */
+export function namesUnknownToIndex(question: string, holding: ChunksHolding): string[] {
+  return typedNames(question)
+    .filter(({ parts }) => parts.some((part) => holding(part, 0) === 0))
+    .map(({ word }) => word);
+}
+
 /**
  * Share of the chunks at most holding a name the question is specifically about
  * (0.3%: 15 of 5,000 chunks; no name in an index of fewer than 334 chunks). Measured
@@ -210,37 +232,22 @@ function writtenAsName(word: string, first: boolean): boolean {
 export const RARE_NAME_SHARE = 0.003;
 
 /**
- * The names `question` asks about (written as names, writtenAsName) that the index
- * holds in few chunks (a part of it in at most `rare` of them): "IPO" in "How do I
- * turn on link-time optimization (IPO) for a target?". Names no chunk holds are
- * namesUnknownToIndex's.
+ * The names `question` asks about that the index holds in few chunks (a part of it
+ * in at most `rare` of the `total`): "IPO" in "How do I turn on link-time
+ * optimization (IPO) for a target?". Names no chunk holds are namesUnknownToIndex's.
+ * `total` (the chunk count) is read only when the question names something.
  */
-export function rareNames(question: string, share: (word: string) => number, rare = RARE_NAME_SHARE): string[] {
-  const found: string[] = [];
-  let first = true;
-  for (const match of question.matchAll(TYPED_WORD)) {
-    const word = match[0];
-    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
-    first = false;
-    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || found.includes(word)) continue;
-    const parts = indexedTokens(word).filter((token) => !isStopword(token));
-    if (parts.length > 0 && parts.every((part) => share(part) > 0) && parts.some((part) => share(part) <= rare)) found.push(word);
-  }
-  return found;
-}
-
-export function namesUnknownToIndex(question: string, share: (word: string) => number): string[] {
-  const unknown: string[] = [];
-  let first = true;
-  for (const match of question.matchAll(TYPED_WORD)) {
-    const word = match[0];
-    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
-    first = false;
-    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || unknown.includes(word)) continue;
-    const parts = indexedTokens(word).filter((token) => !isStopword(token));
-    if (parts.some((part) => share(part) === 0)) unknown.push(word);
-  }
-  return unknown;
+export function rareNames(question: string, holding: ChunksHolding, total: () => number, rare = RARE_NAME_SHARE): string[] {
+  const names = typedNames(question);
+  if (names.length === 0) return [];
+  const limit = Math.floor(rare * total());
+  if (limit < 1) return [];
+  return names
+    .filter(({ parts }) => {
+      const counts = parts.map((part) => holding(part, limit));
+      return counts.every((count) => count > 0) && counts.some((count) => count <= limit);
+    })
+    .map(({ word }) => word);
 }
 
 /** What a quoted word looks like in the not-covered message: “pytest”. */

@@ -10,6 +10,7 @@
 // loop) stores the turn `interrupted` with whatever answer had arrived.
 // `replay --rerun` and eval run the same history, rewrite and retrieve stages.
 
+import { termShares } from '../retrieve/term-stats.js';
 import type { TurnEvent } from './events.js';
 import { answer } from './stages/answer.js';
 import { loadHistory } from './stages/history.js';
@@ -39,7 +40,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
 
     const rewrite = await timed(timings, 'rewriteMs', () =>
-      gateAndRewrite(context.rewriter, { question, history, config, policy: state.policy, signal, termShare: state.termShare }),
+      gateAndRewrite(context.rewriter, { question, history, config, policy: state.policy, signal, termShare: termShares(db) }),
     );
     state.rewrite = rewrite;
     if (rewrite.outcome.usage) usage.rewrite = rewrite.outcome.usage;

@@ -6,6 +6,7 @@
 import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
+import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
 import { extractiveAnswer, namesUnknownToIndex, rareNames } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
@@ -64,9 +65,12 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     state.models.chat = EXTRACTIVE_MODEL_ID;
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
     // Only the words typed in this turn: a name the index has never seen says the documents do not cover it.
-    const unknown = namesUnknownToIndex(ownWords(question), state.termShare);
+    const holding = chunksHolding(context.db);
     // A name few chunks hold is what the question is about: only passages that mention it are quoted.
-    const required = rareNames(ownWords(question), state.termShare);
+    // (Read first: its counts answer namesUnknownToIndex's too.)
+    const rare = rareNames(ownWords(question), holding, () => chunkCount(context.db));
+    const unknown = namesUnknownToIndex(ownWords(question), holding);
+    const required = unknown.length > 0 ? [] : rare;
     state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, required).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };

@@ -5,7 +5,6 @@
 
 import type { FinishedStatus, TurnTimings } from '../../domain/index.js';
 import { isAbortError } from '../../providers/describe-error.js';
-import { termShares } from '../../retrieve/term-stats.js';
 import { sqliteRuntimeError } from '../../util/sqlite-errors.js';
 import { finishTurn, startTurn } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
@@ -30,7 +29,6 @@ export function openTurn(context: TurnContext, question: string, options: TurnOp
     usage: {},
     models: { embed: context.retriever.embedder.id },
     chunks: [],
-    termShare: termShares(context.db),
     answer: '',
     answerKind: null,
     persisted: false,

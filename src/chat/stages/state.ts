@@ -6,7 +6,6 @@ import type { Config } from '../../config/index.js';
 import type { AnswerKind, ChatMessage, RewritePolicy, TurnModels, TurnTimings, TurnUsage } from '../../domain/index.js';
 import type { ChatModel } from '../../providers/types.js';
 import type { RetrievedChunk, Retriever } from '../../retrieve/search.js';
-import type { TermShare } from '../../retrieve/term-stats.js';
 import type { QueryRewriter } from '../../rewrite/index.js';
 import type { Db } from '../../store/db.js';
 import type { SessionInfo } from '../../store/sessions.js';
@@ -63,8 +62,6 @@ export interface TurnState {
   rewrite?: TurnRewrite;
   /** Set by the retrieve stage. */
   chunks: RetrievedChunk[];
-  /** How common a word is in the index (read lazily; one per turn, shared by the rewrite and the extractive answer). */
-  readonly termShare: TermShare;
   /** The messages sent to the answer model. */
   prompt?: ChatMessage[];
   answer: string;
