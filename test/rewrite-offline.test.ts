@@ -133,6 +133,14 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       expect(own!.standaloneQuery).toBe('when should I use npm ci?');
     });
 
+    it('"who wrote X?" is about X: the word after "who" is its verb, not a thing "it" can be', async () => {
+      const [, license, upgrade] = await play(['Who wrote the Frobnicator?', 'What license is it under?', 'How do I upgrade it from 1.x?']);
+      expect(license!.standaloneQuery).toBe('What license is the Frobnicator under?');
+      expect(upgrade!.standaloneQuery).toBe('How do I upgrade the Frobnicator from 1.x?');
+      const [, find] = await play(['What causes a memory leak?', 'How do I find it?']);
+      expect(find!.standaloneQuery).toBe('How do I find the memory leak?');
+    });
+
     it('a possessive phrase keeps the article it was written with', async () => {
       const [, hash] = await play(["How do I verify a downloaded file's hash with pip?", 'how do I get it for a package?']);
       expect(hash!.standaloneQuery).toBe("how do I get the downloaded file's hash for a package?");

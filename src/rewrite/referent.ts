@@ -173,6 +173,8 @@ const ASK_ABOUT = /^(?:what|which|who)\s+(?:is|are|was|were)\s+/i;
 const ASK_SUBJECT = /^(?:(?:how|why|when|where|what|which)(?:\s+\w+){0,2}\s+)?(?:does|do|is|are|can|will|did|should|would|could|has|have|was|were)\s+/i;
 const ASK_WHICH = /^(?:which|what)\s+(?=\S+\s+(?:do|does|is|are|can|come|comes|should)\b)/i;
 const INFINITIVE = /^(?:is|was|would|will)\s+it\s+\S+\s+to\s+/i;
+/** "who wrote ...", "what causes ...": a question word as the subject of a verb that is no auxiliary. */
+const ASK_WHO_DOES = /^(?:who|what)\s+(?!(?:is|are|was|were|be|does|do|did|can|could|should|would|will|shall|has|have|had|may|might|must|about|if|kind|kinds|type|types|version|versions)\b)[a-z]+(?:s|ed)?\s+(?=\S)/i;
 
 /** Strips the context an offline rewrite appended and the final punctuation. */
 export function mainClause(text: string): string {
@@ -221,6 +223,9 @@ export function questionFocus(question: string): Focus {
     }
   }
   if (start === undefined && ASK_WHICH.test(lower)) start = 1;
+  // "Who wrote the Frobnicator?", "What causes a memory leak?": "who"/"what" is the
+  // subject, the word after it its verb, and the focus that verb's object.
+  if (start === undefined && ASK_WHO_DOES.test(lower)) start = objectStart(list, 1);
   if (start === undefined) {
     matched = skip(ASK_SUBJECT.exec(lower));
     if (matched !== undefined && !SUBJECT_WORDS.has(list[matched]?.lower ?? '')) {
