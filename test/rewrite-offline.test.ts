@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config/index.js';
 import { ConversationRewriter } from '../src/eval/conversation.js';
 import { askedAction } from '../src/rewrite/offline.js';
+import { toConversationTurn } from '../src/chat/stages/history.js';
 import {
   activeTopic,
   classifyQuestion,
@@ -131,6 +132,16 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       // Items of their own are left as written.
       const [, own] = await play(['What is the difference between npm ci and npm install?', 'when should I use the first one?']);
       expect(own!.standaloneQuery).toBe('when should I use npm ci?');
+    });
+
+    it('"the second one" after an answer that quotes the documents is the second thing the question named, not its second quote', async () => {
+      const question = 'Should I use git subtree or submodules?';
+      const answer = 'Extractive answer (no language model configured):\n- Unlike submodules, subtrees do not need any special constructions. [1]\n- Subtrees are not to be confused with submodules, which are meant for the same task. [1]';
+      const outcome = await new OfflineRewriter().rewrite({ question: 'tell me more about the second one', history: [toConversationTurn({ question, standaloneQuery: question, answer, answerKind: 'extractive' })], topics: [], policy: 'auto' });
+      expect(outcome.standaloneQuery).toBe('tell me more about submodules');
+      // A model's answer that lists things is what "the second one" counts in.
+      const listed = await new OfflineRewriter().rewrite({ question: 'tell me more about the second one', history: [toConversationTurn({ question: 'Which tools are there?', standaloneQuery: 'Which tools are there?', answer: '1. Memcheck\n2. Cachegrind', answerKind: 'llm' })], topics: [], policy: 'auto' });
+      expect(listed.standaloneQuery).toBe('tell me more about Cachegrind');
     });
 
     it('"who wrote X?" is about X: the word after "who" is its verb, not a thing "it" can be', async () => {

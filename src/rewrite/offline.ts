@@ -270,7 +270,9 @@ function resolveReference(
       // question's "X and Y" (the user's own order), else names listed in a sentence of the latest answer that has them.
       const recent = history.slice(Math.max(0, history.length - 3)).reverse();
       let items: Candidate[] = [];
-      for (const turn of recent) if (items.length === 0) items = enumerationItems(turn.answer);
+      // (An answer that quotes the documents lists sentences, not the things asked about: "the second one" of
+      // "git subtree or submodules?" is submodules, not the subject of its second quote.)
+      for (const turn of recent) if (items.length === 0 && !turn.quoted) items = enumerationItems(turn.answer);
       if (items.length === 0) items = questionFocus(last.standaloneQuery).list ?? [];
       for (const turn of recent) if (items.length === 0) items = inlineItems(turn.answer);
       const index = reference.ordinal === -1 ? items.length - 1 : (reference.ordinal ?? 0) - 1;

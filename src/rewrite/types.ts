@@ -13,6 +13,8 @@ export interface ConversationTurn {
   standaloneQuery: string;
   /** The assistant's answer. */
   answer: string;
+  /** The answer quotes the documents (offline): its bullets are quoted sentences, not a list of things. */
+  quoted?: boolean;
 }
 
 export interface RewriteRequest {

@@ -88,8 +88,13 @@ export function isExchange(turn: Pick<StoredTurn, 'status' | 'answer' | 'answerK
 }
 
 /** An exchange as the rewriter sees it. */
-export function toConversationTurn(turn: Pick<Exchange, 'question' | 'standaloneQuery' | 'answer'>): ConversationTurn {
-  return { question: turn.question, standaloneQuery: turn.standaloneQuery ?? turn.question, answer: turn.answer ?? '' };
+export function toConversationTurn(turn: Pick<Exchange, 'question' | 'standaloneQuery' | 'answer'> & Partial<Pick<Exchange, 'answerKind'>>): ConversationTurn {
+  return {
+    question: turn.question,
+    standaloneQuery: turn.standaloneQuery ?? turn.question,
+    answer: turn.answer ?? '',
+    ...(turn.answerKind === 'extractive' ? { quoted: true } : {}),
+  };
 }
 
 /**
