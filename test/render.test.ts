@@ -89,6 +89,8 @@ describe('the heading shown for a chunk of small sections merged under their par
     expect(shownHeading('Shell', '```sh\n# comment in a fence\n## build it\nls -la\n```')).toBe('Shell');
     expect(shownHeading('Path', '## `a()`\n\nText.\n\n```sh\n## build it\n```')).toBe('Path > a()');
     expect(shownHeading('Lang', '## C#  ##\n\nText.')).toBe('Lang > C#');
+    // A title read as its path holds it: a README's badge is no other section.
+    expect(shownHeading('Frobnicator', '# Frobnicator [![Build Status](https://ci.example.com/b.svg)](https://ci.example.com)\n\nText.')).toBe('Frobnicator');
   });
 
   test('in the one-line view: the first section\'s name in the heading column, the next ones in the snippet', () => {

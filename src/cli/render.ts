@@ -3,6 +3,7 @@
 // Every piece of document text passes through sanitizeForTerminal.
 
 import type { PruneReport } from '../app/index.js';
+import { plainHeading } from '../ingest/chunk.js';
 import { formatLocation } from '../retrieve/search.js';
 import type { ChunkLocation, Topic } from '../domain/index.js';
 import { rankTopics, rankTopicsForDisplay } from '../rewrite/index.js';
@@ -106,7 +107,8 @@ function textLines(text: string, max: number): TextLine[] {
     const next = lines[i + 1] ?? '';
     let title: string | undefined;
     const atx = /^#{1,6}(?=\s|$)/.exec(line);
-    if (atx) title = withoutClosingHashes(line.slice(atx[0].length));
+    // As the heading path holds it: "Frobnicator", not "Frobnicator [![Build Status](...)](...)".
+    if (atx) title = plainHeading(withoutClosingHashes(line.slice(atx[0].length)));
     else if (line !== '' && ADORNMENT.test(next) && line.length <= next.length && !ADORNMENT.test(line)) title = line;
     out.push({ text: line, markup: title === undefined && (ADORNMENT.test(line) || FENCE.test(line)), ...(title !== undefined ? { title } : {}) });
   }
