@@ -334,6 +334,11 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('reads nothing of a Sphinx extension\'s directive (a hyphenated name it does not know), and an object directive as its name', () => {
+    const source = ['Windows:', '', '.. pip-command-usage:: uninstall "py -m pip"', '', '.. variable:: CMAKE_BUILD_TYPE', '.. towncrier-draft-entries:: |release|, unreleased as on'].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual(['Windows:', '', '', '', 'CMAKE_BUILD_TYPE', '']);
+  });
+
   it('reads a directive that follows a list bullet', () => {
     const source = ['  * .. versionadded:: 3.6', '      The target is being cross-compiled.', '  - .. note::'].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual(['  * New in version 3.6.', '      The target is being cross-compiled.', '  - Note:']);

@@ -191,6 +191,9 @@ export function directiveLine(indent: string, name: string, argument: string | u
   // A tab's label names what follows ("Unix/macOS:" over its command), as the rendered tab does.
   if (TABS.has(lower)) return arg ? `${indent}${arg}:` : '';
   if (SILENT.has(lower)) return '';
+  // A directive of a Sphinx extension (`pip-command-usage:: uninstall "py -m pip"`) fills the page
+  // from code at build time: its argument is input to that code, not text anyone reads there.
+  if (lower.includes('-') && !TITLED.has(lower)) return '';
   return arg ? indent + arg : ''; // an object or a titled block: its name or title is content
 }
 
