@@ -393,6 +393,15 @@ describe('offline turns (no language model)', () => {
     expect(finished.citations).toEqual([]);
   });
 
+  test('the stages read the question less its long runs; it is stored as typed', async () => {
+    const typed = `How long is an Orbitly API key   valid by default${'?'.repeat(5000)}`;
+    const events = await collect(runTurn(offlineContext(createRewriter(undefined)), typed));
+    expect(events.find((event) => event.type === 'rewrite')).toMatchObject({ question: typed, standaloneQuery: 'How long is an Orbitly API key valid by default???' });
+    const finished = done(events);
+    expect(finished.answer).toContain('90 days');
+    expect(getTurn(db, finished.turnId)?.question).toBe(typed);
+  });
+
   test('names a tool the documents never mention instead of quoting sentences that share its other words', async () => {
     const question = 'How long is an API key valid in Kafka?';
     const events = await collect(runTurn(offlineContext(), question));

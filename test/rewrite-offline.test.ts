@@ -9,6 +9,7 @@ import { resolveConfig } from '../src/config/index.js';
 import { ConversationRewriter } from '../src/eval/conversation.js';
 import { askedAction } from '../src/rewrite/offline.js';
 import { toConversationTurn } from '../src/chat/stages/history.js';
+import { plainQuestion } from '../src/util/words.js';
 import {
   activeTopic,
   classifyQuestion,
@@ -129,6 +130,13 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       const [, second, run] = await play(['What are the memcheck and helgrind tools?', 'tell me more about the second one', 'how do I run it?']);
       expect(second!.standaloneQuery).toBe('tell me more about the helgrind tool');
       expect(run!.standaloneQuery).toBe('how do I run the helgrind tool?');
+      // The head in the singular: "caches" -> cache, "sizes" -> size, "patches" -> patch.
+      const [, cache] = await play(['What are the npm and yarn caches?', 'how do I clear the first one?']);
+      expect(cache!.standaloneQuery).toBe('how do I clear the npm cache?');
+      const [, size] = await play(['What are the heap and stack sizes?', 'how do I raise the second one?']);
+      expect(size!.standaloneQuery).toBe('how do I raise the stack size?');
+      const [, patch] = await play(['Where are the security and bugfix patches?', 'how do I apply the first one?']);
+      expect(patch!.standaloneQuery).toBe('how do I apply the security patch?');
       // Items of their own are left as written.
       const [, own] = await play(['What is the difference between npm ci and npm install?', 'when should I use the first one?']);
       expect(own!.standaloneQuery).toBe('when should I use npm ci?');
@@ -142,6 +150,16 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       // A model's answer that lists things is what "the second one" counts in.
       const listed = await new OfflineRewriter().rewrite({ question: 'tell me more about the second one', history: [toConversationTurn({ question: 'Which tools are there?', standaloneQuery: 'Which tools are there?', answer: '1. Memcheck\n2. Cachegrind', answerKind: 'llm' })], topics: [], policy: 'auto' });
       expect(listed.standaloneQuery).toBe('tell me more about Cachegrind');
+    });
+
+    it('reads a question less its runs of spaces and of one punctuation mark, so a pasted run costs nothing', async () => {
+      expect(plainQuestion('  how  do I\t\tfix it??????  ')).toBe('how do I fix it???');
+      expect(plainQuestion('Node.js... C++ -- ok')).toBe('Node.js... C++ -- ok');
+      const history = [{ question: 'How do I write a suppression file for valgrind?', standaloneQuery: 'How do I write a suppression file for valgrind?', answer: 'x' }];
+      const long = await new OfflineRewriter().rewrite({ question: `and for helgrind${'.'.repeat(20000)}`, history, topics: [], policy: 'auto' });
+      expect(long.standaloneQuery).toBe('How do I write a suppression file for helgrind?');
+      const spaced = await new OfflineRewriter().rewrite({ question: `and for ${' '.repeat(20000)}helgrind?`, history, topics: [], policy: 'auto' });
+      expect(spaced.standaloneQuery).toBe('How do I write a suppression file for helgrind?');
     });
 
     it('"who wrote X?" is about X: the word after "who" is its verb, not a thing "it" can be', async () => {

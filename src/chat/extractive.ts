@@ -44,6 +44,7 @@
 
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { indexedTokens, isStopword, stem } from '../text/index.js';
+import { plainQuestion, squeezeSpaces, trimEndOf } from '../util/words.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
 export const NOT_COVERED = "The documents don't seem to cover this.";
@@ -138,7 +139,8 @@ function termSequence(text: string): string[] {
  * A trailing "in CMake" / "with npm" narrows where to look, not what is asked.
  */
 function questionSubject(question: string): { terms: string[]; copula: boolean } | undefined {
-  const match = /^\s*what\s+(is|are|does|do)\s+(?:an?\s+|the\s+)?(.+?)\s*(?:\bdo|\bmean)?\s*\?*\s*$/i.exec(question);
+  // (Read without its closing "?", cut off first: the pattern then ends at the text's end.)
+  const match = /^\s*what\s+(is|are|does|do)\s+(?:an?\s+|the\s+)?(\S.*?)(?:\s+(?:do|mean))?$/i.exec(trimEndOf(squeezeSpaces(question), ' ?'));
   if (!match) return undefined;
   const terms = termSequence(match[2]!.replace(/\s+(?:in|with|for|on)\s+\S+$/i, ''));
   return terms.length === 0 || terms.length > 4 ? undefined : { terms, copula: /^(?:is|are)$/i.test(match[1]!) };
@@ -201,10 +203,13 @@ export type ChunksHolding = (word: string, atMost: number) => number;
 /** The words of `question` written as names (writtenAsName), each once, with the parts the index reads them as; none with a digit ("port 8080" asks about a port). */
 function typedNames(question: string): { word: string; parts: string[] }[] {
   const names: { word: string; parts: string[] }[] = [];
+  let after = 0; // where the last word ended
   let first = true;
   for (const match of question.matchAll(TYPED_WORD)) {
     const word = match[0];
-    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(0, match.index));
+    // Only what stands between this word and the one before decides (linear in the question).
+    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(after, match.index));
+    after = match.index + word.length;
     first = false;
     if (/\d/.test(word) || !writtenAsName(word, opensSentence) || names.some((name) => name.word === word)) continue;
     const parts = indexedTokens(word).filter((token) => !isStopword(token));
@@ -262,7 +267,9 @@ const quoted = (word: string) => `\u201c${word}\u201d`;
  * answer says which. `required`: names few chunks hold (rareNames); a chunk that
  * does not mention them is not quoted, and when none does the answer says so.
  */
-export function extractiveAnswer(query: string, chunks: readonly RetrievedChunk[], question?: string, unknown: readonly string[] = [], required: readonly string[] = []): ExtractiveAnswer {
+export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedChunk[], typedQuestion?: string, unknown: readonly string[] = [], required: readonly string[] = []): ExtractiveAnswer {
+  const query = plainQuestion(typedQuery);
+  const question = typedQuestion === undefined ? undefined : plainQuestion(typedQuestion);
   // Only chunks that mention every `required` name (rareNames) are quoted from; when none does, the answer says so.
   const requiredTerms = required.map((name) => [...contentTerms(name)]);
   const mentions = (chunk: RetrievedChunk) => {

@@ -11,6 +11,7 @@
 // `replay --rerun` and eval run the same history, rewrite and retrieve stages.
 
 import { termShares } from '../retrieve/term-stats.js';
+import { plainQuestion } from '../util/words.js';
 import type { TurnEvent } from './events.js';
 import { answer } from './stages/answer.js';
 import { loadHistory } from './stages/history.js';
@@ -26,6 +27,8 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   const { db, config } = context;
   const signal = options.signal;
   const state = openTurn(context, question, options);
+  // The stages read the question as typed, less its runs of spaces and of one punctuation mark (stored as typed).
+  const asked = plainQuestion(question);
   const { timings, usage } = state;
   try {
     // Inside the try: a consumer that leaves at `start` still gets the turn stored, not left pending.
@@ -40,7 +43,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
 
     const rewrite = await timed(timings, 'rewriteMs', () =>
-      gateAndRewrite(context.rewriter, { question, history, config, policy: state.policy, signal, termShare: termShares(db) }),
+      gateAndRewrite(context.rewriter, { question: asked, history, config, policy: state.policy, signal, termShare: termShares(db) }),
     );
     state.rewrite = rewrite;
     if (rewrite.outcome.usage) usage.rewrite = rewrite.outcome.usage;
@@ -50,7 +53,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
 
     if (decision !== 'small_talk') {
-      const found = await timed(timings, 'retrieveMs', () => retrieve(context.retriever, question, rewrite, state.k, config, signal));
+      const found = await timed(timings, 'retrieveMs', () => retrieve(context.retriever, asked, rewrite, state.k, config, signal));
       state.chunks = found.chunks;
       const fusedWith = found.settings.secondary;
       yield { type: 'retrieval', query: rewrite.standaloneQuery, ...(fusedWith ? { fusedWith } : {}), chunks: found.chunks, ms: timings.retrieveMs };

@@ -10,6 +10,7 @@
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
+import { plainQuestion, trimEndOf } from '../util/words.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
 import { enumerationItems, fits, inlineItems, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
@@ -70,7 +71,8 @@ export class OfflineRewriter implements QueryRewriter {
   }
 
   /** The same as `rewrite`, synchronously (it does no I/O). */
-  rewriteSync(request: RewriteRequest): RewriteOutcome {
+  rewriteSync(typed: RewriteRequest): RewriteOutcome {
+    const request = { ...typed, question: plainQuestion(typed.question) };
     const decision = decide(request);
     if (!decision.rewrite) return decision.outcome;
     const question = request.question;
@@ -314,7 +316,7 @@ function resolveReference(
 const CLAUSE_BREAK = /[,;]|\b(?:and|or|but|then|so|if|when|because|while)\b/i;
 
 /** "and for helgrind?", "what about on Windows?": a fragment that is a preposition and the new thing. */
-const PREPOSITION_FRAGMENT = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:(?:what|how)\s+about\s+)?(for|on|in|with|under|inside|from|via|using|without|behind)\s+(.+?)\s*[?.!]*\s*$/i;
+const PREPOSITION_FRAGMENT = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:(?:what|how)\s+about\s+)?(for|on|in|with|under|inside|from|via|using|without|behind)\s+(\S.*)$/i;
 
 /** Where a phrase after a preposition ends: at the next preposition or conjunction, or punctuation. */
 const PHRASE_END = /\s+(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while)\b|[?.!,;:]|$/i;
@@ -341,7 +343,7 @@ function swapPrepositionPhrase(earlier: string, preposition: string, phrase: str
 const LEADS_NO_PHRASE = /^(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while|into|onto)\b/i;
 
 /** "what about X?", "and X?", "how about X?": a fragment naming only the new thing. */
-const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(.+?)\s*[?.!]*\s*$|^\s*and\s+(?:for\s+)?(.+?)\s*[?.!]*\s*$/i;
+const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(\S.*)$|^\s*and\s+(?:for\s+)?(\S.*)$/i;
 
 /**
  * "what about compile definitions?" after "How do I add an include directory to a
@@ -350,8 +352,10 @@ const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s
  * only when the fragment is a noun phrase.
  */
 function replaceFocus(question: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
-  const match = SWAP_OPENER.exec(question);
-  const prepositional = PREPOSITION_FRAGMENT.exec(question);
+  // (Read without the closing punctuation, cut off first: the patterns then end at the text's end.)
+  const fragment = trimEndOf(question, ' ?.!');
+  const match = SWAP_OPENER.exec(fragment);
+  const prepositional = match ? PREPOSITION_FRAGMENT.exec(fragment) : null;
   const swapped = (match?.[1] ?? match?.[2])?.trim();
   if (!swapped) return undefined;
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.

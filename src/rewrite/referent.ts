@@ -10,6 +10,7 @@
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { tokenize } from '../text/tokenize.js';
+import { trimEndOf } from '../util/words.js';
 import type { Reference } from './reference.js';
 import { isAdverb, isFiller } from './topics.js';
 
@@ -178,10 +179,13 @@ const ASK_WHO_DOES = /^(?:who|what)\s+(?!(?:is|are|was|were|be|does|do|did|can|c
 
 /** Strips the context an offline rewrite appended and the final punctuation. */
 export function mainClause(text: string): string {
-  return text
-    .replace(/\s*\([^()]*\)\s*$/, '')
-    .replace(/[\s?.!]+$/, '')
-    .trim();
+  // Cut from the end without patterns that scan to it from every space (a long run of them stays linear).
+  let clause = trimEndOf(text, ' \t\r\n');
+  if (clause.endsWith(')')) {
+    const open = clause.lastIndexOf('(');
+    if (open >= 0 && !clause.slice(open + 1, -1).includes(')')) clause = clause.slice(0, open);
+  }
+  return trimEndOf(clause, ' \t\r\n?.!').trim();
 }
 
 /** Where the object of a verb starts: after the verb, a particle ("set up", "turn on") and a preposition ("listen for"). */
@@ -292,8 +296,9 @@ function distributeHead(items: Candidate[]): Candidate[] {
 
 /** The singular of an English plural noun (the inverse of pluralise, roughly). */
 function singularise(word: string): string {
-  if (/ies$/i.test(word)) return `${word.slice(0, -3)}y`;
-  if (/(ss|x|z|ch|sh)es$/i.test(word)) return word.slice(0, -2);
+  if (/[^aeiou]ies$/i.test(word)) return `${word.slice(0, -3)}y`;
+  // "classes", "boxes", "patches", "approaches" lose "es"; "caches", "sizes", "files" only their "s".
+  if (/(?:ss|x|zz|sh|[^aeiou]ch|[aeiou]{2}ch)es$/i.test(word)) return word.slice(0, -2);
   return word.replace(/s$/i, '');
 }
 
@@ -398,8 +403,8 @@ export function render(candidate: Candidate, reference: Pick<Reference, 'kind' |
   }
   if (determiner === 'a' || determiner === 'an' || determiner === 'this' || determiner === 'that' || determiner === 'these' || determiner === 'those') determiner = 'the';
   if (determiner === 'some' || determiner === 'any' || determiner === 'each' || determiner === 'every' || determiner === 'its') determiner = 'the';
-  // "npm's cache" as written; "a downloaded file's hash" keeps its article ("the downloaded file's hash").
-  if (candidate.name || (/'s\b/.test(phrase) && determiner === undefined)) determiner = undefined;
+  // A name goes without an article; a possessive phrase as written: "npm's cache", "the downloaded file's hash".
+  if (candidate.name) determiner = undefined;
   let text = determiner ? `${determiner} ${phrase}` : phrase;
   if (reference.kind === 'possessive') text = /s$/i.test(text) && candidate.number === 'plural' ? `${text}'` : `${text}'s`;
   if (sentenceStart && determiner) text = text[0]!.toUpperCase() + text.slice(1);

@@ -8,6 +8,7 @@ import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/in
 import type { TurnEvent } from '../events.js';
 import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
 import { extractiveAnswer, namesUnknownToIndex, rareNames } from '../extractive.js';
+import { plainQuestion } from '../../util/words.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -49,7 +50,8 @@ export function queryInOwnWords(question: string, standaloneQuery: string): stri
 
 /** Answers the turn (after the rewrite, and the retrieval unless it is small talk), yielding its tokens. */
 export async function* answer(context: TurnContext, state: TurnState, signal?: AbortSignal): AsyncGenerator<TurnEvent, FinishedStatus> {
-  const { question, rewrite } = state;
+  const { rewrite } = state;
+  const question = plainQuestion(state.question);
   const standaloneQuery = rewrite?.standaloneQuery ?? question;
   if (rewrite?.outcome.decision === 'small_talk') {
     state.answerKind = 'small_talk';
