@@ -334,6 +334,21 @@ describe('reStructuredText as CMake writes it', () => {
     ]);
   });
 
+  it('leaves a literal block as written: after "::" and in a code directive, inline markup is code', () => {
+    const source = ['Write it so::', '', '   Use ``x`` and a `long', '   link`_ here, |ver|.', '', 'Then ``y``.', '', '.. code-block:: rst', '   :linenos:', '', '   See :ref:`z` and ``w``.', 'Done ``v``.', '.. |ver| replace:: 3.25'].join('\n');
+    expect(rstToPlain(source).split('\n')).toEqual(['Write it so:', '', '   Use ``x`` and a `long', '   link`_ here, |ver|.', '', 'Then `y`.', '', '', '', '', '   See :ref:`z` and ``w``.', 'Done `v`.', '']);
+  });
+
+  it('keeps nested replace definitions short: a page cannot make itself grow exponentially', () => {
+    const lines = ['.. |a1| replace:: word'];
+    for (let level = 2; level <= 6; level++) lines.push(`.. |a${level}| replace:: ${Array.from({ length: 20 }, () => `|a${level - 1}|`).join(' ')}`);
+    lines.push('', 'Text |a6| and |a2| here.');
+    const plain = rstToPlain(lines.join('\n'));
+    expect(plain.split('\n')).toHaveLength(lines.length);
+    expect(plain.length).toBeLessThan(5000);
+    expect(plain).toContain(`and ${Array.from({ length: 20 }, () => 'word').join(' ')} here.`);
+  });
+
   it('reads nothing of a Sphinx extension\'s directive (a hyphenated name it does not know), and an object directive as its name', () => {
     const source = ['Windows:', '', '.. pip-command-usage:: uninstall "py -m pip"', '', '.. variable:: CMAKE_BUILD_TYPE', '.. towncrier-draft-entries:: |release|, unreleased as on'].join('\n');
     expect(rstToPlain(source).split('\n')).toEqual(['Windows:', '', '', '', 'CMAKE_BUILD_TYPE', '']);

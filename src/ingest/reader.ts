@@ -27,5 +27,7 @@
 //     one (git's manual pages); underlined titles as headings; git's manual-page footer dropped.
 // 16: the argument of a reStructuredText directive with a hyphen in its name that this reader
 //     does not know (a Sphinx extension's, `pip-command-usage:: uninstall`) not read as text.
+// 17: reStructuredText literal blocks (after `::`, in a code directive) read as written; nested
+//     `replace` definitions kept short.
 
-export const READER_VERSION = 16;
+export const READER_VERSION = 17;

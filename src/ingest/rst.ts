@@ -24,6 +24,8 @@ const SILENT = new Set([
   'sectnum', 'default-role', 'role', 'meta', 'cssclass', 'class', 'tabularcolumns', 'autosummary', 'currentmodule',
   'module', 'moduleauthor', 'sectionauthor', 'codeauthor', 'cmake-module',
 ]);
+/** Directives whose body is code, read as written (inline markup in it is not markup). */
+const CODE = new Set(['code-block', 'code', 'sourcecode']);
 /** Directives whose body is not shown either: page metadata (`:http-equiv=refresh: ...`) and index entries. */
 const SILENT_BODY = new Set(['meta', 'index']);
 /** A field of the page's own metadata (`:orphan:`, `:tocdepth: 2`), before anything else on the page. */
@@ -62,13 +64,15 @@ function substitutions(lines: readonly string[]): Map<string, string> {
     for (let j = i + 1; j < lines.length && lines[j]!.trim() !== '' && indentOf(lines[j]!) > match[1]!.length; j++) parts.push(lines[j]!.trim());
     found.set(match[2]!, parts.join(' ').trim());
   }
-  // References inside definitions, a few levels deep (a definition that refers to itself stays as written).
+  // References inside definitions, a few levels deep (a definition that refers to itself stays as written),
+  // while a definition stays short: nested ones can grow exponentially (five levels of twenty references
+  // each made 646 bytes of page 134 MB of index).
   for (let round = 0; round < 4; round++) {
     let changed = false;
     for (const [name, value] of found) {
       if (!value.includes('|')) continue;
       const next = value.replace(SUBSTITUTION_REFERENCE, (whole, inner: string) => (inner === name ? whole : found.get(inner) ?? whole));
-      if (next !== value) {
+      if (next !== value && next.length <= MAX_SUBSTITUTION) {
         found.set(name, next);
         changed = true;
       }
@@ -77,6 +81,9 @@ function substitutions(lines: readonly string[]): Map<string, string> {
   }
   return found;
 }
+
+/** The longest a substitution's text may grow to by the references inside it. */
+const MAX_SUBSTITUTION = 1000;
 const OPTION = /^\s+:[\w-]+:(?:\s.*)?$/;
 /**
  * A comment: `..` alone or followed by text that is no directive, target or
@@ -225,6 +232,8 @@ export function rstToPlain(text: string): string {
   let block: { indent: number; kind: 'comment' | 'toctree' } | undefined;
   /** Nothing shown yet: only blank lines, comments, targets and metadata. */
   let atTop = true;
+  /** The indent a literal block's lines exceed (after `::` or a code directive): they are code, read as written. */
+  let literalIndent = -1;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const cr = raw.endsWith('\r') ? '\r' : '';
@@ -234,6 +243,10 @@ export function rstToPlain(text: string): string {
       continue;
     }
     inOptions = false;
+    if (literalIndent >= 0) {
+      if (line.trim() === '' || indentOf(line) > literalIndent) continue;
+      literalIndent = -1;
+    }
     if (block && (line.trim() === '' || indentOf(line) > block.indent)) {
       lines[i] = (block.kind === 'comment' ? '' : tocEntry(line)) + cr;
       continue;
@@ -245,7 +258,11 @@ export function rstToPlain(text: string): string {
     }
     const substitution = SUBSTITUTION.exec(line);
     // A reference shows what its definition says (the definition's own line shows nothing).
-    if (!substitution && replacements.size > 0 && line.includes('|')) line = line.replace(SUBSTITUTION_REFERENCE, (whole, name: string) => replacements.get(name) ?? whole);
+    if (!substitution && replacements.size > 0 && line.includes('|')) {
+      // A line grows by at most MAX_SUBSTITUTION per reference and ten times over: past that it stays as written.
+      const replaced = line.replace(SUBSTITUTION_REFERENCE, (whole, name: string) => replacements.get(name) ?? whole);
+      if (replaced.length <= 10 * line.length + MAX_SUBSTITUTION) line = replaced;
+    }
     const directive = substitution ? undefined : DIRECTIVE.exec(line);
     const comment = substitution || directive || TARGET.test(line) ? undefined : COMMENT.exec(line);
     if (substitution) {
@@ -261,6 +278,7 @@ export function rstToPlain(text: string): string {
       // Its body is indented past the column of its "..", which follows a list marker if any.
       if (name === 'toctree') block = { indent: directive[1]!.length, kind: 'toctree' };
       else if (SILENT_BODY.has(name)) block = { indent: directive[1]!.length, kind: 'comment' };
+      else if (CODE.has(name)) literalIndent = directive[1]!.length;
     } else if (FOOTNOTE.test(line)) line = line.replace(FOOTNOTE, '$1$2');
     else if (comment) {
       // ".." alone and then a blank line is an empty comment: what is indented after it is a quote.
@@ -268,8 +286,13 @@ export function rstToPlain(text: string): string {
       line = '';
       if (!empty) block = { indent: comment[1]!.length, kind: 'comment' };
     } else if (TARGET.test(line)) line = '';
-    else if (/^\s*::\s*$/.test(line)) line = ''; // a literal block marker alone
-    else if (/\S::\s*$/.test(line)) line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
+    else if (/^\s*::\s*$/.test(line)) {
+      literalIndent = indentOf(line);
+      line = ''; // a literal block marker alone
+    } else if (/\S::\s*$/.test(line)) {
+      literalIndent = indentOf(line);
+      line = line.replace(/::(\s*)$/, ':$1'); // "as follows::" reads "as follows:"
+    }
     if (line.includes(':`')) line = line.replace(ROLE, (_match, before: string, inner: string) => before + roleText(inner));
     if (line.includes('`_')) line = line.replace(REFERENCE, (_match, before: string, inner: string) => before + roleText(inner));
     if (line.includes('_`')) line = line.replace(INLINE_TARGET, '$1$2');
