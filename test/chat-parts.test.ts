@@ -170,6 +170,10 @@ describe('extractive answers', () => {
     expect(chunkSentences(['Windows:', '', '      C:\\> py -m pip download SomePackage', '      Collecting SomePackage'].join('\n')).map((s) => [s.text, s.code])).toEqual([
       ['Windows: py -m pip download SomePackage', true],
     ]);
+    // The same prompts make a fenced block a session.
+    expect(chunkSentences(['Windows:', '', '```', 'C:\\> py -m pip install foo', 'Successfully installed foo', '```'].join('\n')).map((s) => [s.text, s.code])).toEqual([
+      ['Windows: py -m pip install foo', true],
+    ]);
   });
   test('leaves out RST titles, directives, numbered section titles, HTML comments, link definitions and code comments', () => {
     const rst = 'add_test\n--------\n\nAdd a test to the project to be run by :manual:`ctest(1)`.\n\n.. code-block:: cmake\n\n  add_test(NAME <name> COMMAND <command>)\n\n.. versionadded:: 3.12\n\nAdds a test called ``<name>``.';

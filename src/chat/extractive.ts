@@ -44,7 +44,7 @@
 
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { indexedTokens, isStopword, stem } from '../text/index.js';
-import { plainQuestion, squeezeSpaces, trimEndOf } from '../util/words.js';
+import { orList, plainQuestion, squeezeSpaces, trimEndOf } from '../util/words.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
 export const NOT_COVERED = "The documents don't seem to cover this.";
@@ -270,23 +270,16 @@ const quoted = (word: string) => `\u201c${word}\u201d`;
 export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedChunk[], typedQuestion?: string, unknown: readonly string[] = [], required: readonly string[] = []): ExtractiveAnswer {
   const query = plainQuestion(typedQuery);
   const question = typedQuestion === undefined ? undefined : plainQuestion(typedQuestion);
+  const uncovered = (why: string): ExtractiveAnswer => ({ text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} ${why}`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 });
+  if (unknown.length > 0) return uncovered(`No document mentions ${orList(unknown.map(quoted))}.`);
   // Only chunks that mention every `required` name (rareNames) are quoted from; when none does, the answer says so.
   const requiredTerms = required.map((name) => [...contentTerms(name)]);
   const mentions = (chunk: RetrievedChunk) => {
     const terms = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}\n${chunk.text}`);
     return requiredTerms.every((parts) => parts.every((part) => terms.has(part)));
   };
-  if (required.length > 0 && !chunks.some(mentions)) {
-    const names = required.map(quoted);
-    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-    return { text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} None of the passages found mentions ${list}.`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 };
-  }
+  if (required.length > 0 && !chunks.some(mentions)) return uncovered(`None of the passages found mentions ${orList(required.map(quoted))}.`);
   if (required.length > 0) chunks = chunks.map((chunk) => (mentions(chunk) ? chunk : { ...chunk, text: '' }));
-  if (unknown.length > 0) {
-    const names = unknown.map(quoted);
-    const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-    return { text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} No document mentions ${list}.`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 };
-  }
   const queryTerms = [...questionTerms(query)];
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;
@@ -580,7 +573,7 @@ export interface ChunkSentence {
 const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;
 /** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`, `C:\> py -m pip`. */
 const PROMPT = /^\s*(?:\$|>|PS>|[A-Z]:\\[^>\s]*>)\s+/;
-/** A prompt that opens a terminal session wherever it stands: `$ `, `C:\> `. */
+/** A prompt that makes a block a terminal session wherever it stands: `$ `, `C:\> ` (`> ` only in a block marked as one). */
 const SESSION_PROMPT = /^(?:\$|[A-Z]:\\[^>\s]*>)\s/;
 /** A line of columns: a first field, a run of two or more spaces (no-break ones too), then more. */
 const COLUMNS = /^\s*\S+\s{2,}\S/;
@@ -739,6 +732,10 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (line === '' || CODE_COMMENT.test(line)) return;
     add(line, true);
   };
+  /** A line of a terminal session: what was typed after a prompt is code, the rest is what programs printed. */
+  const addTyped = (rawLine: string) => {
+    if (PROMPT.test(rawLine)) addCode(rawLine.trim().replace(PROMPT, ''));
+  };
   const lines = text.split(/\r?\n/);
   let session = false; // the fenced block is a terminal session: prompts and what the programs printed
   lines.forEach((rawLine, index) => {
@@ -752,20 +749,20 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
         while (end < lines.length && !/^\s*(```|~~~)/.test(lines[end]!)) end++;
         // "$ cmd" makes a session; "> expr" only in a block marked as one (a Markdown quote in a ```md block is not a prompt).
         const body = lines.slice(index + 1, end);
-        session = body.some((next) => /^\s*\$\s/.test(next)) || (SESSION_FENCE.test(line) && body.some((next) => PROMPT.test(next)));
+        session = body.some((next) => SESSION_PROMPT.test(next.trimStart())) || (SESSION_FENCE.test(line) && body.some((next) => PROMPT.test(next)));
       }
       return;
     }
     if (inFence) {
       // In a terminal session only what was typed is code; the rest is output ("● orbit-relay.service ...").
       if (!session) addCode(line);
-      else if (PROMPT.test(rawLine)) addCode(line.replace(PROMPT, ''));
+      else addTyped(rawLine);
       return;
     }
     if (literalIndent >= 0) {
       if (line === '' || indent > literalIndent) {
         if (!literalSession) addCode(line);
-        else if (PROMPT.test(rawLine)) addCode(line.replace(PROMPT, ''));
+        else addTyped(rawLine);
         return;
       }
       literalIndent = -1;
@@ -778,7 +775,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       literalNext = false;
       literalIndent = indent - 1;
       literalSession = true;
-      addCode(line.replace(PROMPT, ''));
+      addTyped(rawLine);
       return;
     }
     if (literalNext && line !== '' && indent > 0) {

@@ -804,7 +804,6 @@ function isCloser(c: number): boolean {
   return c === 34 || c === 39 || c === 41 || c === 93 || c === 0x201d || c === 0x2019 || c === 0xbb;
 }
 
-/** Whether the whitespace run ending at `ws` (inclusive) follows a sentence end. */
 /** Whether only spaces or tabs stand between `q` and the start of its line (an indented line's first word). */
 function opensLine(text: string, q: number): boolean {
   let i = q - 1;
@@ -815,6 +814,7 @@ function opensLine(text: string, q: number): boolean {
 /** A lowercase letter: a line that opens with one goes on with the sentence of the line before. */
 const LOWERCASE = /\p{Ll}/u;
 
+/** Whether the whitespace run ending at `ws` (inclusive) follows a sentence end. */
 function isSentenceEndBefore(text: string, ws: number, floor: number): boolean {
   let i = ws;
   while (i > floor && isWs(text.charCodeAt(i))) i--;

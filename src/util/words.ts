@@ -15,6 +15,11 @@ export function fewOf(items: readonly string[], shown = 5): string {
   return `${items.slice(0, shown).join(', ')}${items.length > shown ? ` and ${items.length - shown} more` : ''}`;
 }
 
+/** `a`, `a or b`, `a, b or c`. */
+export function orList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
 /**
  * `text` with each run of white space one space, and none at either end: what a typed
  * question means. In linear time; the patterns that read a question then never meet a
