@@ -27,6 +27,17 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
 
+it('rerun shows a chunk whose text was edited since, and that the search still finds there, once, as edited', async () => {
+  await ok(['ingest', docs]);
+  await ok(['chat', '--new', 'keys'], 'How long is an Orbitly API key valid by default?\n');
+  const auth = path.join(docs, 'guides', 'authentication.md');
+  fs.writeFileSync(auth, fs.readFileSync(auth, 'utf8').replace('90 days', '60 days'));
+  await ok(['ingest', docs]);
+  const rerun = await ok(['replay', 'keys', '--rerun']);
+  expect(rerun).toMatch(/≈\s+\d+\s+\d+\.\d{4}\s+guides\/authentication\.md:\d+-\d+.*\(its text changed since; rank \d+ → \d+\)/);
+  expect(rerun).not.toMatch(/guides\/authentication\.md:\d+-\d+.*\((?:entered|left)/);
+});
+
 it('a chunk whose document was deleted shows as no longer in the index; one whose document was rewritten as changed; rerun does not fail', async () => {
   await ok(['ingest', docs]);
   await ok(['chat', '--new', 'hooks'], ['How do I verify webhook signatures?', 'How long is an API key valid?'].join('\n') + '\n');

@@ -16,6 +16,7 @@ import {
   type ReplaySession,
   type JudgedCheck,
   type ReplayTurn,
+  type RerunChunk,
   type RerunReport,
   type RerunTurn,
   type RewriteSide,
@@ -232,8 +233,17 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
   const { retrieval } = turn;
   const overlap = retrieval.overlap === null ? 'no retrieval either time' : `top-${turn.k} overlap ${retrieval.shared}/${turn.k}`;
   output.out(color.dim(`   ${overlap}`));
-  for (const chunk of retrieval.entered) output.out(`   ${color.green('+')}${chunkLine(chunk, color, width(output) - 4)}  ${color.green('(entered)')}`);
-  for (const chunk of retrieval.left) {
+  // A chunk whose document was edited since leaves and enters at the same place: shown once, as edited.
+  const edited = editedPairs(retrieval.left, retrieval.entered);
+  for (const [before, now] of edited) {
+    output.out(`   ${color.yellow('≈')}${chunkLine(now, color, width(output) - 4)}  ${color.yellow(`(its text changed since; rank ${before.rank} → ${now.rank})`)}`);
+  }
+  const pairedNew = new Set(edited.map(([, now]) => now));
+  const pairedOld = new Set(edited.map(([before]) => before));
+  for (const chunk of retrieval.entered) {
+    if (!pairedNew.has(chunk)) output.out(`   ${color.green('+')}${chunkLine(chunk, color, width(output) - 4)}  ${color.green('(entered)')}`);
+  }
+  for (const chunk of retrieval.left.filter((left) => !pairedOld.has(left))) {
     const note = describeIndexState(chunk.indexState) ?? (chunk.indexedAs ? `now ${oneLine(chunk.indexedAs, 200)}` : undefined);
     output.out(`   ${color.red('-')}${chunkLine(chunk, color, width(output) - 4)}  ${color.red(`(left; was ${chunk.rank}${note ? `; ${note}` : ''})`)}`);
   }
@@ -249,6 +259,25 @@ function renderRerunTurn(turn: RerunTurn, output: Output, full: boolean): void {
     for (const chunk of turn.newChunks) output.out(`    ${chunkLine(chunk, color, width(output) - 4)}`);
     renderPrompt('new rewrite prompt', turn.after.prompt ?? null, output);
   }
+}
+
+/**
+ * Chunks that left and entered at the same place of the same document, whose text
+ * changed there since (`document_changed`): each left chunk with the first entered
+ * chunk of its document whose lines overlap its own.
+ */
+function editedPairs(left: readonly ReplayChunk[], entered: readonly RerunChunk[]): [ReplayChunk, RerunChunk][] {
+  const pairs: [ReplayChunk, RerunChunk][] = [];
+  const taken = new Set<RerunChunk>();
+  for (const before of left) {
+    if (before.indexState !== 'document_changed') continue;
+    const name = before.indexedAs ?? before.documentPath;
+    const now = entered.find((chunk) => !taken.has(chunk) && chunk.documentPath === name && chunk.startLine <= before.endLine && before.startLine <= chunk.endLine);
+    if (!now) continue;
+    taken.add(now);
+    pairs.push([before, now]);
+  }
+  return pairs;
 }
 
 /** Each judged document: still in the top k, entered, left, or in it neither time. */
