@@ -162,6 +162,11 @@ describe('offline rewriter on fixtures/CONVERSATIONS.json', () => {
       expect(spaced.standaloneQuery).toBe('How do I write a suppression file for helgrind?');
     });
 
+    it('"what about --squash?" names an option of the last action, not a thing to do it to', async () => {
+      const [, squash] = await play(['How do I split a subtree out with git subtree?', 'what about --squash?']);
+      expect(squash!.standaloneQuery).toBe('what about --squash? (split a subtree out with git subtree)');
+    });
+
     it('"who wrote X?" is about X: the word after "who" is its verb, not a thing "it" can be', async () => {
       const [, license, upgrade] = await play(['Who wrote the Frobnicator?', 'What license is it under?', 'How do I upgrade it from 1.x?']);
       expect(license!.standaloneQuery).toBe('What license is the Frobnicator under?');

@@ -357,7 +357,9 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
   const match = SWAP_OPENER.exec(fragment);
   const prepositional = match ? PREPOSITION_FRAGMENT.exec(fragment) : null;
   const swapped = (match?.[1] ?? match?.[2])?.trim();
-  if (!swapped) return undefined;
+  // "what about --squash?": an option of the action asked about, not a thing to do it to ("How do I
+  // split --squash out?"); the question keeps its words and gets the last question as context.
+  if (!swapped || /^-{1,2}\w/.test(swapped)) return undefined;
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
   const circumstance = /^(?:on|in|for|with|under|inside|from|via|using|without|behind)\s/i.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
   const asked = circumstance ? {} : questionFocus(swapped);
