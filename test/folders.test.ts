@@ -110,8 +110,60 @@ test('a folder ingested on its own, then the folder holding it and a symlink to 
 
   // Named through the link, it is the folder it points to.
   const viaLink = JSON.parse(await ok(['ingest', path.join(parent, 'alias'), '--json']));
-  expect(viaLink).toMatchObject({ root: fs.realpathSync(parent), only: ['zreal/'], files: { added: 0, unchanged: 1 } });
+  expect(viaLink).toMatchObject({ root: fs.realpathSync(parent), only: ['zreal/', 'alias/'], files: { added: 0, unchanged: 1 } });
   expect(JSON.parse(await ok(['stats', '--json'])).documents).toBe(1);
+});
+
+test('a symlinked folder whose target the globs or .gitignore leave out is read where the link is, through the folder holding it and through the link itself', async () => {
+  const parent = path.join(home, 'sl');
+  write(path.join(parent, 'real', 'a.md'), '# Alpha\n\nThe frobnicator rotates keys every day.\n');
+  fs.symlinkSync('real', path.join(parent, 'alias')); // before real in name order
+  const documents = () => {
+    const db = openDatabase(path.join(home, 'data', 'ragline', 'ragline.db'), { readonly: true });
+    try {
+      return db.prepare('SELECT path FROM documents ORDER BY path').pluck().all();
+    } finally {
+      db.close();
+    }
+  };
+
+  for (const globs of [['--include', 'alias/'], ['--exclude', 'real/']]) {
+    const run = await cli(['ingest', parent, ...globs, '--verbose']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^Ingested \d added, 0 changed, 0 unchanged, \d removed, skipped none;/);
+    expect(documents()).toEqual(['alias/a.md']);
+    await ok(['ingest', parent, '--yes']); // where it is again
+    expect(documents()).toEqual(['real/a.md']);
+  }
+  // Left out at both places: said once, under the real folder.
+  const none = await cli(['ingest', parent, '--include', '*.txt', '--yes', '--verbose']);
+  expect(none.stdout).toMatch(/^Ingested 0 added, 0 changed, 0 unchanged, 1 removed, skipped 1 excluded;.*\n {2}excluded: real\/a\.md\n$/);
+
+  // .gitignore leaves out the real folder's files: ingested through the folder or through the link, they are alias/a.md.
+  write(path.join(parent, '.gitignore'), 'real/*\n');
+  expect(JSON.parse(await ok(['ingest', parent, '--json'])).files).toMatchObject({ added: 1, skipped: {} });
+  expect(documents()).toEqual(['alias/a.md']);
+  fs.writeFileSync(path.join(parent, 'real', 'a.md'), '# Alpha\n\nThe frobnicator rotates keys every hour.\n');
+  const viaLink = JSON.parse(await ok(['ingest', path.join(parent, 'alias'), '--include', '*.md', '--json']));
+  expect(viaLink).toMatchObject({ only: ['real/', 'alias/'], files: { added: 0, changed: 1, removed: 0, skipped: {} } });
+  expect(documents()).toEqual(['alias/a.md']);
+  // The whole folder gitignored, and the real folder let through again.
+  write(path.join(parent, '.gitignore'), 'real/\n');
+  expect(JSON.parse(await ok(['ingest', path.join(parent, 'alias'), '--json'])).files).toMatchObject({ unchanged: 1 });
+  fs.rmSync(path.join(parent, '.gitignore'));
+  expect(JSON.parse(await ok(['ingest', path.join(parent, 'alias'), '--json'])).files).toMatchObject({ added: 1, removed: 1 });
+  expect(documents()).toEqual(['real/a.md']);
+});
+
+test('a folder of files ragline does not read, reached where it is and through a symlink, is said to hold each of them once', async () => {
+  const parent = path.join(home, 'pictures');
+  write(path.join(parent, 'real', 'c.png'), 'not a document');
+  fs.symlinkSync('real', path.join(parent, 'alias'));
+  const run = await cli(['ingest', parent]);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain('skipped 1 unsupported-type;');
+  expect(run.stderr).toContain('It holds 1 file of other types (1 .png);');
 });
 
 test('doctor warns of a folder gone from the disk, naming it and what to do; forget removes it from the index after asking', async () => {

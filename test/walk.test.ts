@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { walk } from '../src/ingest/walk.js';
 import { tempDir } from './helpers/cli.js';
 
@@ -110,6 +110,89 @@ describe('symlinked folders', () => {
       expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1, 'symlink-loop': 1 });
       expect(found.examples.get('symlink-loop')).toEqual(['linked/home']);
     } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('a folder the globs leave out whole where it is is walked where a link to it is; a file left out at both places is counted once, where it is', () => {
+    fs.symlinkSync('a', path.join(root, 'link')); // a/y.txt, a/z.md
+    const run = (globs: { include?: string[]; exclude?: string[] }) => {
+      const told: [string, boolean][] = [];
+      const found = walk(root, { ...globs, maxFileBytes: 1_000_000, excluded: (relative, again) => told.push([relative, again]) });
+      return { files: found.files.map((f) => f.relative), skipped: Object.fromEntries(found.skipped), examples: Object.fromEntries(found.examples), told };
+    };
+    // Only the link's place is asked for: its files are read there, and a/ is not said to be left out.
+    const included = run({ include: ['link/'] });
+    expect(included.files).toEqual(['link/y.txt', 'link/z.md']);
+    expect(included.skipped).toEqual({ excluded: 4, gitignored: 1 });
+    expect(included.examples.excluded).toEqual(['a.md', 'b.md', 'c.png', 'sub/kept.md']);
+    expect(run({ exclude: ['a/'] }).files).toEqual(['a.md', 'b.md', 'link/y.txt', 'link/z.md', 'sub/kept.md']);
+    // Some of its files let through where it is: walked there, the link left to it.
+    const partly = run({ exclude: ['a/z.md'] });
+    expect(partly.files).toEqual(['a/y.txt', 'a.md', 'b.md', 'sub/kept.md']);
+    expect(partly.examples.excluded).toEqual(['a/z.md']);
+    // Left out at both places: counted once, where it is; the globs' listener is told of both (in no particular order).
+    const none = run({ include: ['*.rst'] });
+    expect(none.files).toEqual([]);
+    expect(none.skipped).toEqual({ excluded: 6, gitignored: 1 });
+    expect(none.examples.excluded).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'c.png']);
+    expect(none.told.filter(([relative]) => /^(a|link)\//.test(relative)).sort()).toEqual([
+      ['a/y.txt', false],
+      ['a/z.md', false],
+      ['link/y.txt', true],
+      ['link/z.md', true],
+    ]);
+  });
+
+  test('a folder .gitignore leaves out where it is (its files, or the folder) is walked where a link to it is', () => {
+    fs.symlinkSync('a', path.join(root, 'link'));
+    fs.writeFileSync(path.join(root, '.gitignore'), 'a/*\n');
+    const files = walk(root, { maxFileBytes: 1_000_000 });
+    expect(files.files.map((f) => f.relative)).toEqual(['a.md', 'b.md', 'link/y.txt', 'link/z.md', 'sub/kept.md']);
+    expect(Object.fromEntries(files.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1 });
+    fs.writeFileSync(path.join(root, '.gitignore'), 'a/\n');
+    expect(walk(root, { maxFileBytes: 1_000_000 }).files.map((f) => f.relative)).toEqual(['a.md', 'b.md', 'link/y.txt', 'link/z.md', 'sub/kept.md']);
+    // Left out at the link's place too: counted once, where it is.
+    fs.writeFileSync(path.join(root, '.gitignore'), 'y.txt\nz.md\n');
+    const both = walk(root, { maxFileBytes: 1_000_000 });
+    expect(both.files.map((f) => f.relative)).toEqual(['a.md', 'b.md', 'sub/kept.md']);
+    expect(Object.fromEntries(both.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 3 });
+    expect(both.examples.get('gitignored')).toEqual(['sub/ignored.md', 'a/y.txt', 'a/z.md']);
+  });
+
+  test('a folder outside the root is walked at the first link whose place the globs let its files through', () => {
+    const outside = tempDir('ragline-walk-outside-');
+    try {
+      fs.writeFileSync(path.join(outside, 'x.md'), '# X\n');
+      fs.symlinkSync(outside, path.join(root, 'linked'));
+      fs.symlinkSync(outside, path.join(root, 'mirror'));
+      const found = walk(root, { maxFileBytes: 1_000_000, exclude: ['linked/'] });
+      expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'mirror/x.md', 'sub/kept.md']);
+      expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1 });
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('a symlink in a folder looked at from several places is followed once: folders of links, two to each next one, are listed once per link, not once per path', () => {
+    const outside = tempDir('ragline-walk-chain-');
+    const opened = vi.spyOn(fs, 'opendirSync');
+    try {
+      // root -> 0 (twice) -> 1 (twice) -> ... -> 11: 2^12 paths to the last one.
+      for (let level = 0; level < 12; level++) {
+        fs.mkdirSync(path.join(outside, String(level)));
+        fs.writeFileSync(path.join(outside, String(level), 'x.md'), '# X\n');
+      }
+      for (let level = 0; level < 11; level++) {
+        for (const name of ['p', 'q']) fs.symlinkSync(path.join(outside, String(level + 1)), path.join(outside, String(level), name));
+      }
+      for (const name of ['p', 'q']) fs.symlinkSync(path.join(outside, '0'), path.join(root, name));
+      const found = walk(root, { maxFileBytes: 1_000_000, include: ['*.rst'] });
+      expect(found.files).toEqual([]);
+      expect(found.skipped.get('excluded')).toBe(6 + 12); // each x.md once
+      expect(opened.mock.calls.length).toBe(3 + 2 * 12); // the root's folders, and each of the 12 from its two links (2^13 - 2 without)
+    } finally {
+      opened.mockRestore();
       fs.rmSync(outside, { recursive: true, force: true });
     }
   });

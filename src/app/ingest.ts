@@ -62,7 +62,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
           exitCode: 2,
         });
       }
-      return ingestFolder(workspace, within.folder, { ...options, only: [within.relative] });
+      return ingestFolder(workspace, within.folder, { ...options, only: within.relative });
     }
   }
   if (options.reindex) return rebuild(workspace, folder, options);
@@ -71,7 +71,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
     chunker: config.chunk,
-    // Globs are relative to the folder asked for: to a subfolder named whole, when that is all there is.
+    // Globs are relative to the folder asked for: to a subfolder named whole (at each of its places), when that is all there is.
     include: options.only ? underSubfolder(options.only, options.include) : options.include,
     exclude: options.only ? underSubfolder(options.only, options.exclude) : options.exclude,
     only: options.only?.map((file) => file.split(path.sep).join('/')),
@@ -368,12 +368,14 @@ export function unreadableFile(file: string): UserError | undefined {
  */
 export function fileTypesIn(folder: string, only?: readonly string[]): { type: string; files: number }[] {
   const types = new Map<string, number>();
-  // Every file the walk would go on to check the kind of is left out by the glob, and told.
+  // Every file the walk would go on to check the kind of is left out by the glob, and
+  // told: once, from the first place its folder is looked at (not again through a symlink).
   walk(path.resolve(folder), {
     exclude: ['*'],
     only,
     maxFileBytes: Number.POSITIVE_INFINITY,
-    excluded: (relative) => {
+    excluded: (relative, again) => {
+      if (again) return;
       const type = fileType(path.posix.basename(relative));
       types.set(type, (types.get(type) ?? 0) + 1);
     },
@@ -458,11 +460,12 @@ function folderOfFileIn(roots: readonly string[], file: string): { folder: strin
  * The folder a folder is ingested under: the deepest folder already ingested that
  * holds it (so `docs/relnotes` after `docs` updates the documents `relnotes/...` of
  * `docs` instead of adding a second copy under `docs/relnotes`), with its path relative
- * to that folder ending in "/" (an `only` entry for the whole of it); else itself. A
- * folder ingested on its own before stays so (its documents are under it), and so does
- * one that the holder's ingest never reads (hidden, or in node_modules).
+ * to that folder ending in "/" (`only` entries for the whole of it: two for a symlink
+ * to another folder of the holder); else itself. A folder ingested on its own before
+ * stays so (its documents are under it), and so does one that the holder's ingest
+ * never reads (hidden, or in node_modules).
  */
-export function folderOfFolder(workspace: Workspace, folder: string): { folder: string; relative?: string } {
+export function folderOfFolder(workspace: Workspace, folder: string): { folder: string; relative?: string[] } {
   if (!fs.existsSync(folder)) return { folder: path.resolve(folder) }; // the ingest says it is missing
   const real = fs.realpathSync(path.resolve(folder));
   const stored = storedRoots(workspace.db);
@@ -476,13 +479,19 @@ export function folderOfFolder(workspace: Workspace, folder: string): { folder: 
   const target = within(real);
   // A symlinked folder is read where it is linked ("docs/linked" is the documents
   // linked/... of docs), else where it points; but one linked to another folder of
-  // the same folder is read where that one is, as the holder's ingest reads it
-  // ("docs/alias" -> "docs/real" is the documents real/... of docs).
+  // the same folder is read as the holder's ingest reads it: where that one is
+  // ("docs/alias" -> "docs/real" is the documents real/... of docs), or where it is
+  // linked when .gitignore or the globs leave out every file of it there (the walk
+  // decides, given both).
   const sameHolder = linked !== undefined && target !== undefined && linked.holder === target.holder && !unread(target.parts);
-  for (const found of sameHolder ? [target] : [linked, target]) {
+  if (sameHolder) {
+    const places = [target, linked].filter((found) => !unread(found.parts)).map((found) => `${found.parts.join('/')}/`);
+    return { folder: target.holder, relative: [...new Set(places)] };
+  }
+  for (const found of [linked, target]) {
     if (found === undefined) continue;
     if (unread(found.parts)) return { folder: real };
-    return { folder: found.holder, relative: `${found.parts.join('/')}/` };
+    return { folder: found.holder, relative: [`${found.parts.join('/')}/`] };
   }
   return { folder: real };
 }
@@ -503,16 +512,18 @@ function realPath(file: string): string {
 }
 
 /**
- * Globs given for one subfolder (`only` = ["relnotes/"]), made relative to the folder it
- * is ingested under: the subfolder's path put before them, its glob characters escaped
- * ("a(b)/", "x{1,2}/" are names), and a leading "./" read as the subfolder itself.
+ * Globs given for one subfolder (`only` = ["relnotes/"], or its places: ["real/",
+ * "alias/"] for a symlink to it), made relative to the folder it is ingested under: the
+ * subfolder's path put before them, its glob characters escaped ("a(b)/", "x{1,2}/" are
+ * names), and a leading "./" read as the subfolder itself. A glob becomes one per place;
+ * a negated one a single glob for them all (one per place would each match the others').
  */
 function underSubfolder(only: readonly string[], globs: string[] | undefined): string[] | undefined {
-  if (!globs?.length || only.length !== 1 || !only[0]!.endsWith('/')) return undefined;
-  const prefix = only[0]!.replace(/[\\()[\]{}*?!+@|^$]/g, '\\$&');
-  return globs.map((glob) => {
+  if (!globs?.length || only.length === 0 || !only.every((entry) => entry.endsWith('/'))) return undefined;
+  const prefixes = only.map((folder) => folder.replace(/[\\()[\]{}*?!+@|^$]/g, '\\$&'));
+  const anyPrefix = prefixes.length === 1 ? prefixes[0]! : `@(${prefixes.map((prefix) => prefix.slice(0, -1)).join('|')})/`;
+  return globs.flatMap((glob) => {
     const read = asInGitignore(glob);
-    const negated = read.startsWith('!');
-    return `${negated ? '!' : ''}${prefix}${negated ? read.slice(1) : read}`;
+    return read.startsWith('!') ? [`!${anyPrefix}${read.slice(1)}`] : prefixes.map((prefix) => prefix + read);
   });
 }

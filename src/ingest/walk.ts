@@ -1,8 +1,9 @@
 // Finds the files to ingest under a folder: skips hidden folders, .git and
 // node_modules, honours .gitignore files at every level and the user's
 // --include/--exclude globs, follows symlinks without looping, walks a folder
-// reached both where it is and through a symlink once, where it is, and counts
-// everything it skips by reason.
+// reached both where it is and through a symlink once (where it is, unless the
+// globs or .gitignore leave out every file of it there), and counts everything it
+// skips by reason, once per file.
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -65,8 +66,13 @@ export interface WalkOptions {
    * particular order.
    */
   select?: (relative: string, size: number, mtimeMs: number) => boolean;
-  /** Told of every file the include and exclude globs leave out (it is counted as excluded too). */
-  excluded?: (relative: string) => void;
+  /**
+   * Told of every file the include and exclude globs leave out (it is counted as
+   * excluded too), at every place the walk looks at it: a folder the filters leave out
+   * whole where it is is looked at again where a symlink to it is. `again` then: the
+   * file was told before, from the first place (and is counted once).
+   */
+  excluded?: (relative: string, again: boolean) => void;
 }
 
 export interface WalkResult {
@@ -117,26 +123,48 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     if (examples.length < 5) examples.push(relative);
     result.examples.set(reason, examples);
   };
-  /** Real paths of the folders walked. */
-  const visitedDirs = new Set<string>();
+  /**
+   * Real paths of the folders walked: the .gitignore files and globs let some of their
+   * files through where the walk looked at them. A folder reached again (through a
+   * symlink, or inside a symlinked folder) is left to the place it was walked at.
+   */
+  const walkedDirs = new Set<string>();
+  /**
+   * Real paths of the folders looked at where the .gitignore files and globs let none
+   * of their files through: such a folder is looked at again where a symlink to it is.
+   */
+  const leftOutDirs = new Set<string>();
+  /**
+   * What those folders skipped where they were first looked at, in the walk's order:
+   * counted at the end, but for a folder that a symlink's place walked after all (which
+   * counted its own).
+   */
+  const leftOutSkips: { real: string; reason: SkipReason; relative: string }[] = [];
+  /** Symlinks to folders followed, as the real path of their folder and their name: each is followed once, from the first place the walk reaches it. */
+  const followedLinks = new Set<string>();
   /** Symlinked folders, in the order the walk met them. */
   const linkedFolders: LinkedFolder[] = [];
   /** True while the walk stands in `root` (see below): files are then stat'ed by their relative paths. */
   let relativeStat = false;
 
   type Rules = LinkedFolder['rules'];
+  type Note = (reason: SkipReason, relative: string) => void;
   /** Walks `dir`, whose real path is `trail.real`, into `out`. */
   const visit = (dir: string, relativeDir: string, inherited: Rules, trail: Trail, out: Listing) => {
-    // Walked already: inside a symlinked folder walked before it (x/sub when x/ is a
-    // link to ../ext and another, walked first, to ../ext/sub).
-    if (visitedDirs.has(trail.real)) return;
-    visitedDirs.add(trail.real);
+    // Walked already: where it is, or inside a symlinked folder walked before it (x/sub
+    // when x/ is a link to ../ext and another, walked first, to ../ext/sub).
+    if (walkedDirs.has(trail.real)) return;
+    /** Looked at before, at a place where the filters let none of its files through: what this place skips was counted there. */
+    const again = leftOutDirs.has(trail.real);
 
     let listing: fs.Dir;
     try {
       listing = fs.opendirSync(dir);
     } catch {
-      skip('unreadable', relativeDir || '.');
+      if (!again) {
+        leftOutDirs.add(trail.real);
+        leftOutSkips.push({ real: trail.real, reason: 'unreadable', relative: relativeDir || '.' });
+      }
       return;
     }
     // The folder's .gitignore applies to every entry, so it is looked for first
@@ -167,6 +195,9 @@ export function walk(root: string, options: WalkOptions): WalkResult {
     // sorted, and no entry outlives its turn: the garbage collector has next to
     // nothing to copy.
     const kept: Kept[] = [];
+    /** A file got past the .gitignore files and the globs: the folder is walked here. */
+    let through = false;
+    let brokeOff = false;
     /** The names of this folder that are not valid UTF-8, as listed (see notUtf8Names), looked up only when a name has a U+FFFD. */
     let notUtf8: Map<string, number> | undefined;
     const nameNotUtf8 = (name: string): boolean => {
@@ -184,7 +215,7 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           entry = listing.readSync();
         } catch {
           // The listing broke off: what was found before stays, the folder counts as unreadable.
-          skip('unreadable', relativeDir || '.');
+          brokeOff = true;
           break;
         }
         if (entry === null) break;
@@ -220,10 +251,11 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           continue;
         }
         if (excludeMatch?.(relative) || (includeMatch && !includeMatch(relative))) {
-          options.excluded?.(relative);
+          options.excluded?.(relative, again);
           kept.push({ name, skip: 'excluded' });
           continue;
         }
+        through = true;
         if (badName) {
           kept.push({ name, skip: kindOf(name) ? 'name-not-utf8' : 'unsupported-type' });
           continue;
@@ -255,34 +287,49 @@ export function walk(root: string, options: WalkOptions): WalkResult {
       listing.closeSync();
     }
 
+    // What this place skips is counted now if the folder is walked here; kept for the
+    // end if this is the first place it is looked at; else it was counted there.
+    let note: Note = skip;
+    if (through) walkedDirs.add(trail.real);
+    else if (!again) {
+      leftOutDirs.add(trail.real);
+      note = (reason, relative) => leftOutSkips.push({ real: trail.real, reason, relative });
+    } else note = () => {};
+    if (brokeOff) note('unreadable', relativeDir || '.');
     kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const item of kept) {
       if (item.file) out.files.push(item.file);
-      else if (item.linked) followLater(item.folder!, relativePrefix + item.name, rules, trail, out);
+      else if (item.linked) followLater(item.folder!, relativePrefix + item.name, rules, trail, out, note);
       else if (item.folder) visit(item.folder, relativePrefix + item.name, rules, { real: childPath(trail.real, item.name), up: trail }, out);
-      else skip(item.skip!, relativePrefix + item.name);
+      else note(item.skip!, relativePrefix + item.name);
     }
   };
   /**
    * Keeps a folder reached through a symlink in `out` at its place, to be walked once
    * every folder reached directly has been (see below); a link to a folder the walk
-   * went through to reach it, or to one holding such a folder, is a loop.
+   * went through to reach it, or to one holding such a folder, is a loop. `trail` is
+   * the link's folder's; `note` counts what is skipped.
    */
-  const followLater = (dir: string, relativeDir: string, rules: Rules, trail: Trail, out: Listing) => {
+  const followLater = (dir: string, relativeDir: string, rules: Rules, trail: Trail, out: Listing, note: Note) => {
     let real: string;
     try {
       real = fs.realpathSync(dir);
     } catch {
-      skip('unreadable', relativeDir);
+      note('unreadable', relativeDir);
       return;
     }
     const holding = childPath(real, '');
     for (let at: Trail | undefined = trail; at; at = at.up) {
       if (at.real === real || at.real.startsWith(holding)) {
-        skip('symlink-loop', relativeDir);
+        note('symlink-loop', relativeDir);
         return;
       }
     }
+    // A link in a folder looked at from two places (two links to it) is followed from
+    // the first: from each, a chain of such folders would be walked once per path to it.
+    const link = childPath(trail.real, path.basename(dir));
+    if (followedLinks.has(link)) return;
+    followedLinks.add(link);
     const listing: Listing = { files: [], linked: [] };
     out.linked.push({ at: out.files.length, listing });
     linkedFolders.push({ dir, relativeDir, rules, trail: { real, up: trail }, listing });
@@ -298,7 +345,10 @@ export function walk(root: string, options: WalkOptions): WalkResult {
   // then left to the folder itself, which is walked once, where it is, whichever
   // comes first in name order (/usr/share/doc/libffi-dev -> libffi8). A folder
   // only reached through links (outside the root, or hidden) is walked where the
-  // first of them is linked. Its files are put in at the link's place.
+  // first of them is linked. Its files are put in at the link's place. A folder
+  // counts as walked only where the .gitignore files and globs let some of its
+  // files through: one they leave out whole where it is (`--exclude libffi8/`) is
+  // looked at where the next link to it is (libffi-dev/), as if it were not there.
   let realRoot: string;
   try {
     realRoot = fs.realpathSync(root);
@@ -316,6 +366,8 @@ export function walk(root: string, options: WalkOptions): WalkResult {
   } finally {
     if (home !== undefined) leave(home);
   }
+  // Folders no place let any file of through: what they skipped where first looked at.
+  for (const { real, reason, relative } of leftOutSkips) if (!walkedDirs.has(real)) skip(reason, relative);
   if (top.linked.length > 0) result.files = inOrder(top, []);
   return result;
 }
