@@ -210,6 +210,28 @@ describe('run(args, io)', () => {
     expect(again.stdout).toMatch(/^Total for 3 paths: 2 added, 0 changed, 1 unchanged, /m);
   });
 
+  test('--json, Ctrl-C between two of several paths: the document says the total was interrupted and names the paths not ingested', async () => {
+    const home = tempDir('ragline-run-');
+    const env = isolatedEnv(home, { RAGLINE_DB: path.join(home, 'run.db') });
+    const [first, second, third] = ['first', 'second', 'third'].map((name) => {
+      fs.mkdirSync(path.join(home, name));
+      if (name !== 'first') fs.writeFileSync(path.join(home, name, `${name}.md`), `# ${name}\n\nThe ${name} folder.\n`);
+      return path.join(home, name);
+    }) as [string, string, string];
+    const signals = new EventEmitter();
+    const stdout = capture();
+    const stderr = capture();
+    // Ctrl-C as soon as the first path (an empty folder) has said it found nothing: --json prints nothing before the end.
+    stderr.stream.on('data', (chunk: Buffer) => {
+      if (chunk.toString().startsWith(`No files found in ${first}`)) signals.emit('SIGINT');
+    });
+    const code = await run(['ingest', first, second, third, '--json'], { stdout: stdout.stream, stderr: stderr.stream, env, signals, exit: () => {} });
+    expect(code).toBe(130);
+    const document = JSON.parse(stdout.text());
+    expect(document).toMatchObject({ paths: [{ path: first, interrupted: false }], notIngested: [second, third], total: { paths: 1, interrupted: true } });
+    expect(stderr.text()).toContain(`Interrupted: what was written is kept; run the same command again to finish.\nNot ingested: ${second}, ${third}.\n`);
+  });
+
   test('relative paths (--db, --config, the folder to ingest, a tasks file) are read against the run\'s working directory, not the process\'s', async () => {
     const home = tempDir('ragline-run-');
     const env = isolatedEnv(home);

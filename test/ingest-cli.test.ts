@@ -560,6 +560,17 @@ describe('several paths in one command', () => {
     });
   });
 
+  test('--json, a failure after the first of several paths: the document has that path, the paths not ingested and a total that was not interrupted', async () => {
+    const first = docsFolder({ 'x.rst': 'X\n=\n\nxray\n' });
+    const second = docsFolder({ 'a.md': '# A\n\nalpha\n' });
+    expect((await ragline(['ingest', second], { env: env() })).code).toBe(0);
+    // The globs leave out the second folder's only document and add none: refused (exit 2).
+    const result = await ragline(['ingest', first, second, '--include', '*.rst', '--json'], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--include/--exclude leave out the only document stored for');
+    expect(JSON.parse(result.stdout)).toMatchObject({ paths: [{ path: first, files: { added: 1 } }], notIngested: [second], total: { paths: 1, interrupted: false } });
+  });
+
   test('the same folder given twice (again with a trailing slash, or through a symlink) is ingested once, and a folder inside another given is read as part of it', async () => {
     const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n' });
     const link = path.join(home, 'link');

@@ -307,14 +307,26 @@ export async function ingestPaths(workspace: Workspace, paths: readonly string[]
     onPathDone?.(ingested, index, plan);
     if (summary.interrupted) break;
   }
-  const notIngested = plan.targets.slice(done.length).map((target) => target.path);
-  const total = ingestTotal(done);
-  total.interrupted ||= notIngested.length > 0;
-  return { paths: done, covered: plan.covered, notIngested, total };
+  return pathsIngested(plan, done, options.signal);
 }
 
-/** The sums of `done`'s summaries, and of the other folders their rebuilds read. */
-export function ingestTotal(done: readonly PathIngested[]): IngestTotal {
+/**
+ * What an ingest of several paths did, having ingested `done` (the plan's first paths,
+ * in order) when it ended, stopped or failed: the plan's paths after them are not
+ * ingested. Its total is interrupted when a path's ingest was, or when the abort
+ * signal (Ctrl-C) stopped the run before the paths not ingested; a failure is not an
+ * interruption. The one place that says so, for the summary returned and for what a
+ * caller reports after a failure.
+ */
+export function pathsIngested(plan: IngestPathsPlan, done: readonly PathIngested[], signal?: AbortSignal): IngestPathsSummary {
+  const notIngested = plan.targets.slice(done.length).map((target) => target.path);
+  const total = ingestTotal(done);
+  total.interrupted ||= notIngested.length > 0 && signal?.aborted === true;
+  return { paths: [...done], covered: plan.covered, notIngested, total };
+}
+
+/** The sums of `done`'s summaries, and of the other folders their rebuilds read (interrupted: as pathsIngested says it). */
+function ingestTotal(done: readonly PathIngested[]): IngestTotal {
   const total: IngestTotal = {
     paths: done.length,
     files: { added: 0, changed: 0, unchanged: 0, removed: 0, merged: 0, skipped: {} },

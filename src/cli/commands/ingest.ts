@@ -6,14 +6,15 @@ import {
   checkIngestPaths,
   fileTypesIn,
   ingestPaths,
-  ingestTotal,
   leftOutWords,
   MASS_REMOVAL_MIN,
   planIngestPaths,
   READ_KINDS,
   RemovalRefused,
   type GlobRemoval,
+  pathsIngested,
   type IngestPathsPlan,
+  type IngestPathsSummary,
   type IngestTotal,
   type PathIngested,
 } from '../../app/ingest.js';
@@ -128,12 +129,12 @@ Examples:
       const done: PathIngested[] = [];
       let current = 0;
       /** The whole command as one JSON document (several paths). */
-      const document = (notIngested: string[]) => ({
+      const document = (ingested: IngestPathsSummary) => ({
         db: config.db,
-        paths: done.map(({ path: given, summary }) => ({ path: given, db: config.db, ...summary })),
-        covered: plan.covered,
-        notIngested,
-        total: ingestTotal(done),
+        paths: ingested.paths.map(({ path: given, summary }) => ({ path: given, db: config.db, ...summary })),
+        covered: ingested.covered,
+        notIngested: ingested.notIngested,
+        total: ingested.total,
       });
       try {
         const result = await ingestPaths(workspace, plan, {
@@ -175,7 +176,7 @@ Examples:
           },
         });
         progress.clear();
-        if (flags.json) output.json(several ? document(result.notIngested) : { db: config.db, ...result.paths[0]!.summary });
+        if (flags.json) output.json(several ? document(result) : { db: config.db, ...result.paths[0]!.summary });
         else if (several) output.out(totalLine(result.total, output.color));
         if (result.total.interrupted) {
           output.err('Interrupted: what was written is kept; run the same command again to finish.');
@@ -186,10 +187,11 @@ Examples:
         // Said before the embedder is closed: whatever closing does, the user has the message.
         progress.clear();
         // With several paths, those before the one that failed stay ingested: said, with those not reached.
-        const notIngested = plan.targets.slice(current).map((target) => target.path);
+        const ingested = pathsIngested(plan, done, controller.signal);
+        const { notIngested } = ingested;
         if (several && done.length > 0) {
-          if (flags.json) output.json(document(notIngested));
-          else output.out(totalLine(ingestTotal(done), output.color));
+          if (flags.json) output.json(document(ingested));
+          else output.out(totalLine(ingested.total, output.color));
         }
         if (err instanceof RemovalRefused && answered !== undefined) {
           // The person at the terminal said no (or Ctrl-C): as `sessions rm` does.
