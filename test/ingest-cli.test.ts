@@ -509,6 +509,58 @@ describe('several paths in one command', () => {
     expect(again.stdout).toMatch(/^Total for 2 paths: 0 added, 0 changed, 3 unchanged, 0 removed,/m);
   });
 
+  test('a folder\'s contents given by a shell glob (docs/*): its files of kinds ragline does not read are skipped, named and counted as unsupported-type, the rest ingested', async () => {
+    const dir = docsFolder({ Makefile: 'all:\n', 'conf.py': 'project = "x"\n', 'index.rst': 'Index\n=====\n\nindia\n', 'guide/a.md': '# A\n\nalpha\n' });
+    const given = ['Makefile', 'conf.py', 'guide', 'index.rst'].map((name) => path.join(dir, name)); // as the shell sorts docs/*
+    const [makefile, conf, guide, index] = given as [string, string, string, string];
+    const result = await ragline(['ingest', ...given], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n')).toEqual([
+      `${makefile} is not a kind of file ragline reads: skipped (unsupported-type).`,
+      `${conf} is not a kind of file ragline reads: skipped (unsupported-type).`,
+      expect.stringMatching(new RegExp(`^Ingested ${guide}: 1 added, `)),
+      expect.stringMatching(new RegExp(`^Ingested ${index}: 1 added, `)),
+      expect.stringMatching(/^Total for 2 paths: 2 added, 0 changed, 0 unchanged, 0 removed, skipped 2 unsupported-type; /),
+      '',
+    ]);
+    expect(rows()).toEqual([
+      { root: fs.realpathSync(dir), path: 'index.rst' },
+      { root: fs.realpathSync(path.join(dir, 'guide')), path: 'a.md' },
+    ]);
+    const json = await ragline(['ingest', ...given, '--json'], { env: env() });
+    expect(json.code, json.stderr).toBe(0);
+    const document = JSON.parse(json.stdout);
+    expect(Object.keys(document)).toEqual(['db', 'paths', 'covered', 'skipped', 'notIngested', 'total']);
+    expect(document.skipped).toEqual([
+      { path: makefile, reason: 'unsupported-type' },
+      { path: conf, reason: 'unsupported-type' },
+    ]);
+    expect(document.paths.map((entry: { path: string }) => entry.path)).toEqual([guide, index]);
+    expect(document.total).toMatchObject({ paths: 2, files: { unchanged: 2, skipped: { 'unsupported-type': 2 } } });
+    // Only such files: refused, as one is alone.
+    const none = await ragline(['ingest', makefile, conf], { env: env() });
+    expect(none).toMatchObject({ code: 2, stdout: '' });
+    expect(none.stderr).toContain(`error: ${makefile} is not a kind of file ragline reads: `);
+  });
+
+  test('a file among several paths with --reindex or globs is refused, naming it: not "a single file was given"', async () => {
+    const dir = docsFolder({ 'a.md': '# A\n\nalpha\n', 'sub/b.md': '# B\n\nbravo\n' });
+    const file = path.join(dir, 'a.md');
+    const reindex = await ragline(['ingest', path.join(dir, 'sub'), file, '--reindex'], { env: env() });
+    expect(reindex).toMatchObject({ code: 2, stdout: '' });
+    expect(reindex.stderr.split('\n')).toEqual([
+      `error: --reindex rebuilds the whole index, of every folder; ${file} is a file.`,
+      'Give only folders with --reindex (`ragline ingest <folder> --reindex`), then ingest the files without it.',
+      '',
+    ]);
+    const globs = await ragline(['ingest', path.join(dir, 'sub'), file, '--exclude', 'drafts/'], { env: env() });
+    expect(globs).toMatchObject({ code: 2, stdout: '' });
+    expect(globs.stderr).toContain(`error: --include and --exclude choose among the files of a folder; ${file} is a file.\n`);
+    expect(globs.stderr).toContain('or the file in a command of its own, without them.');
+    expect(fs.existsSync(dbFile())).toBe(false);
+  });
+
   test('a mistyped path, second or later, is refused before anything is written: no database is created, an existing one is left as it was', async () => {
     const first = docsFolder({ 'a.md': '# A\n\nalpha\n' });
     const second = docsFolder({ 'b.md': '# B\n\nbravo\n' });
@@ -541,9 +593,9 @@ describe('several paths in one command', () => {
     const result = await ragline(['ingest', first, second, '--json'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    const both = JSON.parse(result.stdout) as { db: string; paths: (Summary & { path: string })[]; covered: unknown[]; notIngested: string[]; total: Record<string, unknown> };
-    expect(Object.keys(both)).toEqual(['db', 'paths', 'covered', 'notIngested', 'total']);
-    expect(both).toMatchObject({ db: dbFile(), covered: [], notIngested: [] });
+    const both = JSON.parse(result.stdout) as { db: string; paths: (Summary & { path: string })[]; covered: unknown[]; skipped: unknown[]; notIngested: string[]; total: Record<string, unknown> };
+    expect(Object.keys(both)).toEqual(['db', 'paths', 'covered', 'skipped', 'notIngested', 'total']);
+    expect(both).toMatchObject({ db: dbFile(), covered: [], skipped: [], notIngested: [] });
     expect(both.paths.map((entry) => Object.keys(entry).sort())).toEqual([0, 1].map(() => ['path', ...Object.keys(one)].sort()));
     expect(both.paths).toMatchObject([
       { path: first, db: dbFile(), root: fs.realpathSync(first), files: { added: 0, unchanged: 1 } },

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
 import { documentExtension, isGzipped, kindOf, READ_KINDS } from '../ingest/kinds.js';
-import { asInGitignore, walk } from '../ingest/walk.js';
+import { asInGitignore, walk, type SkipReason } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
@@ -84,7 +84,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
   });
 }
 
-/** A path given to ingest, checked: it exists and is a folder or one file of a kind ragline reads. */
+/** A path given to ingest, checked: it exists and is a folder or one file of a kind ragline reads (or, among several, one to skip). */
 export interface GivenPath {
   /** As given (what messages quote). */
   path: string;
@@ -92,6 +92,12 @@ export interface GivenPath {
   absolute: string;
   /** One file rather than a folder. */
   file: boolean;
+  /**
+   * A file of a kind no ingest reads, given among several paths (the Makefile of
+   * `ragline ingest docs/*`): not read, but named and counted as skipped
+   * (unsupported-type), as a folder's walk counts such a file.
+   */
+  unsupported?: boolean;
 }
 
 /** What `checkIngestPaths` and `planIngestPaths` need of the ingest's options. */
@@ -107,8 +113,10 @@ export interface IngestPathsCheck {
  * Checks every path before anything is read or written, and throws a UserError (exit
  * code 2) for the first problem: every missing path at once, then one that is neither a
  * file nor a folder, a file with globs or with `reindex` (which choose among, or
- * rebuild, folders), or a file of a kind no ingest reads. A mistyped third path thus
- * stops the command before the first is ingested.
+ * rebuild, folders), or a file of a kind no ingest reads given alone (or with only
+ * such files). Among several paths such a file is `unsupported`: skipped, as a
+ * folder's walk skips it (`ragline ingest docs/*` with a Makefile in docs). A mistyped
+ * third path thus stops the command before the first is ingested.
  */
 export function checkIngestPaths(paths: readonly string[], options: IngestPathsCheck = {}): GivenPath[] {
   if (paths.length === 0) throw new UserError('No folder or file to ingest was given.', { hint: 'Give one or more, e.g. `ragline ingest ./docs ./notes`.', exitCode: 2 });
@@ -130,26 +138,35 @@ export function checkIngestPaths(paths: readonly string[], options: IngestPathsC
       exitCode: 2,
     });
   }
-  return stats.map(({ path: given, absolute, stat }) => {
+  const several = paths.length > 1;
+  const checked = stats.map(({ path: given, absolute, stat }): GivenPath => {
     // One file: it is added or updated as a document of its folder, whose other documents stay.
     const file = stat!.isFile();
     if (!file && !stat!.isDirectory()) throw new UserError(`${given} is neither a file nor a folder.`, { exitCode: 2 });
+    const unreadable = file ? unreadableFile(given) : undefined;
+    if (unreadable && several) return { path: given, absolute, file, unsupported: true };
+    // What the file is, said as the command was given: alone, or among several paths.
+    const theFile = several ? `${given} is a file` : 'a single file was given';
     if (file && (options.include || options.exclude)) {
-      throw new UserError('--include and --exclude choose among the files of a folder; a single file was given.', {
-        hint: `Give its folder with the globs, e.g. \`ragline ingest ${path.dirname(given) || '.'} --include "${path.basename(given)}"\` (the folder's files the globs leave out are then removed from the index), or the file alone.`,
+      throw new UserError(`--include and --exclude choose among the files of a folder; ${theFile}.`, {
+        hint: `Give its folder with the globs, e.g. \`ragline ingest ${path.dirname(given) || '.'} --include "${path.basename(given)}"\` (the folder's files the globs leave out are then removed from the index), or the file ${several ? 'in a command of its own, without them' : 'alone'}.`,
         exitCode: 2,
       });
     }
-    const unreadable = file ? unreadableFile(given) : undefined;
     if (unreadable) throw unreadable;
     if (file && options.reindex) {
-      throw new UserError('--reindex rebuilds the whole index, of every folder; a single file was given.', {
-        hint: 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
+      throw new UserError(`--reindex rebuilds the whole index, of every folder; ${theFile}.`, {
+        hint: several
+          ? 'Give only folders with --reindex (`ragline ingest <folder> --reindex`), then ingest the files without it.'
+          : 'Give the folder (`ragline ingest <folder> --reindex`), or the file alone without --reindex.',
         exitCode: 2,
       });
     }
     return { path: given, absolute, file };
   });
+  // Nothing but files no ingest reads: refused, as one is alone.
+  if (checked.every((entry) => entry.unsupported)) throw unreadableFile(checked[0]!.path)!;
+  return checked;
 }
 
 /** One path an ingest of several reads, in its turn. */
@@ -169,6 +186,8 @@ export interface IngestPathsPlan {
    * reads, is not inside it).
    */
   covered: { path: string; by: string; reason: 'same' | 'inside' }[];
+  /** Files given that are of a kind no ingest reads (GivenPath's `unsupported`): not read, counted in the total as skipped. */
+  skipped: { path: string; reason: Extract<SkipReason, 'unsupported-type'> }[];
 }
 
 /**
@@ -179,7 +198,9 @@ export interface IngestPathsPlan {
  * anything is written, as it is on its own.
  */
 export function planIngestPaths(workspace: Workspace, paths: readonly string[], options: IngestPathsCheck = {}): IngestPathsPlan {
-  const given = checkIngestPaths(paths, options);
+  const checked = checkIngestPaths(paths, options);
+  const skipped: IngestPathsPlan['skipped'] = checked.filter((entry) => entry.unsupported).map((entry) => ({ path: entry.path, reason: 'unsupported-type' }));
+  const given = checked.filter((entry) => !entry.unsupported);
   const forms = given.map((entry) => {
     const linked = realPath(entry.absolute);
     // A folder is read where it is linked and where it points; a file where it is linked (realPath).
@@ -235,7 +256,7 @@ export function planIngestPaths(workspace: Workspace, paths: readonly string[], 
     targets.push({ ...entry, document });
     roots.push(document.folder);
   }
-  return { targets, covered };
+  return { targets, covered, skipped };
 }
 
 /** A path's ingest as part of several: the path as given and its ingest's summary. */
@@ -261,6 +282,8 @@ export interface IngestPathsSummary {
   paths: PathIngested[];
   /** The paths given that another one's ingest read (IngestPathsPlan). */
   covered: IngestPathsPlan['covered'];
+  /** The files given that no ingest reads, skipped (IngestPathsPlan); counted in the total. */
+  skipped: IngestPathsPlan['skipped'];
   /** The paths not ingested because the run stopped before them (interrupted). */
   notIngested: string[];
   total: IngestTotal;
@@ -277,7 +300,8 @@ export interface IngestPathsOptions extends Omit<IngestFolderOptions, 'only'>, I
  * Ingests several folders or files in turn, in the order given, as `ingestFolder` (or,
  * for a file, `ingestFolder` with `only`) does each: the same options for each, the globs
  * read from each folder. Every path is checked first (planIngestPaths: a missing one is
- * refused with nothing written), and one given twice or inside another is read once.
+ * refused with nothing written, a file of a kind no ingest reads skipped and counted),
+ * and one given twice or inside another is read once.
  * With `reindex` the first path rebuilds the index (every other folder it held too) and
  * the others are then ingested into it. Each path's ingest takes the ingest lock at its
  * first write and releases it at its end. Aborting stops at the path being read: what
@@ -322,7 +346,8 @@ export function pathsIngested(plan: IngestPathsPlan, done: readonly PathIngested
   const notIngested = plan.targets.slice(done.length).map((target) => target.path);
   const total = ingestTotal(done);
   total.interrupted ||= notIngested.length > 0 && signal?.aborted === true;
-  return { paths: [...done], covered: plan.covered, notIngested, total };
+  for (const { reason } of plan.skipped) total.files.skipped[reason] = (total.files.skipped[reason] ?? 0) + 1;
+  return { paths: [...done], covered: plan.covered, skipped: plan.skipped, notIngested, total };
 }
 
 /** The sums of `done`'s summaries, and of the other folders their rebuilds read (interrupted: as pathsIngested says it). */

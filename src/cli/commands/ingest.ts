@@ -49,7 +49,7 @@ export function registerIngest(program: Command): void {
     .description('chunk, embed and index folders of documents (Markdown, text, HTML, PDF), or files of them; several in turn, each once')
     .argument(
       '<path...>',
-      "folders to ingest (running it again only processes what changed), or files: each added or updated, its folder's other documents kept. Several are ingested in turn, in the order given, every one checked first; one given twice or inside another is read once; a failure or Ctrl-C stops at the path being read, keeping those before it",
+      "folders to ingest (running it again only processes what changed), or files: each added or updated, its folder's other documents kept. Several are ingested in turn, in the order given, every one checked first; one given twice or inside another is read once; a file of a kind ragline does not read is skipped (unsupported-type) among several, refused alone; a failure or Ctrl-C stops at the path being read, keeping those before it",
     )
     .option('--include <glob...>', "only ingest files matching these globs, read as in .gitignore (\"*.rst\" at any depth, \"/*.rst\" or \"./*.rst\" at the top, \"guides/*.md\" from each folder given); the folder's stored documents they leave out are removed")
     .option('--exclude <glob...>', 'skip files matching these globs (read the same way; "drafts/" is every folder named drafts)')
@@ -60,7 +60,7 @@ export function registerIngest(program: Command): void {
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('-y, --yes', `remove without asking the stored documents --include/--exclude leave out, when the run adds none and would keep none of the folder's documents, or remove more than half and more than ${MASS_REMOVAL_MIN} of them (a terminal asks; without one, or with --json, the run is refused: exit 2)`)
     .option('--verbose', 'also list the skipped files, a few per reason')
-    .option('--json', 'print the summary as JSON (with a few skipped paths per reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "notIngested", "total"}')
+    .option('--json', 'print the summary as JSON (with a few skipped paths per reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "skipped", "notIngested", "total"}')
     .addHelpText(
       'after',
       `
@@ -125,6 +125,7 @@ Examples:
         const what = reason === 'inside' ? `is inside ${oneLine(by)}: ingested as part of it` : given === by ? 'was given again: ingested once' : `is the same as ${oneLine(by)}: ingested once`;
         output.out(output.color.dim(`${oneLine(given)} ${what}.`));
       }
+      for (const { path: given } of flags.json ? [] : plan.skipped) output.out(output.color.dim(`${oneLine(given)} is not a kind of file ragline reads: skipped (unsupported-type).`));
       /** The paths ingested so far, and the one being read. */
       const done: PathIngested[] = [];
       let current = 0;
@@ -133,6 +134,7 @@ Examples:
         db: config.db,
         paths: ingested.paths.map(({ path: given, summary }) => ({ path: given, db: config.db, ...summary })),
         covered: ingested.covered,
+        skipped: ingested.skipped,
         notIngested: ingested.notIngested,
         total: ingested.total,
       });
