@@ -13,6 +13,16 @@ import { loadDocument } from '../src/ingest/load.js';
 import { isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+/** The shortest of three runs of `read`, in milliseconds. */
+const fastest = (read: () => void): number => {
+  let best = Infinity;
+  for (let run = 0; run < 3; run++) {
+    const start = performance.now();
+    read();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+};
 const titles = (headings: { line: number; level: number; text: string }[]) => headings.map((h) => `${h.line} ${h.level} ${h.text}`);
 
 /** A manual page as git writes one (contrib/subtree/git-subtree.txt, shortened). */
@@ -135,11 +145,70 @@ describe('AsciiDoc, line for line', () => {
     expect(titles(asciidocToPlain(source).headings)).toEqual(['0 1 Guide', '13 4 Deep']);
   });
 
-  test('very long lines are never taken for titles or terms, and take linear time', () => {
+  test('very long lines are never taken for titles or terms', () => {
     const long = `= ${'a '.repeat(150_000)}`;
     expect(asciidocToPlain(long).headings).toEqual([]);
     const marks = `x ${"'a *b _c +d ".repeat(50_000)}::`;
     expect(asciidocToPlain(`${marks}\n${marks}`).text.split('\n')).toHaveLength(2);
+  });
+
+  test('reading takes time in proportion to the text: a run of a macro\'s opening, closed or not', () => {
+    // Four times the text takes about four times as long; were each opening to scan on to the
+    // line's end, sixteen times (seconds at 160 KB of `link:`).
+    const openings = ['link:', 'http://', 'image:', 'anchor:', '<<a,', '[[a,', 'link:x[', 'image:x[a,', 'anchor:x['];
+    for (const opening of openings) {
+      const page = (size: number) => `= Title\n\n${opening.repeat(Math.ceil(size / opening.length))}`;
+      for (const read of [asciidocToPlain, looksLikeAsciidoc]) {
+        const small = page(40_000);
+        const large = page(160_000);
+        const ratio = fastest(() => read(large)) / Math.max(fastest(() => read(small)), 1);
+        expect(ratio, `${read.name} of ${JSON.stringify(opening)} repeated`).toBeLessThan(8);
+      }
+    }
+  }, 60_000);
+
+  test('a line that may be a title, term, attribute entry or block image takes time in proportion to its length', () => {
+    // The same amount of text in lines four times as long: as long to read, not four times (as when
+    // each space of a run is tried as the end of the line).
+    const lines: Record<string, (width: number) => string> = {
+      title: (width) => `= a${' '.repeat(width)}b`,
+      term: (width) => `a:: x${' '.repeat(width)}y`,
+      attribute: (width) => `:a: x${' '.repeat(width)}y`,
+      image: (width) => `image::x[${'a'.repeat(width)}`,
+    };
+    for (const [name, line] of Object.entries(lines)) {
+      const page = (width: number) => `= Title\n\n${`${line(width)}\n\n`.repeat(Math.ceil(400_000 / width))}`;
+      const short = page(120);
+      const long = page(480);
+      const ratio = fastest(() => asciidocToPlain(long)) / Math.max(fastest(() => asciidocToPlain(short)), 1);
+      expect(ratio, name).toBeLessThan(1.5);
+    }
+  }, 60_000);
+
+  test('a construct written over two lines shows its text on them, and the lines after it stay where they were', () => {
+    const last = 'and this is the last line.';
+    const cases: Array<[string[], string[]]> = [
+      [['See <<install,', 'the install section>> for more'], ['See', 'the install section for more']],
+      [['See xref:install.adoc[the', 'install page] first'], ['See the', 'install page first']],
+      [['Read link:https://example.org[the', 'guide,window=_blank] now'], ['Read the', 'guide now']],
+      [['Read link:https://example.org[the guide,', 'window=_blank] now'], ['Read the guide', 'now']],
+      [['Read link:https://example.org[', 'the guide] now'], ['Read', 'the guide now']],
+      [['Read https://example.org[the', 'site] now'], ['Read the', 'site now']],
+      [['Read https://example.org[', '] now'], ['Read https://example.org', 'now']],
+      // Index terms: a hidden one shows nothing, a shown one its text.
+      [['A word(((primary,', 'secondary))) here'], ['A word', 'here']],
+      [['A ((shown', 'term)) here'], ['A shown', 'term here']],
+      // Anchors show nothing.
+      [['A [[id,some', 'ref]] here'], ['A', 'here']],
+      [['A anchor:x[a', 'b] here'], ['A', 'here']],
+      // An inline image shows its alt text, not its attributes.
+      [['An image:x.png[alt,', 'width=1] here'], ['An alt', 'here']],
+      [['An image:x.png[the', 'alt] here'], ['An the', 'alt here']],
+    ];
+    for (const [source, shown] of cases) {
+      const page = asciidocToPlain(['= T', '', ...source, last].join('\n'));
+      expect([source, page.text.split('\n')]).toEqual([source, ['# T', '', ...shown, last]]);
+    }
   });
 });
 

@@ -29,7 +29,9 @@
 //
 // git's manual-page footer ("GIT" over "Part of the linkgit:git[1] suite", the same on
 // every page) is left out: it says nothing of the page, and was quoted as an answer.
-// Pure; linear in the text.
+// Pure; linear in the text: every pattern that a line longer than MAX_LINE or a whole
+// paragraph meets repeats its characters a bounded number of times (a link's target and
+// text at most MAX_LINE), so no starting point scans on to the end of the line.
 
 import type { UnitHeading } from './load.js';
 
@@ -43,8 +45,8 @@ export interface AsciidocPage {
 /** Longer lines are not taken for titles or terms (and a long line never meets a backtracking pattern). */
 const MAX_LINE = 500;
 
-/** A one-line section title: `= Title` ... `====== Title` (or Markdown's `#`), with optional closing marks. */
-const ONE_LINE_TITLE = /^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$/;
+/** A one-line section title: `= Title` ... `====== Title` (or Markdown's `#`), with optional closing marks (withoutClosingMarks). */
+const ONE_LINE_TITLE = /^(={1,6}|#{1,6})[ \t]+(\S.*)$/;
 /** Underline characters of two-line titles, by level: `=` the document title, `-` a section, then deeper. */
 const UNDERLINE_LEVEL: Record<string, number> = { '=': 1, '-': 2, '~': 3, '^': 4, '+': 5 };
 /** Delimiters of blocks: the character repeated four or more times (`--`, an open block, exactly twice); tables `|===`. */
@@ -52,13 +54,13 @@ const DELIMITER = /^(?:(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|\/{4,})|(--)|([|!
 /** A block attribute line: `[verse]`, `[source,sh]`, `[[anchor]]`, `[#id.role]`, `[NOTE]` (as Asciidoctor tells one). */
 const BLOCK_ATTRIBUTES = /^\[(?:|[#.%\w{,"'[].*)\][ \t]*$/;
 /** An attribute entry: `:name: value`, `:name!:`. */
-const ATTRIBUTE_ENTRY = /^:(!?)([\w][\w-]*)(!?):(?:[ \t]+(.*?))?[ \t]*$/;
+const ATTRIBUTE_ENTRY = /^:(!?)([\w][\w-]*)(!?):(?:[ \t]+(.*\S))?[ \t]*$/;
 /** Preprocessor and block macro lines that show nothing: `ifdef::x[]`, `endif::[]`, `include::f.adoc[]`, `toc::[]`. */
 const DIRECTIVE_LINE = /^(?:ifdef|ifndef|ifeval|endif|include|toc|video|audio)::[^\s\[]*\[.*\][ \t]*$/;
 /** A block image: `image::path[alt]` shows its alt text. */
-const BLOCK_IMAGE = /^image::[^\s\[]+\[([^\],]*)[^\]]*\][ \t]*$/;
+const BLOCK_IMAGE = /^image::[^\s\[]+\[([^\],]*)(?:,[^\]]*)?\][ \t]*$/;
 /** A labelled list item: `term::`, `term:::`, `term::::` or `term;;`, with its description on the same line or not. */
-const TERM = /^([ \t]*)(\S.*?)(:{2,4}|;;)(?:[ \t]+(.*?))?[ \t]*$/;
+const TERM = /^([ \t]*)(\S.*?)(:{2,4}|;;)(?:[ \t]+(.*\S))?[ \t]*$/;
 /** A list item: `*`, `-`, `.` markers (repeated for nesting) or `1.`, `a.`. */
 const LIST_ITEM = /^[ \t]*(?:[*.]{1,5}|-|\d+\.|[a-zA-Z]\.)[ \t]+\S/;
 /** A block title: `.Title` (not `..`, not `. item`). */
@@ -82,6 +84,12 @@ function underlineLevel(title: string, underline: string): number | undefined {
   if (text.length > MAX_LINE || /^[\s.]/.test(text) || text.startsWith('//') || !/[\p{L}\p{N}]/u.test(text)) return undefined;
   if (BLOCK_ATTRIBUTES.test(text) || DELIMITER.test(text)) return undefined;
   return level;
+}
+
+/** A one-line title's text without the marks that may close it (`Install` of `== Install ==`), as long as those that open it. */
+function withoutClosingMarks(title: string, marks: string): string {
+  const before = title[title.length - marks.length - 1];
+  return title.endsWith(marks) && (before === ' ' || before === '\t') ? trimSpaces(title.slice(0, -marks.length)) : title;
 }
 
 /** The style of a block attribute line (`source` of `[source,sh]`, `NOTE` of `[NOTE]`) and its second value (`sh`). */
@@ -113,7 +121,7 @@ export function looksLikeAsciidoc(rawText: string): boolean {
   if (!titled) return false;
   const text = rawText.replace(/\r\n/g, '\n');
   if (/^\.\.[ \t]+(?:[\w:-]+::|_[^:\n]*:|\|[^|\n]+\|)|(?:^|[\s(]):[\w:.-]+:`[^`\n]+`/m.test(text)) return false;
-  if (/\b(?:linkgit:[\w.-]+\[\d\w*\]|(?:link|xref|mailto):[^\s\[]+\[[^\]\n]*\])|<<[\w:.-]+,[^>\n]+>>/.test(text)) return true;
+  if (/\b(?:linkgit:[\w.-]+\[\d\w*\]|(?:link|xref|mailto):[^\s\[]{1,500}\[[^\]\n]{0,500}\])|<<[\w:.-]{1,500},[^>\n]{1,500}>>/.test(text)) return true;
   const lines = text.split('\n');
   const delimiters = new Map<string, number>();
   for (let k = 0; k < lines.length; k++) {
@@ -165,13 +173,14 @@ function inlineMarkup(text: string, attributes: ReadonlyMap<string, string>): st
   }
   return text
     .replace(/\blinkgit:([\w.-]+)\[(\d\w*)\]/g, '$1($2)')
-    .replace(/\b(?:link|xref|mailto):([^\s\[]+)\[([^\]]{0,500})\]/g, (_whole, target: string, label: string) => shownLabel(label) || target)
-    .replace(/\b((?:https?|ftp|irc|file):\/\/[^\s\[<>]+)\[([^\]]{0,500})\]/g, (_whole, url: string, label: string) => shownLabel(label) || url)
-    .replace(/<<([\w:./#-]+)(?:,[ \t]*([^>]{1,500}?))?>>/g, (_whole, id: string, label: string | undefined) => label?.trim() || id)
+    .replace(/\b(?:link|xref|mailto):([^\s\[]{1,500})\[([^\]]{0,500})\]/g, (whole, target: string, label: string) => keepLines(whole, shownLabel(label) || target))
+    .replace(/\b((?:https?|ftp|irc|file):\/\/[^\s\[<>]{1,500})\[([^\]]{0,500})\]/g, (whole, url: string, label: string) => keepLines(whole, shownLabel(label) || url))
+    .replace(/<<([\w:./#-]{1,500})(?:,([^>]{1,500}?))?>>/g, (whole, id: string, label: string | undefined) => keepLines(whole, label === undefined || label.trim() === '' ? id : trimSpaces(label)))
     .replace(/\b(?:kbd|btn):\[([^\]]{0,200})\]/g, '$1')
-    .replace(/\bimage:[^\s\[]+\[([^\],]*)[^\]]*\]/g, '$1')
-    .replace(/\banchor:[\w:.-]+\[[^\]]*\]|\[\[\[?[\w:.-]+(?:,[^\]]*)?\]\]\]?/g, '')
-    .replace(/\(\(\(([^()]{0,200})\)\)\)/g, '')
+    .replace(/\bimage:[^\s\[]{1,500}\[([^\],]{0,500})(?:,[^\]]{0,500})?\]/g, (whole, alt: string) => keepLines(whole, alt))
+    // Anchors and index terms that are not shown ((((primary, secondary)))) show nothing, their newlines kept.
+    .replace(/\banchor:[\w:.-]{1,500}\[[^\]]{0,500}\]|\[\[\[?[\w:.-]{1,500}(?:,[^\]]{0,500})?\]\]\]?/g, (whole) => keepLines(whole, ''))
+    .replace(/\(\(\([^()]{0,200}\)\)\)/g, (whole) => keepLines(whole, ''))
     .replace(/\(\(([^()]{1,200})\)\)/g, '$1')
     // Unconstrained, then constrained formatting: **b**, __e__, ++m++; *b*, _e_, 'e', +m+.
     .replace(/\*\*(?=\S)([^*]{0,500}?\S|\S)\*\*/g, '$1')
@@ -185,9 +194,44 @@ function inlineMarkup(text: string, attributes: ReadonlyMap<string, string>): st
     .replace(/[ \t]\+(?=\n|$)/g, '');
 }
 
-/** A link's label as shown: its text before any `,attribute=` and without a `^` (open in a new window). */
+/**
+ * A link's label as shown: its text before any `,attribute=` and without a `^` (open in a
+ * new window); empty when it shows no text. A label written over lines keeps its newlines.
+ */
 function shownLabel(label: string): string {
-  return label.replace(/,\s*\w+=.*$/s, '').replace(/\^$/, '').replace(/^"(.*)"$/s, '$1').trim();
+  const shown = trimSpaces(label.replace(/,\s*\w+=.*$/s, '').replace(/\^$/, '').replace(/^"(.*)"$/s, '$1'));
+  return shown.trim() === '' ? '' : shown;
+}
+
+/** `text` without the spaces and tabs at its ends; its newlines stay, as they hold the lines after it in place. */
+function trimSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === ' ' || text[start] === '\t')) start++;
+  while (end > start && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  return text.slice(start, end);
+}
+
+/** A line as read, without the spaces at its ends that a construct showing nothing there left (a line written with them keeps them). */
+function spacesAsWritten(written: string, shown: string): string {
+  const space = (c: string | undefined) => c === ' ' || c === '\t';
+  let start = 0;
+  let end = shown.length;
+  if (!space(written[0])) while (start < end && space(shown[start])) start++;
+  if (!space(written.at(-1))) while (end > start && space(shown[end - 1])) end--;
+  return shown.slice(start, end);
+}
+
+/**
+ * What a construct shows, over as many lines as the construct was written on: a newline
+ * of a part that shows nothing (`,window=_blank` on the next line, an index term, an
+ * anchor) is kept after the text, so that what follows on that line stays on it.
+ */
+function keepLines(whole: string, shown: string): string {
+  let missing = 0;
+  for (let at = whole.indexOf('\n'); at !== -1; at = whole.indexOf('\n', at + 1)) missing++;
+  for (let at = shown.indexOf('\n'); at !== -1; at = shown.indexOf('\n', at + 1)) missing--;
+  return missing > 0 ? shown + '\n'.repeat(missing) : shown;
 }
 
 /**
@@ -259,7 +303,7 @@ export function asciidocToPlain(rawText: string): AsciidocPage {
       const underlined = !oneLine && i + 1 < lines.length ? underlineLevel(line, lines[i + 1]!) : undefined;
       if (oneLine || underlined !== undefined) {
         const level = oneLine ? oneLine[1]!.length : underlined!;
-        const title = oneLine ? oneLine[2]! : line;
+        const title = oneLine ? withoutClosingMarks(oneLine[2]!, oneLine[1]!) : line;
         lines[i] = oneLine ? `${'#'.repeat(level)} ${title}` : title;
         markInline(i, true);
         headings.push({ line: i, end: oneLine ? i : i + 1, level, text: title });
@@ -396,8 +440,11 @@ export function asciidocToPlain(rawText: string): AsciidocPage {
     }
     let end = i + 1;
     while (end < lines.length && inline[end] === 2) end++;
-    const converted = inlineText(lines.slice(i, end).join('\n'), attributes).split('\n');
-    for (let k = i; k < end; k++) lines[k] = converted[k - i] ?? '';
+    let converted = inlineText(lines.slice(i, end).join('\n'), attributes).split('\n');
+    // Every construct keeps the lines it spans; should one not, the paragraph is read a line at a
+    // time (a span over a line break then stays as written) rather than cite the wrong lines.
+    if (converted.length !== end - i) converted = lines.slice(i, end).map((line) => inlineText(line, attributes));
+    for (let k = i; k < end; k++) lines[k] = spacesAsWritten(lines[k]!, converted[k - i]!);
     i = end;
   }
   // git's manual-page footer, the same on every page ("GIT / Part of the git(1) suite"), says nothing of the page.
@@ -410,7 +457,7 @@ export function asciidocToPlain(rawText: string): AsciidocPage {
     }
   }
   for (const heading of headings) {
-    const shown = lines[heading.line]!.replace(/^#{1,6}[ \t]+/, '');
+    const shown = lines[heading.line]!.replace(/^#{1,6}(?:[ \t]+|$)/, '');
     heading.text = shown.replace(/\s+/g, ' ').trim() || heading.text;
   }
   return { text: lines.join('\n'), headings };

@@ -29,5 +29,9 @@
 //     does not know (a Sphinx extension's, `pip-command-usage:: uninstall`) not read as text.
 // 17: reStructuredText literal blocks (after `::`, in a code directive) read as written; nested
 //     `replace` definitions kept short.
+// 18: an AsciiDoc link, cross reference, image, anchor or index term written over a line break
+//     keeps the lines it spans, so what follows it stays on the line it is cited at; the space
+//     that a construct showing nothing leaves at a line's start or end goes; a title that shows
+//     nothing is named as written.
 
-export const READER_VERSION = 17;
+export const READER_VERSION = 18;
