@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { chunkSentences } from '../src/chat/extractive.js';
 import { asciidocToPlain, looksLikeAsciidoc } from '../src/ingest/asciidoc.js';
 import { chunkDocument } from '../src/ingest/chunk.js';
+import { describeKinds, kindOf, READ_KINDS } from '../src/ingest/kinds.js';
 import { loadDocument } from '../src/ingest/load.js';
 import { isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
@@ -249,6 +250,16 @@ describe('a .txt file is read as AsciiDoc only when it clearly is one', () => {
   test('an .adoc page is titled by the section title it opens with, as shown', async () => {
     expect((await loadDocument('a.adoc', utf8('// comment\n:toc:\n\n= The *Big* Book\n\ntext'))).title).toBe('The Big Book');
     expect((await loadDocument('a.adoc', utf8('=== ECLIPSE JETTY\n\ntext'))).title).toBe('ECLIPSE JETTY');
+  });
+});
+
+describe('the kinds of file read', () => {
+  test('a person is told every extension read, .adoc and .asciidoc among them, by kind', () => {
+    expect(READ_KINDS).toBe('Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf)');
+    for (const extension of READ_KINDS.match(/\.\w+/g)!) expect([extension, kindOf(`guide${extension}`)]).not.toEqual([extension, undefined]);
+    // Told from the extensions themselves: one added to the map is named with its kind.
+    expect(describeKinds(new Map([['adoc', 'text'], ['pdf', 'pdf'], ['asc', 'text']]))).toBe('text (.adoc, .asc) or PDF (.pdf)');
+    expect(describeKinds(new Map([['md', 'markdown']]))).toBe('Markdown (.md)');
   });
 });
 

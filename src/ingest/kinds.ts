@@ -2,6 +2,8 @@
 // this of every file, so it lives apart from the loaders (a re-ingest that finds
 // nothing changed never loads them).
 
+import { orList } from '../util/words.js';
+
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'pdf';
 
 const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
@@ -16,8 +18,21 @@ const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
   ['pdf', 'pdf'],
 ]);
 
-/** The kinds of file read, as a person is told them: the extensions of KIND_BY_EXTENSION. */
-export const READ_KINDS = 'Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf)';
+/** What a person is told each kind is called. */
+const KIND_NAMES: Record<DocumentKind, string> = { markdown: 'Markdown', text: 'text', html: 'HTML', pdf: 'PDF' };
+
+/**
+ * The kinds of file that `byExtension` reads, as a person is told them: each kind with
+ * its extensions, in the map's order (`Markdown (.md, .mdx), text (.txt) or PDF (.pdf)`).
+ */
+export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>): string {
+  const extensions = new Map<DocumentKind, string[]>();
+  for (const [extension, kind] of byExtension) extensions.set(kind, [...(extensions.get(kind) ?? []), `.${extension}`]);
+  return orList([...extensions].map(([kind, names]) => `${KIND_NAMES[kind]} (${names.join(', ')})`));
+}
+
+/** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION. */
+export const READ_KINDS = describeKinds(KIND_BY_EXTENSION);
 
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
