@@ -159,6 +159,7 @@ describe('ask and piped chat for scripts and transcripts', () => {
       expect(result.stdout).not.toMatch(/^\s+1\s+\d\.\d{4}\s/m);
       expect(result.stdout).toContain('dashboard under Settings > Keys');
       expect(result.stdout).toMatch(/^\[1\] keys\.md:\d+-\d+$/m);
+      expect(result.stdout).toMatch(/\S\n$/); // it ends with its last line, no blank one after
     }
   });
 

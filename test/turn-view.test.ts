@@ -23,5 +23,5 @@ test('a key streamed across two deltas is redacted on stdout (not a terminal)', 
   for (const text of ['Your key is sk-test-SEC', 'RET-7d2e9a41', 'c0b85f36, and', ' more.\nNext line']) view.render({ type: 'token', text } as TurnEvent);
   view.render({ type: 'done', status: 'answered', citations: [], answer: '' } as unknown as TurnEvent);
   expect(stdout.text).not.toContain('7d2e9a41');
-  expect(stdout.text).toBe('Your key is [redacted], and more.\nNext line\n\n');
+  expect(stdout.text).toBe('Your key is [redacted], and more.\nNext line\n');
 });

@@ -93,7 +93,8 @@ export class TurnView {
           }
           for (const line of lines) output.out(color.dim(line));
         }
-        output.out();
+        // A blank line parts one turn from the next; the answer alone (-q) ends with its last line.
+        if (!this.options.quiet) output.out();
         return;
       }
     }
