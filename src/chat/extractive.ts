@@ -44,7 +44,7 @@
 
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { indexedTokens, isStopword, stem } from '../text/index.js';
-import { orList, plainQuestion, squeezeSpaces, trimEndOf } from '../util/words.js';
+import { orList, plainQuestion, trimEndOf } from '../util/words.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
 export const NOT_COVERED = "The documents don't seem to cover this.";
@@ -137,10 +137,11 @@ function termSequence(text: string): string[] {
  * in order ("the files field in package.json" gives file, field, package, json), and
  * whether the question asks what it is (a sentence answering it says "X is ...").
  * A trailing "in CMake" / "with npm" narrows where to look, not what is asked.
+ * `question` as plainQuestion gives it (no run of spaces).
  */
 function questionSubject(question: string): { terms: string[]; copula: boolean } | undefined {
   // (Read without its closing "?", cut off first: the pattern then ends at the text's end.)
-  const match = /^\s*what\s+(is|are|does|do)\s+(?:an?\s+|the\s+)?(\S.*?)(?:\s+(?:do|mean))?$/i.exec(trimEndOf(squeezeSpaces(question), ' ?'));
+  const match = /^\s*what\s+(is|are|does|do)\s+(?:an?\s+|the\s+)?(\S.*?)(?:\s+(?:do|mean))?$/i.exec(trimEndOf(question, ' ?'));
   if (!match) return undefined;
   const terms = termSequence(match[2]!.replace(/\s+(?:in|with|for|on)\s+\S+$/i, ''));
   return terms.length === 0 || terms.length > 4 ? undefined : { terms, copula: /^(?:is|are)$/i.test(match[1]!) };
@@ -771,7 +772,6 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     // An indented block that opens with "$ " or "C:\> " (a code block whose directive the reader
     // dropped, pip's `.. code-block:: console`): a terminal session, not a quote.
     if (line !== '' && indent > 0 && SESSION_PROMPT.test(line) && block.length === 0 && (lines[index - 1] ?? '').trim() === '') {
-      flush();
       literalNext = false;
       literalIndent = indent - 1;
       literalSession = true;

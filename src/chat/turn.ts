@@ -11,7 +11,6 @@
 // `replay --rerun` and eval run the same history, rewrite and retrieve stages.
 
 import { termShares } from '../retrieve/term-stats.js';
-import { plainQuestion } from '../util/words.js';
 import type { TurnEvent } from './events.js';
 import { answer } from './stages/answer.js';
 import { loadHistory } from './stages/history.js';
@@ -27,8 +26,8 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   const { db, config } = context;
   const signal = options.signal;
   const state = openTurn(context, question, options);
-  // The stages read the question as typed, less its runs of spaces and of one punctuation mark (stored as typed).
-  const asked = plainQuestion(question);
+  // The stages read the question less its runs of spaces and of one punctuation mark; it is stored as typed.
+  const { asked } = state;
   const { timings, usage } = state;
   try {
     // Inside the try: a consumer that leaves at `start` still gets the turn stored, not left pending.

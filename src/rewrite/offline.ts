@@ -315,11 +315,19 @@ function resolveReference(
 /** What ends a clause between two pronouns: "does it work, and can I stream it?" */
 const CLAUSE_BREAK = /[,;]|\b(?:and|or|but|then|so|if|when|because|while)\b/i;
 
+/** The prepositions a follow-up's fragment may open with ("and on Windows?"), naming a circumstance of the last question. */
+const CIRCUMSTANCE = 'for|on|in|with|under|inside|from|via|using|without|behind';
+/** Words after which a phrase that a preposition opened has ended: another preposition, a conjunction. */
+const PHRASE_BREAK = `${CIRCUMSTANCE}|and|or|to|by|at|after|before|when|if|while`;
+
 /** "and for helgrind?", "what about on Windows?": a fragment that is a preposition and the new thing. */
-const PREPOSITION_FRAGMENT = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:(?:what|how)\s+about\s+)?(for|on|in|with|under|inside|from|via|using|without|behind)\s+(\S.*)$/i;
+const PREPOSITION_FRAGMENT = new RegExp(`^\\s*(?:(?:and|but|ok|okay|so)[,\\s]+)?(?:(?:what|how)\\s+about\\s+)?(${CIRCUMSTANCE})\\s+(\\S.*)$`, 'i');
+
+/** A fragment that opens with one of them: "on Windows". */
+const OPENS_WITH_CIRCUMSTANCE = new RegExp(`^(?:${CIRCUMSTANCE})\\s`, 'i');
 
 /** Where a phrase after a preposition ends: at the next preposition or conjunction, or punctuation. */
-const PHRASE_END = /\s+(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while)\b|[?.!,;:]|$/i;
+const PHRASE_END = new RegExp(`\\s+(?:${PHRASE_BREAK})\\b|[?.!,;:]|$`, 'i');
 
 /**
  * `earlier` with the phrase after its last `preposition` swapped for `phrase`: "How do
@@ -334,13 +342,13 @@ function swapPrepositionPhrase(earlier: string, preposition: string, phrase: str
     const rest = earlier.slice(after);
     if (LEADS_NO_PHRASE.test(rest)) continue;
     const end = PHRASE_END.exec(rest)!.index;
-    if (end > 0) return `${earlier.slice(0, after)}${phrase}${rest.slice(end)}`.replace(/[?.!\s]*$/, '?');
+    if (end > 0) return `${trimEndOf(`${earlier.slice(0, after)}${phrase}${rest.slice(end)}`, ' ?.!')}?`;
   }
   return undefined;
 }
 
 /** What follows a particle, not a preposition: another preposition or a conjunction ("log in to the CLI"). */
-const LEADS_NO_PHRASE = /^(?:for|on|in|with|under|inside|from|via|using|without|behind|and|or|to|by|at|after|before|when|if|while|into|onto)\b/i;
+const LEADS_NO_PHRASE = new RegExp(`^(?:${PHRASE_BREAK}|into|onto)\\b`, 'i');
 
 /** "what about X?", "and X?", "how about X?": a fragment naming only the new thing. */
 const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(\S.*)$|^\s*and\s+(?:for\s+)?(\S.*)$/i;
@@ -361,7 +369,7 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
   // split --squash out?"); the question keeps its words and gets the last question as context.
   if (!swapped || /^-{1,2}\w/.test(swapped)) return undefined;
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
-  const circumstance = /^(?:on|in|for|with|under|inside|from|via|using|without|behind)\s/i.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
+  const circumstance = OPENS_WITH_CIRCUMSTANCE.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
   const asked = circumstance ? {} : questionFocus(swapped);
   if (!circumstance && (!asked.candidate || asked.candidate.phrase.split(' ').length !== swapped.replace(/^(?:the|a|an)\s+/i, '').split(/\s+/).length)) return undefined;
   for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {

@@ -8,7 +8,6 @@ import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/in
 import type { TurnEvent } from '../events.js';
 import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
 import { extractiveAnswer, namesUnknownToIndex, rareNames } from '../extractive.js';
-import { plainQuestion } from '../../util/words.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -50,8 +49,7 @@ export function queryInOwnWords(question: string, standaloneQuery: string): stri
 
 /** Answers the turn (after the rewrite, and the retrieval unless it is small talk), yielding its tokens. */
 export async function* answer(context: TurnContext, state: TurnState, signal?: AbortSignal): AsyncGenerator<TurnEvent, FinishedStatus> {
-  const { rewrite } = state;
-  const question = plainQuestion(state.question);
+  const { rewrite, asked: question } = state;
   const standaloneQuery = rewrite?.standaloneQuery ?? question;
   if (rewrite?.outcome.decision === 'small_talk') {
     state.answerKind = 'small_talk';
@@ -65,15 +63,15 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   if (!answerModel) {
     state.answerKind = 'extractive';
     state.models.chat = EXTRACTIVE_MODEL_ID;
-    const asked = askedInOwnWords(question, rewrite?.outcome.asked);
-    // Only the words typed in this turn: a name the index has never seen says the documents do not cover it.
+    // The names typed in this turn: one the index has never seen says the documents do not cover the
+    // question; one few chunks hold is what it is about, and only passages that mention it are quoted.
+    // (The rare ones are read first: their counts answer namesUnknownToIndex's too.)
+    const own = ownWords(question);
     const holding = chunksHolding(context.db);
-    // A name few chunks hold is what the question is about: only passages that mention it are quoted.
-    // (Read first: its counts answer namesUnknownToIndex's too.)
-    const rare = rareNames(ownWords(question), holding, () => chunkCount(context.db));
-    const unknown = namesUnknownToIndex(ownWords(question), holding);
-    const required = unknown.length > 0 ? [] : rare;
-    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, required).text;
+    const rare = rareNames(own, holding, () => chunkCount(context.db));
+    const unknown = namesUnknownToIndex(own, holding);
+    const asked = askedInOwnWords(question, rewrite?.outcome.asked);
+    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, unknown.length > 0 ? [] : rare).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';

@@ -8,6 +8,7 @@ import { isAbortError } from '../../providers/describe-error.js';
 import { sqliteRuntimeError } from '../../util/sqlite-errors.js';
 import { finishTurn, startTurn } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
+import { plainQuestion } from '../../util/words.js';
 import { resolveCitations } from '../citations.js';
 import type { TurnEvent } from '../events.js';
 import { topicsAfter } from './history.js';
@@ -22,6 +23,7 @@ export function openTurn(context: TurnContext, question: string, options: TurnOp
     turnId: turn.id,
     ordinal: turn.ordinal,
     question,
+    asked: plainQuestion(question),
     k: options.k ?? context.config.retrieval.k,
     policy: options.rewritePolicy ?? context.config.rewrite.policy,
     started,

@@ -49,6 +49,8 @@ export interface TurnState {
   readonly turnId: number;
   readonly ordinal: number;
   readonly question: string;
+  /** The question as the stages read it (plainQuestion): as typed, less its runs of spaces and of one punctuation mark. */
+  readonly asked: string;
   readonly k: number;
   readonly policy: RewritePolicy;
   /** performance.now() when the turn began. */
