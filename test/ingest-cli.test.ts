@@ -44,6 +44,8 @@ interface Summary {
   embedder: string;
   interrupted: boolean;
   invalidUtf8Paths: string[];
+  windows1252: number;
+  windows1252Paths: string[];
 }
 
 async function ingestJson(dir: string, ...flags: string[]): Promise<Summary> {
@@ -127,7 +129,7 @@ describe('ingest of the product docs', () => {
   test('--json prints one summary object with files, chunks, bytes, embedder and interrupted', async () => {
     const summary = await ingestJson(FIXTURE_DOCS);
     expect(Object.keys(summary).sort()).toEqual(
-      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths'].sort(),
+      ['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths', 'windows1252', 'windows1252Paths'].sort(),
     );
     expect(summary).toMatchObject({
       db: dbFile(),
@@ -135,6 +137,8 @@ describe('ingest of the product docs', () => {
       files: { changed: 0, unchanged: 0, removed: 0 },
       invalidUtf8: 0,
       invalidUtf8Paths: [],
+      windows1252: 0,
+      windows1252Paths: [],
       interrupted: false,
       embedder: expect.stringMatching(/^offline:/),
     });
@@ -206,25 +210,31 @@ describe('ingest of the edge-case tree', () => {
     expect(verbose.stdout).toContain('  unsupported-type: img-0.png, img-1.png, img-2.png, img-3.png, img-4.png and 2 more');
   });
 
-  test('invalid UTF-8 is counted and decoded with U+FFFD, keeping the text on both sides', async () => {
+  test('bytes that are not UTF-8 in a file with no UTF-8 in it are read as Windows-1252, counted, and the text on both sides kept', async () => {
     const summary = await ingestJson(EDGE);
-    expect(summary.invalidUtf8).toBe(1);
+    expect(summary).toMatchObject({ invalidUtf8: 0, windows1252: 1, windows1252Paths: ['invalid-utf8.txt'] });
     const text = allChunks()
       .filter((c) => c.path === 'invalid-utf8.txt')
       .map((c) => c.text)
       .join('\n');
-    expect(text).toMatch(/before-marker.*\uFFFD.*after-marker/s);
+    expect(text).toContain('before-marker \u00ff\u00fe after-marker');
   });
 
-  test('--verbose names the files that were not valid UTF-8, as it names skipped ones; --json gives them as invalidUtf8Paths', async () => {
+  test('--verbose names the files read as Windows-1252 and those decoded with replacements, as it names skipped ones; --json gives them as windows1252Paths and invalidUtf8Paths', async () => {
     const dir = docsFolder({ 'fine.md': '# Fine\n\nValid text.\n' });
     for (let i = 0; i < 7; i++) fs.writeFileSync(path.join(dir, `latin-${i}.txt`), Buffer.from('caf\xe9 au lait\n', 'latin1')); // é as one byte
+    // UTF-8 with one stray byte: its other characters are UTF-8's.
+    fs.writeFileSync(path.join(dir, 'mixed.txt'), Buffer.concat([Buffer.from('na\u00efve caf\u00e9 '), Buffer.from([0xe9]), Buffer.from('\n')]));
     const verbose = await ragline(['ingest', dir, '--verbose'], { env: env() });
     expect(verbose.code, verbose.stderr).toBe(0);
-    expect(verbose.stdout).toContain(', 7 not valid UTF-8 (decoded with replacements);');
-    expect(verbose.stdout.split('\n')).toContain('  not valid UTF-8, decoded with replacements: latin-0.txt, latin-1.txt, latin-2.txt, latin-3.txt, latin-4.txt and 2 more');
+    expect(verbose.stdout).toContain(', 1 not valid UTF-8 (decoded with replacements), 7 read as Windows-1252;');
+    expect(verbose.stdout.split('\n')).toContain('  not valid UTF-8, decoded with replacements: mixed.txt');
+    expect(verbose.stdout.split('\n')).toContain('  not UTF-8, read as Windows-1252 (Latin-1): latin-0.txt, latin-1.txt, latin-2.txt, latin-3.txt, latin-4.txt and 2 more');
     const summary = await ingestJson(dir, '--reindex');
-    expect(summary).toMatchObject({ invalidUtf8: 7, invalidUtf8Paths: ['latin-0.txt', 'latin-1.txt', 'latin-2.txt', 'latin-3.txt', 'latin-4.txt'] });
+    expect(summary).toMatchObject({ invalidUtf8: 1, invalidUtf8Paths: ['mixed.txt'], windows1252: 7, windows1252Paths: ['latin-0.txt', 'latin-1.txt', 'latin-2.txt', 'latin-3.txt', 'latin-4.txt'] });
+    const texts = allChunks().map((c) => c.text);
+    expect(texts).toContain('caf\u00e9 au lait');
+    expect(texts).toContain('na\u00efve caf\u00e9 \ufffd');
   });
 
   test('a 3000-character line is split into several chunks near the size limit and no text is lost', async () => {
@@ -292,7 +302,7 @@ describe('ingest output', () => {
     expect(result.stdout).toMatch(/skipped 6 unsupported-type; 0 chunks written/);
     expect(result.stderr.trim().split('\n')).toEqual([
       `No file of a type ragline reads in ${dir}: nothing was indexed.`,
-      'It holds 6 files of other types (3 .info, 1 .info.gz, 1 .png, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
+      'It holds 6 files of other types (3 .info, 1 .info.gz, 1 .png, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
     ]);
     // A subfolder of an ingested folder: only its own files.
     fs.writeFileSync(path.join(dir, 'readme.md'), '# Read me\n\nSome text.\n');
@@ -458,14 +468,20 @@ describe('ingest arguments that are not a folder', () => {
   });
 
   test('a file of a kind no ingest reads exits 2, naming the kinds read, and writes nothing', async () => {
-    const dir = docsFolder({ README: 'Plain text without an extension.\n', 'schema.json': '{}\n' });
-    for (const name of ['README', 'schema.json']) {
+    const dir = docsFolder({ Makefile: 'all:\n', 'schema.json': '{}\n', README: 'Plain text without an extension.\n' });
+    for (const name of ['Makefile', 'schema.json']) {
       const result = await ragline(['ingest', path.join(dir, name)], { env: env() });
       expect(result).toMatchObject({ code: 2, stdout: '' });
-      expect(result.stderr).toContain(`${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc), HTML (.html, .htm) or PDF (.pdf)`);
+      expect(result.stderr).toContain(
+        `${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), told by its name.`,
+      );
       expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
     }
     expect(fs.existsSync(dbFile())).toBe(false);
+    // A README is read by its name.
+    const readme = await ragline(['ingest', path.join(dir, 'README')], { env: env() });
+    expect(readme.code, readme.stderr).toBe(0);
+    expect(readme.stdout).toMatch(/1 added/);
   });
 
   test('a gzipped file of a kind no ingest reads is to be decompressed, not renamed: the hint says zcat (tar for an archive)', async () => {
@@ -588,7 +604,7 @@ describe('several paths in one command', () => {
     const first = docsFolder({ 'a.md': '# A\n\nalpha\n' });
     const second = docsFolder({ 'b.md': '# B\n\nbravo\n', 'c.md': '# C\n\ncharlie\n' });
     const one = await ingestJson(first);
-    expect(Object.keys(one).sort()).toEqual(['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths']);
+    expect(Object.keys(one).sort()).toEqual(['bytes', 'chunks', 'db', 'embedder', 'files', 'interrupted', 'invalidUtf8', 'invalidUtf8Paths', 'root', 'seconds', 'skippedPaths', 'windows1252', 'windows1252Paths']);
     expect(one).toMatchObject({ db: dbFile(), root: fs.realpathSync(first), files: { added: 1, unchanged: 0 } });
     const result = await ragline(['ingest', first, second, '--json'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
@@ -606,6 +622,7 @@ describe('several paths in one command', () => {
       files: { added: 2, changed: 0, unchanged: 1, removed: 0, merged: 0, skipped: {} },
       chunks: { written: 2, embedded: 2, reused: 0, removed: 0 },
       invalidUtf8: 0,
+      windows1252: 0,
       bytes: both.paths[0]!.bytes + both.paths[1]!.bytes,
       seconds: expect.any(Number),
       interrupted: false,

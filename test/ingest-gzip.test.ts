@@ -48,4 +48,19 @@ describe('gzip-compressed documents', () => {
     expect(kindOf('.gz')).toBeUndefined();
     expect(kindOf('x.gz')).toBeUndefined();
   });
+
+  test("a project's plain-text files named by custom are read as text, gzipped too; a licence or a script is not", async () => {
+    for (const name of ['README', 'docs/Readme', 'INSTALL', 'NEWS.gz', 'ChangeLog', 'changelog.Debian.gz', 'README.Debian', 'README.source', 'FAQ', 'TODO']) expect([name, kindOf(name)]).toEqual([name, 'text']);
+    for (const name of ['copyright', 'COPYING', 'LICENSE', 'AUTHORS', 'Makefile', 'README.sh', 'NEWS.old.gz', 'my-readme', 'READMEx']) expect([name, kindOf(name)]).toEqual([name, undefined]);
+    const debian = tempDir('ragline-doc-');
+    fs.writeFileSync(path.join(debian, 'README'), 'GNU bc\n======\n\nbc is an arbitrary precision calculator language.\n');
+    fs.writeFileSync(path.join(debian, 'NEWS.gz'), zlib.gzipSync('Version 1.07\n\nThe -s flag now processes exactly the POSIX bc language.\n'));
+    fs.writeFileSync(path.join(debian, 'copyright'), 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n');
+    const summary = await ingestFolder(workspace, debian);
+    expect(summary.files.added).toBe(2);
+    expect(summary.files.skipped).toEqual({ 'unsupported-type': 1 });
+    expect((await search(workspace, 'POSIX bc language flag')).results[0]).toMatchObject({ documentPath: 'NEWS.gz', title: 'Version 1.07' });
+    expect((await search(workspace, 'arbitrary precision calculator')).results[0]).toMatchObject({ documentPath: 'README', title: 'GNU bc' });
+    fs.rmSync(debian, { recursive: true, force: true });
+  });
 });

@@ -4,7 +4,7 @@
 
 import { describe, expect, test } from 'vitest';
 import { chunkDocument } from '../src/ingest/chunk.js';
-import { kindOf, loadDocument, looksBinary } from '../src/ingest/load.js';
+import { holdsUtf8Sequence, kindOf, loadDocument, looksBinary } from '../src/ingest/load.js';
 import { makePdf } from './helpers/pdf.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -30,7 +30,8 @@ describe('kindOf', () => {
       ['notes/.md', undefined],
       ['notes\\.md', undefined],
       ['.hidden.md', 'markdown'],
-      ['release.v2/README', undefined],
+      ['release.v2/Makefile', undefined],
+      ['release.v2/README', 'text'],
     ];
     for (const [path, kind] of cases) expect([path, kindOf(path)]).toEqual([path, kind]);
   });
@@ -54,13 +55,30 @@ describe('looksBinary', () => {
 });
 
 describe('decoding', () => {
-  test('invalid UTF-8 is flagged and decoded with replacement characters', async () => {
-    const doc = await loadDocument('bad.txt', new Uint8Array([0x68, 0xff, 0x69, 0xc3]));
-    expect(doc.invalidUtf8).toBe(true);
-    expect(doc.units[0].text).toBe('h\ufffdi\ufffd');
-    const html = await loadDocument('bad.html', new Uint8Array([...utf8('<p>caf'), 0xe9, ...utf8('</p>')]));
+  test('UTF-8 with invalid bytes is flagged and decoded with replacement characters', async () => {
+    const doc = await loadDocument('bad.txt', new Uint8Array([...utf8('\u00e9'), 0x68, 0xff, 0x69, 0xc3]));
+    expect([doc.invalidUtf8, doc.windows1252]).toEqual([true, undefined]);
+    expect(doc.units[0].text).toBe('\u00e9h\ufffdi\ufffd');
+    const html = await loadDocument('bad.html', new Uint8Array([...utf8('<p>na\u00efve caf'), 0xe9, ...utf8('</p>')]));
     expect(html.invalidUtf8).toBe(true);
-    expect(html.units[0].text).toBe('caf\ufffd');
+    expect(html.units[0].text).toBe('na\u00efve caf\ufffd');
+  });
+
+  test('bytes that hold no UTF-8 sequence at all are read as Windows-1252 (Latin-1 and its superset), and flagged so', async () => {
+    const singleByte = (codes: number[]) => new Uint8Array(codes);
+    // "Jan Pokorný — 80 €" as Windows-1252 writes it.
+    const doc = await loadDocument('AUTHORS.txt', singleByte([...utf8('Jan Pokorn'), 0xfd, 0x20, 0x97, ...utf8(' 80 '), 0x80]));
+    expect([doc.invalidUtf8, doc.windows1252, doc.units[0].text]).toEqual([false, true, 'Jan Pokorn\u00fd \u2014 80 \u20ac']);
+    const page = await loadDocument('xslt.html', singleByte([...utf8('<p>St'), 0xe9, ...utf8('phane</p>')]));
+    expect([page.invalidUtf8, page.windows1252, page.units[0].text]).toEqual([false, true, 'St\u00e9phane']);
+    // Valid UTF-8 is never read so, though its bytes are Windows-1252 too.
+    const utf = await loadDocument('ok.txt', utf8('caf\u00e9'));
+    expect([utf.windows1252, utf.units[0].text]).toEqual([undefined, 'caf\u00e9']);
+    // Sequences that only look like UTF-8 (overlong, a surrogate, past U+10FFFF, cut short) are not UTF-8 in a file.
+    for (const codes of [[0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]) {
+      expect([codes, holdsUtf8Sequence(singleByte(codes))]).toEqual([codes, false]);
+    }
+    for (const text of ['\u00e9', '\u20ac', '\u{1F600}']) expect(holdsUtf8Sequence(utf8(`x${text}x`))).toBe(true);
   });
 
   test('an HTML page that is not UTF-8 is read in the character set it declares', async () => {
@@ -70,10 +88,13 @@ describe('decoding', () => {
     expect(declared.units[0].text).toBe('St\u00e9phane Bidoul maintains it.');
     const short = await loadDocument('b.html', latin1('<meta charset=windows-1252><p>na\u00efve</p>'));
     expect(short.units[0].text).toBe('na\u00efve');
-    // A label no decoder knows, or UTF-8 declared over bytes that are not: replacement characters, flagged.
+    // A label no decoder knows, or UTF-8 declared over bytes that are not: read as any file is,
+    // here Windows-1252 (no UTF-8 sequence in it), or with replacement characters beside UTF-8.
     for (const head of ['<meta charset="x-unknown-9">', '<meta charset="utf-8">']) {
       const doc = await loadDocument('c.html', latin1(`${head}<p>caf\u00e9</p>`));
-      expect([doc.invalidUtf8, doc.units[0].text]).toEqual([true, 'caf\ufffd']);
+      expect([doc.invalidUtf8, doc.windows1252, doc.units[0].text]).toEqual([false, true, 'caf\u00e9']);
+      const mixed = await loadDocument('d.html', new Uint8Array([...utf8(`${head}<p>na\u00efve `), 0xe9, ...utf8('</p>')]));
+      expect([mixed.invalidUtf8, mixed.units[0].text]).toEqual([true, 'na\u00efve \ufffd']);
     }
   });
 

@@ -272,6 +272,7 @@ export interface IngestTotal {
   files: Omit<IngestSummary['files'], 'merged'> & { merged: number };
   chunks: IngestSummary['chunks'];
   invalidUtf8: number;
+  windows1252: number;
   bytes: number;
   seconds: number;
   interrupted: boolean;
@@ -357,6 +358,7 @@ function ingestTotal(done: readonly PathIngested[]): IngestTotal {
     files: { added: 0, changed: 0, unchanged: 0, removed: 0, merged: 0, skipped: {} },
     chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
     invalidUtf8: 0,
+    windows1252: 0,
     bytes: 0,
     seconds: 0,
     interrupted: false,
@@ -368,6 +370,7 @@ function ingestTotal(done: readonly PathIngested[]): IngestTotal {
     for (const [reason, n] of Object.entries(files.skipped) as [keyof typeof files.skipped, number][]) total.files.skipped[reason] = (total.files.skipped[reason] ?? 0) + n;
     for (const key of ['written', 'embedded', 'reused', 'removed'] as const) total.chunks[key] += chunks[key];
     total.invalidUtf8 += summary.invalidUtf8;
+    total.windows1252 += summary.windows1252;
     total.bytes += summary.bytes;
     total.seconds += summary.seconds;
     total.interrupted ||= summary.interrupted;
@@ -380,7 +383,7 @@ function ingestTotal(done: readonly PathIngested[]): IngestTotal {
 }
 
 /**
- * A file named on its own that no ingest reads (a README without an extension, a
+ * A file named on its own that no ingest reads (a Makefile, a
  * .json file), as an error saying which files are read; undefined for one that is.
  * A gzipped one (`bc.info.gz`) copied to a name ending .txt would still be gzip: the
  * hint decompresses it (a .tar.gz is unpacked instead).
@@ -393,7 +396,7 @@ export function unreadableFile(file: string): UserError | undefined {
     : documentExtension(file) === 'tar'
       ? `It is a compressed tar archive: unpack it (tar -xzf ${shellWord(file)}) and ingest the folder it holds.`
       : `It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${shellWord(file)} > ${shellWord(`${name.slice(0, -'.gz'.length)}.txt`)}`;
-  return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, told by the extension.`, { hint, exitCode: 2 });
+  return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, told by its name.`, { hint, exitCode: 2 });
 }
 
 /**

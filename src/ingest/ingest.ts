@@ -70,6 +70,7 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     reportProgress(run);
     for (const paths of Object.values(summary.skippedPaths)) paths.sort();
     summary.invalidUtf8Paths.sort();
+    summary.windows1252Paths.sort();
     summary.seconds = (performance.now() - run.started) / 1000;
     recordLastIngest(run);
     return summary;

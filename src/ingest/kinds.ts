@@ -23,29 +23,46 @@ const KIND_NAMES: Record<DocumentKind, string> = { markdown: 'Markdown', text: '
 
 /**
  * The kinds of file that `byExtension` reads, as a person is told them: each kind with
- * its extensions, in the map's order (`Markdown (.md, .mdx), text (.txt) or PDF (.pdf)`).
+ * its extensions, in the map's order, and the files it reads by name (`byName`):
+ * `Markdown (.md, .mdx), text (.txt; README, NEWS and the like) or PDF (.pdf)`.
  */
-export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>): string {
+export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, byName: Partial<Record<DocumentKind, string>> = {}): string {
   const extensions = new Map<DocumentKind, string[]>();
   for (const [extension, kind] of byExtension) extensions.set(kind, [...(extensions.get(kind) ?? []), `.${extension}`]);
-  return orList([...extensions].map(([kind, names]) => `${KIND_NAMES[kind]} (${names.join(', ')})`));
+  return orList([...extensions].map(([kind, names]) => `${KIND_NAMES[kind]} (${names.join(', ')}${byName[kind] ? `; ${byName[kind]}` : ''})`));
 }
 
-/** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION. */
-export const READ_KINDS = describeKinds(KIND_BY_EXTENSION);
+/**
+ * A project's plain-text files named by custom, not by an extension: `README`,
+ * `INSTALL`, `NEWS`, `ChangeLog`, ... (any case), also as Debian ships them
+ * (`README.Debian`, `NEWS.gz`, `changelog.Debian.gz`). Read as text.
+ */
+const TEXT_BY_NAME = /^(?:readme|install|news|changes|changelog|faq|usage|hacking|contributing|todo|bugs)(?:\.debian|\.source)?$/i;
+
+/** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION, and the names of TEXT_BY_NAME. */
+export const READ_KINDS = describeKinds(KIND_BY_EXTENSION, { text: 'README, NEWS, ChangeLog and the like' });
 
 const SLASH = 0x2f;
 const BACKSLASH = 0x5c;
 
 /**
  * Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown;
- * .txt .rst .adoc .asciidoc -> text; .html .htm -> html; .pdf -> pdf; else undefined. A
- * gzip-compressed one (`user_guide.rst.gz`, as Debian ships documentation) is of
- * the kind of the name it has without `.gz`.
+ * .txt .rst .adoc .asciidoc -> text; .html .htm -> html; .pdf -> pdf; a name of
+ * TEXT_BY_NAME (`README`, `NEWS`) -> text; else undefined. A gzip-compressed one
+ * (`user_guide.rst.gz`, `NEWS.gz`, as Debian ships documentation) is of the kind of
+ * the name it has without `.gz`.
  */
 export function kindOf(path: string): DocumentKind | undefined {
   const extension = documentExtension(path);
-  return extension === undefined ? undefined : KIND_BY_EXTENSION.get(extension);
+  const kind = extension === undefined ? undefined : KIND_BY_EXTENSION.get(extension);
+  if (kind !== undefined) return kind;
+  return TEXT_BY_NAME.test(baseName(isGzipped(path) ? path.slice(0, -3) : path)) ? 'text' : undefined;
+}
+
+/** The last part of a path, after its last `/` or `\\`. */
+function baseName(path: string): string {
+  const slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return path.slice(slash + 1);
 }
 
 /** Whether the file is gzip-compressed by its name (`.gz`): read decompressed. */

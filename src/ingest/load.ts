@@ -31,6 +31,12 @@ export interface LoadedDocument {
   /** True when the bytes were not valid UTF-8 and were decoded with U+FFFD replacement characters. */
   invalidUtf8: boolean;
   /**
+   * True when the bytes were not UTF-8 and held no UTF-8 sequence at all (a Latin-1 or
+   * Windows-1252 file: "Pokorn\xfd"), and were read as Windows-1252, as a browser reads a
+   * page that declares no character set.
+   */
+  windows1252?: boolean;
+  /**
    * The page only sends its reader elsewhere: an HTML `<meta http-equiv="refresh"
    * content="3; url=...">`, or the same in a reStructuredText or MyST `meta`
    * directive (`:http-equiv=refresh: 3; url=../getting-started/`), within seconds,
@@ -84,14 +90,57 @@ export function looksBinary(bytes: Uint8Array): boolean {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
+const latin1 = new TextDecoder('latin1');
 
-/** UTF-8 decode (BOM dropped); invalid sequences become U+FFFD and are reported. */
-function decode(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
+/**
+ * Windows-1252's characters for the bytes 0x80-0x9F, where it differs from Latin-1
+ * (Node's TextDecoder reads "windows-1252" as Latin-1, giving C1 controls there);
+ * the five bytes it leaves undefined stay the control characters they are in Latin-1.
+ */
+const WINDOWS_1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** `bytes` as Windows-1252: Latin-1, with the bytes 0x80-0x9F as Windows-1252 has them (0x80 is "€", 0x97 "—"). */
+function decodeWindows1252(bytes: Uint8Array): string {
+  return latin1.decode(bytes).replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
+}
+
+interface Decoded {
+  text: string;
+  invalidUtf8: boolean;
+  windows1252?: boolean;
+}
+
+/**
+ * UTF-8 decode (BOM dropped). Bytes that are not UTF-8 and hold no UTF-8 sequence of
+ * two or more bytes are a single-byte encoding: read as Windows-1252 (Latin-1's
+ * superset), and reported. Otherwise invalid sequences become U+FFFD and are reported:
+ * a UTF-8 file with a stray byte keeps its other characters.
+ */
+function decode(bytes: Uint8Array): Decoded {
   try {
     return { text: strictUtf8.decode(bytes), invalidUtf8: false };
   } catch {
+    if (!holdsUtf8Sequence(bytes)) return { text: decodeWindows1252(bytes), invalidUtf8: false, windows1252: true };
     return { text: lenientUtf8.decode(bytes), invalidUtf8: true };
   }
+}
+
+/** Whether `bytes` hold a well-formed UTF-8 sequence of two to four bytes (a lead byte and its continuation bytes). */
+export function holdsUtf8Sequence(bytes: Uint8Array): boolean {
+  const isContinuation = (at: number) => at < bytes.length && (bytes[at]! & 0xc0) === 0x80;
+  for (let i = 0; i < bytes.length; i++) {
+    const lead = bytes[i]!;
+    if (lead < 0xc2 || lead > 0xf4) continue;
+    const length = lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+    let ok = true;
+    for (let k = 1; k < length && ok; k++) ok = isContinuation(i + k);
+    if (!ok) continue;
+    // The second byte's range that makes the sequence neither overlong, a surrogate nor past U+10FFFF.
+    const second = bytes[i + 1]!;
+    if ((lead === 0xe0 && second < 0xa0) || (lead === 0xed && second > 0x9f) || (lead === 0xf0 && second < 0x90) || (lead === 0xf4 && second > 0x8f)) continue;
+    return true;
+  }
+  return false;
 }
 
 /** A file a document brings in, read by the caller: a CMake module page's .cmake file (cmake-module.ts), an included fragment (rst-include.ts). */
@@ -130,12 +179,13 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: re
     const pdf = await loadPdf(bytes);
     return { kind, title: pdf.title, units: pdf.units, invalidUtf8: false };
   }
-  const { text, invalidUtf8 } = kind === 'html' ? decodeHtml(bytes) : decode(bytes);
+  const { text, invalidUtf8, windows1252: singleByte } = kind === 'html' ? decodeHtml(bytes) : decode(bytes);
+  const encoding = singleByte ? { windows1252: true } : {};
   if (kind === 'html') {
     const { htmlToUnit } = await import('./html.js');
     const { unit, title } = htmlToUnit(text);
     const redirect = isRedirect(text, kind, unit.text);
-    return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
+    return { kind, title, units: [unit], invalidUtf8, ...encoding, ...(redirect ? { redirect } : {}) };
   }
   const redirect = isRedirect(text, kind);
   let title = kind === 'markdown' ? markdownTitle(text) : textTitle(text);
@@ -189,7 +239,7 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: re
       title = (title && rstDescription(title)) || headings[0]?.text.trim() || (title && directiveFile(title)) || undefined;
     }
   }
-  return { kind, title, units: [unit], invalidUtf8, ...(redirect ? { redirect } : {}) };
+  return { kind, title, units: [unit], invalidUtf8, ...encoding, ...(redirect ? { redirect } : {}) };
 }
 
 /** The character set a page declares in its first bytes: `<meta charset="...">` or `content="text/html; charset=..."`. */
@@ -198,11 +248,12 @@ const DECLARED_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?([\w.:-]+)/i;
 /**
  * An HTML page's text: UTF-8 when its bytes are, else in the character set the page
  * declares (libxslt's pages say ISO-8859-1: "Stéphane" was read as "St\uFFFDphane"),
- * else UTF-8 with replacement characters (counted).
+ * else as decode() reads any file: Windows-1252 when it holds no UTF-8 sequence (as a
+ * browser reads a page that declares nothing), else UTF-8 with replacement characters.
  */
-function decodeHtml(bytes: Uint8Array): { text: string; invalidUtf8: boolean } {
+function decodeHtml(bytes: Uint8Array): Decoded {
   const utf8 = decode(bytes);
-  if (!utf8.invalidUtf8) return utf8;
+  if (!utf8.invalidUtf8 && !utf8.windows1252) return utf8;
   const label = DECLARED_CHARSET.exec(new TextDecoder('latin1').decode(bytes.subarray(0, 2048)))?.[1];
   if (!label || /^utf-?8$/i.test(label)) return utf8;
   try {

@@ -11,7 +11,7 @@ import { readRegularFile } from '../util/regular-file.js';
 import { documentExtension, isGzipped } from './kinds.js';
 import type { RelatedFile } from './load.js';
 import type { IngestPlan } from './plan.js';
-import { countInvalidUtf8, countSkipped, type IngestRun, type PendingFile } from './run.js';
+import { countDecoding, countSkipped, type IngestRun, type PendingFile } from './run.js';
 import type { FoundFile } from './walk.js';
 
 /** What reading, chunking and indexing a file takes. */
@@ -79,7 +79,8 @@ export async function prepareFile(run: IngestRun, plan: IngestPlan, writer: Docu
     return skipForContent('parse-error');
   }
   if (loaded.redirect) return skipForContent('redirect');
-  if (loaded.invalidUtf8) countInvalidUtf8(summary, file.relative);
+  if (loaded.invalidUtf8) countDecoding(summary, 'invalidUtf8', file.relative);
+  if (loaded.windows1252) countDecoding(summary, 'windows1252', file.relative);
   const chunks = chunkDocument(loaded, options.chunker);
   if (chunks.length === 0) return skipForContent('empty');
   const pending: PendingFile = {

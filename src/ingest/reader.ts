@@ -34,4 +34,7 @@
 //     that a construct showing nothing leaves at a line's start or end goes; a title that shows
 //     nothing is named as written.
 
-export const READER_VERSION = 18;
+// 19: a file that is not UTF-8 and holds no UTF-8 sequence read as Windows-1252 (it was read
+//     with replacement characters: "Pokorn\uFFFD").
+
+export const READER_VERSION = 19;

@@ -72,6 +72,10 @@ export interface IngestSummary {
   invalidUtf8: number;
   /** Up to SKIPPED_PATHS_KEPT of them, relative to the folder, as skippedPaths names skipped files. */
   invalidUtf8Paths: string[];
+  /** Files that were not UTF-8 and held no UTF-8 sequence, read as Windows-1252 (Latin-1's superset). */
+  windows1252: number;
+  /** Up to SKIPPED_PATHS_KEPT of them, as invalidUtf8Paths. */
+  windows1252Paths: string[];
   chunks: { written: number; embedded: number; reused: number; removed: number };
   bytes: number;
   seconds: number;
@@ -131,6 +135,8 @@ export function newRun(options: IngestOptions): IngestRun {
       skippedPaths: {},
       invalidUtf8: 0,
       invalidUtf8Paths: [],
+      windows1252: 0,
+      windows1252Paths: [],
       chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
       bytes: 0,
       seconds: 0,
@@ -151,10 +157,11 @@ export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: 
   }
 }
 
-/** Counts a file decoded with replacement characters and keeps its path among the examples. */
-export function countInvalidUtf8(summary: IngestSummary, path: string): void {
-  summary.invalidUtf8++;
-  if (summary.invalidUtf8Paths.length < SKIPPED_PATHS_KEPT) summary.invalidUtf8Paths.push(path);
+/** Counts a file decoded with replacement characters (`invalidUtf8`) or read as Windows-1252, and keeps its path among the examples. */
+export function countDecoding(summary: IngestSummary, how: 'invalidUtf8' | 'windows1252', path: string): void {
+  summary[how]++;
+  const paths = summary[`${how}Paths`];
+  if (paths.length < SKIPPED_PATHS_KEPT) paths.push(path);
 }
 
 export function reportProgress(run: IngestRun): void {

@@ -258,6 +258,7 @@ export function skippedLines(summary: IngestSummary): string[] {
   const named = (paths: readonly string[], n: number) => `${paths.map((p) => oneLine(p)).join(', ')}${n > paths.length ? ` and ${n - paths.length} more` : ''}`;
   const lines = skippedCounts(summary).map(([reason, n]) => `  ${reason}: ${named(summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [], n)}`);
   if (summary.invalidUtf8) lines.push(`  not valid UTF-8, decoded with replacements: ${named(summary.invalidUtf8Paths, summary.invalidUtf8)}`);
+  if (summary.windows1252) lines.push(`  not UTF-8, read as Windows-1252 (Latin-1): ${named(summary.windows1252Paths, summary.windows1252)}`);
   return lines;
 }
 
@@ -280,7 +281,7 @@ export function totalLine(total: IngestTotal, color: { bold: (s: string) => stri
 }
 
 /** The counts of a summary line: files by what happened to them, chunks, invalid UTF-8, seconds. */
-function countsText(summary: Pick<IngestSummary, 'files' | 'chunks' | 'invalidUtf8' | 'seconds'>): string {
+function countsText(summary: Pick<IngestSummary, 'files' | 'chunks' | 'invalidUtf8' | 'windows1252' | 'seconds'>): string {
   const f = summary.files;
   const skipped = skippedCounts(summary)
     .map(([reason, n]) => `${n} ${reason}`)
@@ -294,6 +295,6 @@ function countsText(summary: Pick<IngestSummary, 'files' | 'chunks' | 'invalidUt
     `skipped ${skipped || 'none'}`,
   ];
   const chunks = `${count(summary.chunks.written, 'chunk')} written (${summary.chunks.embedded} embedded, ${summary.chunks.reused} reused)`;
-  const utf8 = summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : '';
+  const utf8 = `${summary.invalidUtf8 ? `, ${summary.invalidUtf8} not valid UTF-8 (decoded with replacements)` : ''}${summary.windows1252 ? `, ${summary.windows1252} read as Windows-1252` : ''}`;
   return `${parts.join(', ')}; ${chunks}${utf8}; ${summary.seconds.toFixed(1)}s`;
 }
