@@ -10,7 +10,7 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4] [--set pip]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5] [--set pip]
 //
 // `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
 // index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
@@ -23,7 +23,8 @@
 // set (`"after-answers-2"`, part 'later-2') was written once 'later' had been used, a
 // third (`"after-answers-3"`, part 'later-3') once 'later-2' had been, and a fourth
 // (`"after-answers-4"`, part 'later-4') once 'later-3' had been: first questions and four
-// conversations with follow-ups, whose follow-ups count in the referent and top-5 rows.
+// conversations with follow-ups, whose follow-ups count in the referent and top-5 rows;
+// a fifth, of the same shape (`"after-answers-5"`, part 'later-5'), once 'later-4' had been.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,7 +54,7 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, setName === 'default' ? 'conversations.json' : `${setName}.json`), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
-const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3', 'after-answers-4': 'later-4' };
+const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3', 'after-answers-4': 'later-4', 'after-answers-5': 'later-5' };
 const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
 const conversations = set.conversations.filter(
   (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
@@ -184,6 +185,7 @@ const summary = {
   firstAnswersQuoteFactLater2: share(facts.filter((row) => row.half === 'later-2'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater3: share(facts.filter((row) => row.half === 'later-3'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater4: share(facts.filter((row) => row.half === 'later-4'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater5: share(facts.filter((row) => row.half === 'later-5'), (row) => row.quotesFact),
   firstDeclined: share(firsts.filter((row) => typeof row.answer === 'string'), (row) => row.answer.includes(NOT_COVERED)),
   outOfScopeDeclined: share(outOfScope, (row) => row.declined),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
@@ -225,6 +227,7 @@ if (asJson) {
   if (summary.firstAnswersQuoteFactLater2.n > 0) console.log(`| of them, the second set written later (after-answers-2) | ${pct(summary.firstAnswersQuoteFactLater2)} |`);
   if (summary.firstAnswersQuoteFactLater3.n > 0) console.log(`| of them, the third set written later (after-answers-3) | ${pct(summary.firstAnswersQuoteFactLater3)} |`);
   if (summary.firstAnswersQuoteFactLater4.n > 0) console.log(`| of them, the fourth set written later (after-answers-4) | ${pct(summary.firstAnswersQuoteFactLater4)} |`);
+  if (summary.firstAnswersQuoteFactLater5.n > 0) console.log(`| of them, the fifth set written later (after-answers-5) | ${pct(summary.firstAnswersQuoteFactLater5)} |`);
   console.log(`| first questions answered "the documents don't seem to cover this" | ${pct(summary.firstDeclined)} |`);
   if (outOfScope.length > 0) console.log(`| questions the documents do not cover (out-of-scope.json) answered so | ${pct(summary.outOfScopeDeclined)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
