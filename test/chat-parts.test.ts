@@ -200,6 +200,11 @@ describe('names the index has never seen', () => {
     ['Which algorithm is used straight away?', []], // plain words: a small index need not use them
     ['Kafka topics?', []], // the first word is capitalised as any first word is
     ['How do I listen on port 8080 in Node.js?', []], // numbers, and a dotted name whose parts it holds
+    // A name in the scene set before what is asked is what happened, not what is asked about.
+    ['npm install fails with an ERESOLVE conflict; how do I create a topic?', []],
+    ['My build prints ENOENT. How do I create a topic?', []],
+    ['My build prints ENOENT; how do I create a topic in Kafka?', ['Kafka']],
+    ['Does it need Kafka; why?', ['Kafka']], // what follows is too short to be the question alone
   ])('%s', (question, expected) => {
     expect(namesUnknownToIndex(question, holding)).toEqual(expected);
   });

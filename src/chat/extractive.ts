@@ -201,8 +201,26 @@ function writtenAsName(word: string, first: boolean): boolean {
 /** How many chunks hold a word (as the keyword index reads and stems it), counted up to `atMost` + 1. */
 export type ChunksHolding = (word: string, atMost: number) => number;
 
-/** The words of `question` written as names (writtenAsName), each once, with the parts the index reads them as; none with a digit ("port 8080" asks about a port). */
-function typedNames(question: string): { word: string; parts: string[] }[] {
+/** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` before a space. */
+const CLAUSE_BREAK = /[;.!?]\s+(?=\S)/g;
+
+/**
+ * The part of `question` that asks, when a scene is set before it ("npm install fails
+ * with an ERESOLVE conflict; how do I make it ignore peer dependencies?"): what follows
+ * its last `;` or sentence break, when that holds three words or more; else the whole
+ * question. A name in the scene (an error code, the program's own name) is what
+ * happened, not what the documents must name.
+ */
+export function askingClause(question: string): string {
+  let start = 0;
+  for (const match of question.matchAll(CLAUSE_BREAK)) start = match.index + match[0].length;
+  const asking = question.slice(start);
+  return start > 0 && THREE_WORDS.test(asking) ? asking : question;
+}
+
+/** The words of `question`'s asking clause written as names (writtenAsName), each once, with the parts the index reads them as; none with a digit ("port 8080" asks about a port). */
+function typedNames(typed: string): { word: string; parts: string[] }[] {
+  const question = askingClause(typed);
   const names: { word: string; parts: string[] }[] = [];
   let after = 0; // where the last word ended
   let first = true;
