@@ -185,6 +185,22 @@ describe('extractive answers', () => {
     const md = '### `fs.rmdir(path)`\n\n<!-- YAML\nchanges:\n  - description: The `recursive` option is deprecated, use `fs.rm` instead.\n-->\n\nRemoves the directory at [`path`][].\n\n```js\n// Remove the directory first\nfs.rmdir(dir, callback);\n```\n\n[`path`]: path.md\n7.2.1. Detected errors\nThe end of it all.';
     expect(splitSentences(md)).toEqual(['Removes the directory at `path`.', 'fs.rmdir(dir, callback);', 'The end of it all.']);
   });
+
+  test('an arrow in a code block is no comment closing: the code stays code and the prose after it prose', () => {
+    // Node's cli.md: a console session printing "<--- Last few GCs --->", then the next option.
+    const md = 'Writes a V8 heap snapshot to disk.\n\n```console\n$ node --heapsnapshot-near-heap-limit=3 index.js\nWrote snapshot\n\n<--- Last few GCs --->\n\nFATAL ERROR: heap out of memory\n```\n\n### `--heapsnapshot-signal=signal`\n\nEnables a signal handler that writes a heap dump.\n';
+    expect(chunkSentences(md).map((s) => [s.text, s.code, s.heading])).toEqual([
+      ['Writes a V8 heap snapshot to disk.', false, undefined],
+      ['node --heapsnapshot-near-heap-limit=3 index.js', true, undefined],
+      ['Enables a signal handler that writes a heap dump.', false, '`--heapsnapshot-signal=signal`'],
+    ]);
+    // A chunk that opens inside a comment still loses the comment's end; an arrow in prose is no end.
+    expect(splitSentences('changes:\n  - version: v1\n-->\n\nRemoves the directory at `path`.')).toEqual(['Removes the directory at `path`.']);
+    expect(splitSentences('Multiple separators become one (`/a///b` --> `/a/b`) on every platform.\n\nThe end of it.')).toEqual([
+      'Multiple separators become one (`/a///b` --> `/a/b`) on every platform.',
+      'The end of it.',
+    ]);
+  });
 });
 
 describe('names the index has never seen', () => {

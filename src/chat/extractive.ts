@@ -684,7 +684,12 @@ export function splitSentences(text: string): string[] {
  * dropped.
  */
 export function chunkSentences(rawText: string): ChunkSentence[] {
-  const text = rawText.replace(/<!--[\s\S]*?(?:-->|$)/g, '').replace(/^[\s\S]*?-->/, '');
+  let text = rawText.replace(/<!--[\s\S]*?(?:-->|$)/g, '');
+  // A chunk that opens inside a comment: its end (a `-->` line) is dropped with the rest
+  // of it. Not an arrow ("`/a///b` --> `/a/b`", "<--- Last few GCs --->" in a code block),
+  // nor a close after a fence or a heading: the chunk was not in a comment there.
+  const close = /^[ \t]*-->[ \t]*$/m.exec(text);
+  if (close !== null && !/^\s*(?:```|~~~|#{1,6}\s)/m.test(text.slice(0, close.index))) text = text.slice(close.index + close[0].length);
   const out: ChunkSentence[] = [];
   let block: string[] = [];
   let item = false; // the block is a list item
