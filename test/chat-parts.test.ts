@@ -221,6 +221,11 @@ describe('names the index has never seen', () => {
     ['My build prints ENOENT. How do I create a topic?', []],
     ['My build prints ENOENT; how do I create a topic in Kafka?', ['Kafka']],
     ['Does it need Kafka; why?', ['Kafka']], // what follows is too short to be the question alone
+    // The tool a thing is done with is named in any case: "with pytest", "using kafka", "via rsync".
+    ['How do I run my tests with pytest?', ['pytest']],
+    ['How do I create a topic using kafka and partitions via rsync?', ['kafka', 'rsync']],
+    ['How do I create a topic with ssh?', []], // a tool the index holds
+    ['How do I create a topic with an index?', []], // "with" and a noun phrase: no tool named
   ])('%s', (question, expected) => {
     expect(namesUnknownToIndex(question, holding)).toEqual(expected);
   });

@@ -152,11 +152,11 @@ for (const conversation of conversations) {
 const outOfScopePath = path.join(here, 'out-of-scope.json');
 const outOfScope = [];
 if (setName === 'default' && !only && !onlyHalf && fs.existsSync(outOfScopePath)) {
-  for (const { question, absent } of JSON.parse(fs.readFileSync(outOfScopePath, 'utf8')).questions) {
+  for (const { question, absent, written } of JSON.parse(fs.readFileSync(outOfScopePath, 'utf8')).questions) {
     const context = { db, config, retriever, rewriter, sessionId: createSession(db).id };
     let done;
     for await (const event of runTurn(context, question)) if (event.type === 'done') done = event;
-    outOfScope.push({ question, absent, answer: done.answer, declined: done.answer.includes(NOT_COVERED) });
+    outOfScope.push({ question, absent, ...(written ? { written } : {}), answer: done.answer, declined: done.answer.includes(NOT_COVERED) });
   }
 }
 db.close();
@@ -188,6 +188,7 @@ const summary = {
   firstAnswersQuoteFactLater5: share(facts.filter((row) => row.half === 'later-5'), (row) => row.quotesFact),
   firstDeclined: share(firsts.filter((row) => typeof row.answer === 'string'), (row) => row.answer.includes(NOT_COVERED)),
   outOfScopeDeclined: share(outOfScope, (row) => row.declined),
+  outOfScopeDeclinedWrittenAfter: share(outOfScope.filter((row) => row.written === 'after-instrument'), (row) => row.declined),
   rewriteMsP50: sorted[Math.floor(sorted.length / 2)],
 };
 fs.mkdirSync(out, { recursive: true });
@@ -230,5 +231,6 @@ if (asJson) {
   if (summary.firstAnswersQuoteFactLater5.n > 0) console.log(`| of them, the fifth set written later (after-answers-5) | ${pct(summary.firstAnswersQuoteFactLater5)} |`);
   console.log(`| first questions answered "the documents don't seem to cover this" | ${pct(summary.firstDeclined)} |`);
   if (outOfScope.length > 0) console.log(`| questions the documents do not cover (out-of-scope.json) answered so | ${pct(summary.outOfScopeDeclined)} |`);
+  if (summary.outOfScopeDeclinedWrittenAfter.n > 0) console.log(`| of them, written after the rule for "with <tool>" (after-instrument) | ${pct(summary.outOfScopeDeclinedWrittenAfter)} |`);
   console.log(`| rewrite step, p50 ms | ${summary.rewriteMsP50.toFixed(2)} |`);
 }

@@ -201,6 +201,11 @@ function writtenAsName(word: string, first: boolean): boolean {
 /** How many chunks hold a word (as the keyword index reads and stems it), counted up to `atMost` + 1. */
 export type ChunksHolding = (word: string, atMost: number) => number;
 
+/** A word that names the tool after it: "with pytest", "using rsync", "via ssh". */
+const INSTRUMENT = /^(?:with|using|via)$/i;
+/** What may follow a tool's name: the end of the clause, or a word that starts another phrase ("with cargo in release mode"). */
+const AFTER_TOOL = /^(?:\s*(?:[?.!,;:)]|$)|\s+(?:in|on|for|to|from|at|into|when|while|so|and|or|but|instead|without|inside|under|as|if)\b)/i;
+
 /** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` before a space. */
 const CLAUSE_BREAK = /[;.!?]\s+(?=\S)/g;
 
@@ -224,13 +229,19 @@ function typedNames(typed: string): { word: string; parts: string[] }[] {
   const names: { word: string; parts: string[] }[] = [];
   let after = 0; // where the last word ended
   let first = true;
+  let previous = '';
   for (const match of question.matchAll(TYPED_WORD)) {
     const word = match[0];
     // Only what stands between this word and the one before decides (linear in the question).
-    const opensSentence = first || /[.!?:]\s*$/.test(question.slice(after, match.index));
+    const between = question.slice(after, match.index);
+    const opensSentence = first || /[.!?:]\s*$/.test(between);
+    // "with pytest?", "using rsync to ...": the tool a thing is done with is named, in any
+    // case, when it stands alone ("with several partitions" names no tool).
+    const instrument = INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length));
     after = match.index + word.length;
     first = false;
-    if (/\d/.test(word) || !writtenAsName(word, opensSentence) || names.some((name) => name.word === word)) continue;
+    previous = word;
+    if (/\d/.test(word) || !(instrument || writtenAsName(word, opensSentence)) || names.some((name) => name.word === word)) continue;
     const parts = indexedTokens(word).filter((token) => !isStopword(token));
     if (parts.length > 0) names.push({ word, parts });
   }
