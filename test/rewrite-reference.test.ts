@@ -224,6 +224,14 @@ describe('referents from salience', () => {
     );
   });
 
+  it('"they" and "them" can be one person ("let a coworker publish ... remove them")', () => {
+    expect(rewrite('and how do I remove them again if they leave the project?', ['How do I let a coworker publish new versions of my package too?'])).toBe(
+      'and how do I remove the coworker again if they leave the project?',
+    );
+    // Things are many: "them" after "a test" is the tests.
+    expect(rewrite('how do I run them in parallel?', ['How do I add a test?'])).toBe('how do I run tests in parallel?');
+  });
+
   it('the focus of a question is its object, its subject or what it asks about, never a generic word', () => {
     expect(questionFocus('How do I publish a package to the npm registry?').candidate?.phrase).toBe('package');
     expect(questionFocus('How does find_package locate a config file?').candidate?.phrase).toBe('find_package');
@@ -231,6 +239,11 @@ describe('referents from salience', () => {
     expect(questionFocus('What does the recursive option of fs.readdir do?')).toMatchObject({ candidate: { phrase: 'recursive option' }, owner: { phrase: 'fs.readdir' } });
     expect(questionFocus('Are the Lite pricing plans available with all account types?').candidate?.phrase).toBe('Lite pricing plans');
     expect(questionFocus('What versions are available?').candidate).toBeUndefined();
+    // "let/help X do ...": X is the one who does it, not "coworker publish new versions".
+    expect(questionFocus('How do I let a coworker publish new versions of my package too?').candidate?.phrase).toBe('coworker');
+    expect(questionFocus('How can I help the linker find my libraries?').candidate?.phrase).toBe('linker');
+    expect(questionFocus('How do I let the Node.js process use more memory?').candidate?.phrase).toBe('Node.js process'); // a name leads a longer phrase
+    expect(questionFocus('How do I make a release build?').candidate?.phrase).toBe('release build'); // "make" makes things
   });
 });
 

@@ -13,7 +13,7 @@ import { isStopword } from '../text/stopwords.js';
 import { plainQuestion, trimEndOf } from '../util/words.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
-import { enumerationItems, fits, inlineItems, isCommonPhrase, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
+import { enumerationItems, fits, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
@@ -291,8 +291,9 @@ function resolveReference(
       if (found) {
         // "it" against "npm ci and npm install" is ambiguous; "them" is the list.
         if (found.focus.list && reference.number === 'singular') return undefined;
-        // "them" after "How do I run a script in all of the workspaces?": a phrase that is plural beats a generic "a script".
-        if (reference.number === 'plural' && found.focus.candidate!.number === 'singular') {
+        // "them" after "How do I run a script in all of the workspaces?": a phrase that is plural beats a generic "a script"
+        // (not a person: "remove them" after "let a coworker publish" is the coworker).
+        if (reference.number === 'plural' && found.focus.candidate!.number === 'singular' && !isPerson(found.focus.candidate!)) {
           candidates.push(...questionPhrases(found.turn.standaloneQuery).filter((phrase) => phrase.number === 'plural'));
         }
         candidates.push(found.focus.candidate!);

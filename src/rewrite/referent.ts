@@ -33,6 +33,16 @@ const PARTICLES = new Set(['up', 'out', 'off', 'down', 'on', 'in', 'for', 'with'
 const ORDINAL_WORDS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'last', 'former', 'latter']);
 const PREPOSITIONS = new Set('of in on at for with to from by into about over under between through without within against across'.split(' '));
 const SUBJECT_WORDS = new Set(['i', 'we', 'you', 'one']);
+/** People, whom "they" and "them" name one at a time ("a coworker ... remove them"). */
+const PERSON_NOUNS = new Set('coworker co-worker colleague teammate person someone somebody user developer maintainer contributor collaborator admin administrator customer friend member owner author reviewer'.split(' '));
+
+/** Whether `candidate` names a person: "they"/"them" may point at one ("a coworker ... remove them"). */
+export function isPerson(candidate: Candidate): boolean {
+  return PERSON_NOUNS.has(candidate.phrase.split(' ').at(-1)!.toLowerCase());
+}
+
+/** Verbs whose object does what follows it: "let a coworker publish", "help the linker find" ("make" and "have" also make and hold things). */
+const CAUSATIVE = new Set(['let', 'help']);
 const AUXILIARIES = new Set('is are was were be can could would should will does do did has have had may might must shall'.split(' '));
 /** Nouns too vague to stand for anything on their own. */
 const GENERIC = new Set(
@@ -110,7 +120,7 @@ export function isPluralWord(word: string): boolean {
  * words. `subject`: the phrase is a clause's subject, so a content word that ends it
  * right before an object is the verb ("does the compiler support it").
  */
-function phraseAt(list: Token[], start: number, role: Candidate['role'], subject = false): { candidate?: Candidate; pronoun?: string; end: number } {
+function phraseAt(list: Token[], start: number, role: Candidate['role'], subject = false, most = 4): { candidate?: Candidate; pronoun?: string; end: number } {
   let i = start;
   let determiner: string | undefined;
   if (i < list.length && DETERMINERS.has(list[i]!.lower) && list[i + 1] && modifierWord(list[i + 1]!)) determiner = list[i++]!.lower;
@@ -118,7 +128,7 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
   // "its output", "their limits": about something named earlier.
   if (determiner === 'its' || determiner === 'their') return { pronoun: determiner, end: i };
   const words: Token[] = [];
-  while (i < list.length && (nounWord(list[i]!) || (determiner !== undefined && words.length === 0 && modifierWord(list[i]!))) && words.length < 5) {
+  while (i < list.length && (nounWord(list[i]!) || (determiner !== undefined && words.length === 0 && modifierWord(list[i]!))) && words.length < Math.min(5, most)) {
     // "a script defined in ...": a participle after the noun starts another phrase.
     if (words.length > 0 && /ed$/.test(list[i]!.lower) && !isName(list[i]!, i)) break;
     // "a file line by line": "line by line" says how, it is not part of the noun.
@@ -206,6 +216,8 @@ export function questionFocus(question: string): Focus {
   let start: number | undefined;
   /** The phrase after the auxiliary is a subject followed by its verb ("does the compiler support it"); not after "is"/"are". */
   let subject = false;
+  /** At most this many noun words in the focus. */
+  let most = 4;
   const skip = (prefix: RegExpExecArray | null) => (prefix ? tokens(prefix[0]).length : undefined);
 
   let matched = skip(INFINITIVE.exec(lower));
@@ -215,6 +227,9 @@ export function questionFocus(question: string): Focus {
     if (matched !== undefined) {
       // "how do I make it listen": the object of "make".
       start = objectStart(list, matched);
+      // "let a coworker publish new versions": the object of "let" is who does the rest, a noun and its article
+      // ("the Node.js process": a name leads a phrase of its own).
+      if (CAUSATIVE.has(list[matched]?.lower ?? '') && DETERMINERS.has(list[start]?.lower ?? '') && list[start + 1] && !isName(list[start + 1]!, 1)) most = 1;
     }
   }
   if (start === undefined) {
@@ -250,7 +265,7 @@ export function questionFocus(question: string): Focus {
     while (start < list.length && !nounWord(list[start]!) && !DETERMINERS.has(list[start]!.lower) && !PRONOUNS.has(list[start]!.lower)) start++;
   }
 
-  const first = phraseAt(list, start, matched !== undefined && start === matched ? 'subject' : 'object', subject);
+  const first = phraseAt(list, start, matched !== undefined && start === matched ? 'subject' : 'object', subject, most);
   if (first.pronoun) return { pronoun: first.pronoun };
   if (!first.candidate) return {};
   const focus: Focus = { candidate: first.candidate };
@@ -394,8 +409,8 @@ export function enumerationItems(answer: string): Candidate[] {
 export function render(candidate: Candidate, reference: Pick<Reference, 'kind' | 'number'>, sentenceStart: boolean): string {
   let phrase = candidate.phrase;
   let determiner = candidate.determiner;
-  // "them" after "How do I add a test?": the tests in general.
-  if (reference.number === 'plural' && candidate.number === 'singular' && (determiner === 'a' || determiner === 'an')) {
+  // "them" after "How do I add a test?": the tests in general (after "let a coworker publish", the coworker: a person).
+  if (reference.number === 'plural' && candidate.number === 'singular' && (determiner === 'a' || determiner === 'an') && !isPerson(candidate)) {
     const words = phrase.split(' ');
     words[words.length - 1] = pluralise(words.at(-1)!);
     phrase = words.join(' ');
