@@ -108,6 +108,26 @@ Previous: <a href="#Top" accesskey="p" rel="prev">top</a>, Up: <a href="#Top" ac
     expect(htmlToUnit(page).unit.text).toBe('-v\n--verbose\n\nUse the verbose format.\n\nA mid-line.');
   });
 
+  it('drops the menus and tables of contents that list the sections by title (makeinfo 6, texi2any 7)', () => {
+    const makeinfo6 = `<html><head><meta name="Generator" content="makeinfo"></head><body>
+<h2 class="contents-heading">Table of Contents</h2>
+<div class="contents"><ul class="no-bullet"><li><a href="#Introduction">1 Introduction</a></li></ul></div>
+<h2 class="chapter">1 Introduction</h2>
+<table class="menu" border="0" cellspacing="0"><tr><td align="left" valign="top">&bull; <a href="#Description">Description</a></td></tr>
+<tr><th colspan="3" align="left" valign="top"><pre class="menu-comment">Basic Elements</pre></th></tr></table>
+<p>bc is a language that supports arbitrary precision numbers.</p></body></html>`;
+    expect(htmlToUnit(makeinfo6).unit.text).toBe('1 Introduction\n\nbc is a language that supports arbitrary precision numbers.');
+    const texi2any7 = `<head><meta name="Generator" content="texi2any 7.0.2"></head><body>
+<h1 class="top">libffi</h1>
+<p>This manual is for libffi.</p>
+<ul class="section-toc"><li><a href="Introduction.html" accesskey="1">What is libffi?</a></li><li><a href="Using-libffi.html">Using libffi</a></li></ul>
+<div class="Contents_element" id="SEC_Contents"><h2 class="contents-heading">Table of Contents</h2><div class="contents"><ul><li>1 What is libffi?</li></ul></div></div>
+</body>`;
+    expect(htmlToUnit(texi2any7).unit.text).toBe('libffi\n\nThis manual is for libffi.');
+    // Elsewhere a menu is the page's own: kept.
+    expect(htmlToUnit('<body><ul class="menu"><li>Starters</li><li>Mains</li></ul></body>').unit.text).toBe('Starters\nMains');
+  });
+
   it('keeps a header or node div of a page not made by Texinfo (Doxygen writes its title in div.header)', () => {
     const doxygen = `<head><meta name="generator" content="Doxygen 1.9.4"></head><body>
 <div class="header"><div class="headertitle"><div class="title">ffi_cif Struct Reference</div></div></div>

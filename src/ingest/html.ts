@@ -57,6 +57,17 @@ const FURNITURE_NAMES = new Set([
  * elsewhere a header is as likely the page's title (Doxygen's div.header holds it).
  */
 const TEXINFO_NAVIGATION = new Set(['header', 'nav-panel']);
+/**
+ * Classes of a Texinfo manual's menus and tables of contents: makeinfo's menu table
+ * (`table.menu`) and contents (`div.contents`, `div.shortcontents`, with their
+ * headings), texi2any 7's mini table of contents under a node (`ul.section-toc`) and
+ * its contents elements. Each lists the sections by title: every page of libffi's
+ * manual held "What is libffi? Using libffi Memory Usage Missing Features Index".
+ */
+const TEXINFO_CONTENTS = new Set([
+  'menu', 'section-toc', 'mini-toc', 'contents', 'shortcontents', 'contents-heading', 'shortcontents-heading',
+  'contents_element', 'shortcontents_element', 'element-contents', 'element-shortcontents',
+]);
 /** Classes of heading permalinks ("#", "¶"), and of Texinfo's "¶" after each definition and heading. */
 const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink', 'copiable-anchor', 'copiable-link']);
 /** Elements inside which a header or footer belongs to the content, not to the page. */
@@ -78,7 +89,7 @@ function isFurniture(name: string, attributes: Record<string, string>, inContent
   if (texinfo) {
     const classes = names.slice(1);
     // makeinfo 4 wrote the line in a div of class node (texi2any 7's h1-h4 of class node are node headings).
-    if (classes.some((n) => TEXINFO_NAVIGATION.has(n)) || (name === 'div' && classes.includes('node'))) return true;
+    if (classes.some((n) => TEXINFO_NAVIGATION.has(n) || TEXINFO_CONTENTS.has(n)) || (name === 'div' && classes.includes('node'))) return true;
   }
   return isPermalink(name, attributes);
 }

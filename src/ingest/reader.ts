@@ -37,4 +37,6 @@
 // 19: a file that is not UTF-8 and holds no UTF-8 sequence read as Windows-1252 (it was read
 //     with replacement characters: "Pokorn\uFFFD").
 
-export const READER_VERSION = 19;
+// 20: a GNU Texinfo manual's menus and tables of contents dropped from its HTML pages.
+
+export const READER_VERSION = 20;
