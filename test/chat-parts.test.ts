@@ -186,6 +186,11 @@ describe('extractive answers', () => {
     expect(splitSentences(md)).toEqual(['Removes the directory at `path`.', 'fs.rmdir(dir, callback);', 'The end of it all.']);
   });
 
+  test('an identifier alone is no sentence: a definition list\'s term is not quoted on its own', () => {
+    expect(splitSentences('BC_SCALE_MAX\n\nThe maximum scale value allowed.\n\nBC_STRING_MAX\n')).toEqual(['The maximum scale value allowed.']);
+    expect(splitSentences('Set CMAKE_BUILD_TYPE to Release.')).toEqual(['Set CMAKE_BUILD_TYPE to Release.']);
+  });
+
   test('an arrow in a code block is no comment closing: the code stays code and the prose after it prose', () => {
     // Node's cli.md: a console session printing "<--- Last few GCs --->", then the next option.
     const md = 'Writes a V8 heap snapshot to disk.\n\n```console\n$ node --heapsnapshot-near-heap-limit=3 index.js\nWrote snapshot\n\n<--- Last few GCs --->\n\nFATAL ERROR: heap out of memory\n```\n\n### `--heapsnapshot-signal=signal`\n\nEnables a signal handler that writes a heap dump.\n';

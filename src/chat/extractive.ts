@@ -55,6 +55,8 @@ export const MAX_SENTENCES = 3;
 /** Sentences quoted at most from the chunk of the best sentence. */
 const MAX_FROM_FIRST_CHUNK = 2;
 const MAX_SENTENCE_CHARS = 400;
+/** An underscore inside an identifier (`BC_SCALE_MAX`), which joins its parts into one word. */
+const IDENTIFIER_UNDERSCORE = /(?<=[\p{L}\p{N}])_(?=[\p{L}\p{N}])/gu;
 /** At least three words (tokens as the tokenizer reads them): shorter fragments are not quoted. */
 const THREE_WORDS = /[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]/u;
 /** Share of the same words (Jaccard, stems) above which two sentences count as one. */
@@ -735,7 +737,8 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     // A question left without its answer ("What's the difference between ...?") answers nothing.
     if (!code && /\?(?:\s+\d+(?:\.\d+)*\.?)?$/.test(sentence)) return;
-    if (!THREE_WORDS.test(sentence)) return;
+    // (An identifier is one word: "BC_SCALE_MAX" alone, a definition's term, says nothing.)
+    if (!THREE_WORDS.test(sentence.replace(IDENTIFIER_UNDERSCORE, ''))) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
     const lead = afterHeading && !code && !item && !VERSION_NOTE.test(sentence);
