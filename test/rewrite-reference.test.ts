@@ -185,6 +185,13 @@ describe('referents from salience', () => {
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
   });
 
+  it('"what about X?" after a question whether one can do something asks it again of X', () => {
+    expect(rewrite('what about object libraries?', ['Can I link a module library into my executable with target_link_libraries?'])).toBe(
+      'Can I link object libraries into my executable with target_link_libraries?',
+    );
+    expect(rewrite('and Helgrind?', ['Should we run Memcheck on a release build?'])).toBe('Should we run Helgrind on a release build?');
+  });
+
   it('"and on X?" does not ask again a question whose rewrite left a pronoun in place: it gets the context', () => {
     const shown = rewrite(
       'and on Windows?',

@@ -355,10 +355,17 @@ const LEADS_NO_PHRASE = new RegExp(`^(?:${PHRASE_BREAK}|into|onto)\\b`, 'i');
 const SWAP_OPENER = /^\s*(?:(?:and|but|ok|okay|so)[,\s]+)?(?:what|how)\s+about\s+(\S.*)$|^\s*and\s+(?:for\s+)?(\S.*)$/i;
 
 /**
+ * A question about doing something that "what about X?" can ask again of X: how to do
+ * it ("How do I add ...", "how to ...") or whether one can ("can I link ...", "should we
+ * pin ...").
+ */
+const ASKS_HOW_OR_WHETHER = /^(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to|(?:can|could|should|do)\s+(?:i|we))\s/i;
+
+/**
  * "what about compile definitions?" after "How do I add an include directory to a
  * target?": that question again with its focus swapped ("How do I add compile
- * definitions to a target?"). Only after a how-to question of the last two turns, and
- * only when the fragment is a noun phrase.
+ * definitions to a target?"). Only after a question of the last two turns about doing
+ * something (ASKS_HOW_OR_WHETHER), and only when the fragment is a noun phrase.
  */
 function replaceFocus(question: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
   // (Read without the closing punctuation, cut off first: the patterns then end at the text's end.)
@@ -376,7 +383,7 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
   for (let i = history.length - 1; i >= Math.max(0, history.length - 2); i--) {
     // "and how do I kill the child process?" is a how-to question too: its opener is not asked again.
     const earlier = mainClause(history[i]!.standaloneQuery).replace(/^(?:and|so|but|then|also|ok(?:ay)?)\s*,?\s+(?=how\b)/i, '');
-    if (!/^(?:how\s+(?:do|can|should|would)\s+(?:i|we|you)|how\s+to)\s/i.test(earlier)) continue;
+    if (!ASKS_HOW_OR_WHETHER.test(earlier)) continue;
     // Its rewrite left a pronoun in place ("how do I change it for one test? (time limit,
     // ctest)"): asked again, the question would point at nothing; the context says more.
     if (findReferences(earlier).some((reference) => reference.kind === 'pronoun' || reference.kind === 'possessive')) return undefined;
