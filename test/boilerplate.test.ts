@@ -124,6 +124,13 @@ Previous: <a href="#Top" accesskey="p" rel="prev">top</a>, Up: <a href="#Top" ac
 <div class="Contents_element" id="SEC_Contents"><h2 class="contents-heading">Table of Contents</h2><div class="contents"><ul><li>1 What is libffi?</li></ul></div></div>
 </body>`;
     expect(htmlToUnit(texi2any7).unit.text).toBe('libffi\n\nThis manual is for libffi.');
+    // An index: its entries, and the letters that jump into it.
+    const index = `<head><meta name="Generator" content="makeinfo"></head><body><h2 class="unnumbered">Concept index</h2>
+<table><tr><th valign="top">Jump to: &nbsp; </th><td><a class="summary-letter" href="#cp_letter-B"><b>B</b></a> &nbsp; <a class="summary-letter" href="#cp_letter-P"><b>P</b></a></td></tr></table>
+<table class="index-cp" border="0"><tr><th id="cp_letter-P">P</th><td></td></tr>
+<tr><td><a href="#Reporting-bugs">patches, contributing</a>:</td><td>&nbsp;</td><td><a href="#Reporting-bugs">Reporting bugs</a></td></tr></table>
+<table class="cp-entries-printindex"><tr><td>portability</td></tr></table></body>`;
+    expect(htmlToUnit(index).unit.text).toMatch(/^Concept index\n\nJump to:[\s\u00a0]*$/);
     // Elsewhere a menu is the page's own: kept.
     expect(htmlToUnit('<body><ul class="menu"><li>Starters</li><li>Mains</li></ul></body>').unit.text).toBe('Starters\nMains');
   });

@@ -67,7 +67,15 @@ const TEXINFO_NAVIGATION = new Set(['header', 'nav-panel']);
 const TEXINFO_CONTENTS = new Set([
   'menu', 'section-toc', 'mini-toc', 'contents', 'shortcontents', 'contents-heading', 'shortcontents-heading',
   'contents_element', 'shortcontents_element', 'element-contents', 'element-shortcontents',
+  'summary-letter', // the "Jump to: B C F P" letters above and below an index
 ]);
+/**
+ * Classes of a Texinfo index (`@printindex`): makeinfo's `table.index-cp` (concepts;
+ * `-fn` functions, `-vr` variables, ...), texi2any 7's `cp-entries-printindex` and its
+ * letter bars. Entries and the sections they point to, one to a row: quoted, they read
+ * "P patches, contributing: | | Reporting bugs".
+ */
+const TEXINFO_INDEX = /^(?:index-[a-z]{2}|[a-z]{2}-(?:entries|letters-header|letters-footer)-printindex)$/;
 /** Classes of heading permalinks ("#", "¶"), and of Texinfo's "¶" after each definition and heading. */
 const PERMALINK_CLASSES = new Set(['mark', 'headerlink', 'anchor', 'anchorjs-link', 'hash-link', 'header-anchor', 'heading-anchor', 'permalink', 'copiable-anchor', 'copiable-link']);
 /** Elements inside which a header or footer belongs to the content, not to the page. */
@@ -89,7 +97,7 @@ function isFurniture(name: string, attributes: Record<string, string>, inContent
   if (texinfo) {
     const classes = names.slice(1);
     // makeinfo 4 wrote the line in a div of class node (texi2any 7's h1-h4 of class node are node headings).
-    if (classes.some((n) => TEXINFO_NAVIGATION.has(n) || TEXINFO_CONTENTS.has(n)) || (name === 'div' && classes.includes('node'))) return true;
+    if (classes.some((n) => TEXINFO_NAVIGATION.has(n) || TEXINFO_CONTENTS.has(n) || TEXINFO_INDEX.test(n)) || (name === 'div' && classes.includes('node'))) return true;
   }
   return isPermalink(name, attributes);
 }

@@ -38,5 +38,6 @@
 //     with replacement characters: "Pokorn\uFFFD").
 
 // 20: a GNU Texinfo manual's menus and tables of contents dropped from its HTML pages.
+// 21: and its indexes (`@printindex` tables, the "Jump to" letters).
 
-export const READER_VERSION = 20;
+export const READER_VERSION = 21;
