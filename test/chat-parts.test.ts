@@ -186,6 +186,14 @@ describe('extractive answers', () => {
     expect(splitSentences(md)).toEqual(['Removes the directory at `path`.', 'fs.rmdir(dir, callback);', 'The end of it all.']);
   });
 
+  test('a sentence goes on after "i.e." and "e.g."', () => {
+    expect(splitSentences('The size of a SHA256 digest, i.e. 32. The name of it, e.g. SHA256. See cf. Section 2 vs. Section 3.')).toEqual([
+      'The size of a SHA256 digest, i.e. 32.',
+      'The name of it, e.g. SHA256.',
+      'See cf. Section 2 vs. Section 3.',
+    ]);
+  });
+
   test('an identifier alone is no sentence: a definition list\'s term is not quoted on its own', () => {
     expect(splitSentences('BC_SCALE_MAX\n\nThe maximum scale value allowed.\n\nBC_STRING_MAX\n')).toEqual(['The maximum scale value allowed.']);
     expect(splitSentences('Set CMAKE_BUILD_TYPE to Release.')).toEqual(['Set CMAKE_BUILD_TYPE to Release.']);

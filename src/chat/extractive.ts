@@ -601,6 +601,13 @@ export interface ChunkSentence {
   heading?: string;
 }
 
+/**
+ * Where a sentence ends in a paragraph: after `.`, `!` or `?` and before a capital or a
+ * digit, but not after "i.e.", "e.g.", "cf.", "vs." or "viz." ("The size of a SHA256
+ * digest, i.e. 32.").
+ */
+const SENTENCE_END = /(?<=[.!?])(?<!\b(?:i\.e|e\.g|cf|vs|viz)\.)\s+(?=["'`(\[]?[A-Z0-9])/i;
+
 /** A sentence that only says that something follows. */
 const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;
 /** A shell or REPL prompt that opens a typed line in a terminal session: `$ npm ci`, `> 1 + 1`, `PS> dir`, `C:\> py -m pip`. */
@@ -750,7 +757,7 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     if (block.length === 0) return;
     const joined = cleanInline(block.join(' '));
     block = [];
-    const sentences = joined.split(/(?<=[.!?])\s+(?=["'`(\[]?[A-Z0-9])/).map(withoutEmphasis);
+    const sentences = joined.split(SENTENCE_END).map(withoutEmphasis);
     // "This means that using: <one line of code> with a compiler that ... is an error.":
     // a paragraph that goes on with a small word ("with", "and", "to") after a code line
     // its sentence led into ends that sentence; without it the lead-in and the code
