@@ -31,6 +31,8 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     // A phrase of the question that disagrees in number, or that the question asks for, is not the antecedent.
     ['How many workspaces does it allow?', ['pronoun:it (singular)']],
     ['what signal does it send by default?', ['pronoun:it (singular)']],
+    ['in which bash version was it added?', ['pronoun:it (singular)']], // a preposition before the wh-phrase
+    ['In what release did it become the default?', ['pronoun:it (singular)']],
     ['is there a promise version of it?', ['pronoun:it (singular)']],
     ['how do I compare two of them without leaking timing?', ['pronoun:them (plural)']],
     // The object of a preposition is another participant than the clause's noun phrases; a possessive there is the clause's.
@@ -183,6 +185,12 @@ describe('referents from salience', () => {
     );
     expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
+  });
+
+  it('"that command" points back even when the question names another thing before it', () => {
+    const shown = rewrite('what does the --squash option do for that command?', ['How do I split a subdirectory into its own history with git subtree?']);
+    // (Not resolved in place: a command is not the last question's focus, a subdirectory; its context says which.)
+    expect(shown).toMatch(/^what does the --squash option do for that command\? \(git subtree, /);
   });
 
   it('"what about X?" after a question whether one can do something asks it again of X', () => {

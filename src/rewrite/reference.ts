@@ -127,7 +127,7 @@ function isPluralPhrase(phrase: string): boolean {
 }
 
 /** "what signal does", "how many workspaces does": what the question asks for is not what "it" is. */
-const WH_PHRASE = /^\s*(?:what|which|how\s+many|how\s+much)\s+(?:[\p{L}\p{N}_.'’-]+\s+){1,4}?(?=(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)/iu;
+const WH_PHRASE = /^\s*(?:(?:in|on|at|for|from|with|since|by|to|of|under|until)\s+)?(?:what|which|how\s+many|how\s+much)\s+(?:[\p{L}\p{N}_.'’-]+\s+){1,4}?(?=(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)/iu;
 
 const ORDINALS: Record<string, number> = {
   first: 1,
@@ -287,7 +287,9 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // it is read as the rules below read it.
     // (Only "it" and "them": a possessive there, "with its employees", belongs to the clause.)
     const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !found.some((reference) => reference.kind === 'pronoun');
-    if (!options.eager && !afterPreposition) {
+    // "that command", "those files": a demonstrative with its noun names what it points back to.
+    const withNoun = DEMONSTRATIVE.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after);
+    if (!options.eager && !afterPreposition && !withNoun) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many
       // workspaces does it allow?" asks about something earlier). Not a phrase of the
@@ -305,7 +307,7 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 
     const number: GrammaticalNumber = PLURAL.has(word) ? 'plural' : ['he', 'she', 'him', 'her', 'his'].includes(word) ? 'any' : 'singular';
     let kind: ReferenceKind = POSSESSIVE.has(word) ? 'possessive' : 'pronoun';
-    if (DEMONSTRATIVE.has(word) && after && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after)) kind = 'determiner';
+    if (withNoun) kind = 'determiner';
     add({ kind, text: question.slice(start, end), start, end, number }, `pronoun '${lower}'`);
   }
 
