@@ -187,6 +187,13 @@ describe('referents from salience', () => {
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
   });
 
+  it('"and -a?" after a question about one option asks it of the other', () => {
+    expect(rewrite('and -a?', ['what does time -p do?'])).toBe('what does time -a do?');
+    expect(rewrite('what about --verbose?', ['How do I run ctest --output-on-failure in CI?'])).toBe('How do I run ctest --verbose in CI?');
+    // No option in the last question, or several: it is searched with the last question as context.
+    expect(rewrite('and -a?', ['what does time -p -v do?'])).toMatch(/^and -a\? \(/);
+  });
+
   it('"that command" points back even when the question names another thing before it', () => {
     const shown = rewrite('what does the --squash option do for that command?', ['How do I split a subdirectory into its own history with git subtree?']);
     // (Not resolved in place: a command is not the last question's focus, a subdirectory; its context says which.)

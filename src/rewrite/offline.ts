@@ -373,9 +373,11 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
   const match = SWAP_OPENER.exec(fragment);
   const prepositional = match ? PREPOSITION_FRAGMENT.exec(fragment) : null;
   const swapped = (match?.[1] ?? match?.[2])?.trim();
+  if (!swapped) return undefined;
+  // "and -a?" after "what does time -p do?": the same question of the other option.
+  if (OPTION.test(swapped)) return replaceOption(swapped, history);
   // "what about --squash?": an option of the action asked about, not a thing to do it to ("How do I
   // split --squash out?"); the question keeps its words and gets the last question as context.
-  if (!swapped || /^-{1,2}\w/.test(swapped)) return undefined;
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
   const circumstance = OPENS_WITH_CIRCUMSTANCE.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
   const asked = circumstance ? {} : questionFocus(swapped);
@@ -403,6 +405,26 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
     return { text: `${earlier.slice(0, at)}${swapped}${earlier.slice(at + written.length)}?`, back };
   }
   return undefined;
+}
+
+/** A command-line option alone: `-a`, `--squash`, `--leak-check=full`. */
+const OPTION = /^-{1,2}[\p{L}\p{N}][\p{L}\p{N}_-]*(?:=\S+)?$/u;
+/** An option within a question, as a word of its own. */
+const OPTION_IN_TEXT = /(?<=^|\s)-{1,2}[\p{L}\p{N}][\p{L}\p{N}_-]*(?:=\S+?)?(?=[\s?.,!]|$)/gu;
+
+/**
+ * "and -a?" after "what does time -p do?": the last question again with its one option
+ * swapped ("what does time -a do?"); undefined when it names none or several (the
+ * fragment then gets the last question as context).
+ */
+function replaceOption(option: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
+  const earlier = history.at(-1) === undefined ? undefined : mainClause(history.at(-1)!.standaloneQuery);
+  if (earlier === undefined) return undefined;
+  const options = [...earlier.matchAll(OPTION_IN_TEXT)];
+  if (options.length !== 1 || options[0]![0] === option) return undefined;
+  const at = options[0]!.index!;
+  const text = `${earlier.slice(0, at)}${option}${earlier.slice(at + options[0]![0].length)}`;
+  return { text: /[?.!]$/.test(text) ? text : `${text}?`, back: 0 };
 }
 
 /** Whether `fragment` holds the verb of `action` (its first word), or that verb undone or redone ("unpublish", "reinstall"). */
