@@ -187,6 +187,11 @@ describe('referents from salience', () => {
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
   });
 
+  it('"it" for a focus that belongs to an "of" phrase keeps it: the default value of scale, not any default value', () => {
+    expect(rewrite('how do I change it?', ['what is the default value of scale in bc?'])).toBe('how do I change the default value of scale?');
+    expect(rewrite('does it work on Windows?', ['What does the recursive option of fs.readdir do?'])).toBe('does the recursive option of fs.readdir work on Windows?');
+  });
+
   it('"and -a?" after a question about one option asks it of the other', () => {
     expect(rewrite('and -a?', ['what does time -p do?'])).toBe('what does time -a do?');
     expect(rewrite('what about --verbose?', ['How do I run ctest --output-on-failure in CI?'])).toBe('How do I run ctest --verbose in CI?');

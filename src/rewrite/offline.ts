@@ -267,6 +267,9 @@ function resolveReference(
   }
   for (const reference of references) {
     let chosen: Candidate | undefined;
+    // The last question's focus and the "of ..." phrase it belongs to, when the pronoun takes that focus.
+    let focusOf: Candidate | undefined;
+    let owner: Candidate | undefined;
     if (reference.kind === 'ordinal') {
       // The latest answer that enumerated ("and the fourth one?" after "how do I run the second one?"), else the last
       // question's "X and Y" (the user's own order), else names listed in a sentence of the latest answer that has them.
@@ -298,6 +301,8 @@ function resolveReference(
         }
         candidates.push(found.focus.candidate!);
         if (found.focus.owner) candidates.push(found.focus.owner);
+        focusOf = found.focus.candidate;
+        owner = found.focus.owner;
       }
       chosen = candidates.find((candidate) => fits(candidate, reference, question) && !isCommonPhrase(candidate.phrase, termShare));
       if (!chosen) return undefined;
@@ -306,6 +311,8 @@ function resolveReference(
     }
     const before = question.slice(0, reference.start);
     let referent = render(chosen, reference, before.trim() === '');
+    // "how do I change it?" after "what is the default value of scale in bc?": the value of scale, not any default value.
+    if (reference.kind === 'pronoun' && owner !== undefined && chosen === focusOf) referent = `${referent} of ${render(owner, { kind: 'pronoun', number: owner.number }, false)}`;
     // "one of them" -> "one of the tests", not "one of tests".
     if (/\bof\s*$/i.test(before) && !chosen.name && !/^(?:the|my|your|our)\s|'s?\b/i.test(referent)) referent = `the ${referent}`;
     return { text: question.slice(0, reference.start) + referent + question.slice(reference.end), reference: reference.text.toLowerCase(), referent: `'${referent}'` };
