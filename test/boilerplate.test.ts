@@ -135,6 +135,13 @@ Previous: <a href="#Top" accesskey="p" rel="prev">top</a>, Up: <a href="#Top" ac
     expect(htmlToUnit('<body><ul class="menu"><li>Starters</li><li>Mains</li></ul></body>').unit.text).toBe('Starters\nMains');
   });
 
+  it('ends a heading where a paragraph opens: a footnote written "<h5>(1)</h3>" is not a heading with its text', () => {
+    const page = `<h4 class="footnotes-heading">Footnotes</h4>\n<h5><a id="FOOT1" href="#DOCF1">(1)</a></h3>\n<p>Actually, the computation is done more efficiently.</p>`;
+    const { unit } = htmlToUnit(page);
+    expect(unit.headings?.map((h) => h.text)).toEqual(['Footnotes', '(1)']);
+    expect(unit.text).toBe('Footnotes\n\n(1)\n\nActually, the computation is done more efficiently.');
+  });
+
   it('keeps a header or node div of a page not made by Texinfo (Doxygen writes its title in div.header)', () => {
     const doxygen = `<head><meta name="generator" content="Doxygen 1.9.4"></head><body>
 <div class="header"><div class="headertitle"><div class="title">ffi_cif Struct Reference</div></div></div>

@@ -30,6 +30,8 @@ import type { TextUnit, UnitHeading } from './load.js';
 const DROPPED = new Set(['script', 'style', 'noscript', 'template']);
 /** Elements that may appear in <head>; anything else means the body has started. */
 const HEAD_CONTENT = new Set(['title', 'meta', 'link', 'style', 'script', 'base', 'noscript', 'template']);
+/** Blocks that never stand inside a heading: one opening there ends the heading (see onopentag). */
+const ENDS_HEADING = new Set(['p', 'pre', 'ul', 'ol', 'dl', 'table', 'blockquote']);
 const PARAGRAPH_BLOCKS = new Set([
   'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'details', 'dialog', 'div', 'dl',
   'fieldset', 'figure', 'footer', 'form', 'header', 'hgroup', 'hr', 'html', 'legend', 'main', 'menu', 'nav',
@@ -281,6 +283,10 @@ export function htmlToUnit(html: string): { unit: TextUnit; title?: string } {
           titleDepth++;
           titleWords = [];
         }
+        // A paragraph or a block inside a heading ends it: a heading holds a line of text, and
+        // makeinfo writes a footnote's number as "<h5>(1)</h3>" (an end tag no parser matches),
+        // which left the footnote's text in the heading.
+        if (heading !== undefined && ENDS_HEADING.has(name)) finishHeading();
         if (PARAGRAPH_BLOCKS.has(name)) requestBreak(2);
         else if (LINE_BLOCKS.has(name)) requestBreak(1);
         else if (CELLS.has(name) && lineHasText && pendingBreak === 0) pendingSep = ' | ';

@@ -39,5 +39,7 @@
 
 // 20: a GNU Texinfo manual's menus and tables of contents dropped from its HTML pages.
 // 21: and its indexes (`@printindex` tables, the "Jump to" letters).
+// 22: a paragraph, list, table or preformatted block opening inside an HTML heading ends
+//     the heading (makeinfo's footnotes, "<h5>(1)</h3>", had their text as a heading).
 
-export const READER_VERSION = 21;
+export const READER_VERSION = 22;
