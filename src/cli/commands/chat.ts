@@ -52,7 +52,7 @@ const HELP = `Commands:
   /bad                nothing the last turn retrieved was useful
   /expect DOCUMENT    a document the last question should have found
   /edit [text]        write the question in $VISUAL or $EDITOR, then ask it
-  /quit               leave (also Ctrl-D, or Ctrl-C on an empty line)
+  /quit               leave (also /exit, /q, Ctrl-D, or Ctrl-C on an empty line)
 Ctrl-C while an answer streams stops it; the turn is kept. Tab completes commands.
 A question may start with a path (/etc/hosts format?); to start one with any other
 "/" word, type "//" (//help is asked as "/help").`;
