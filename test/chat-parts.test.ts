@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { parseCitations, resolveCitations } from '../src/chat/citations.js';
-import { EXTRACTIVE_LABEL, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, namesUnknownToIndex, rareNames, splitSentences } from '../src/chat/extractive.js';
+import { EXTRACTIVE_LABEL, MIN_CHUNKS_FOR_TOOLS, NOT_COVERED, chunkSentences, extractiveAnswer, namedTerms, namesUnknownToIndex, rareNames, splitSentences } from '../src/chat/extractive.js';
 import { buildAnswerMessages, neutraliseMarkers } from '../src/chat/prompt.js';
 import { askedInOwnWords, queryInOwnWords } from '../src/chat/stages/answer.js';
 import type { RetrievedChunk } from '../src/retrieve/search.js';
@@ -192,11 +192,17 @@ describe('extractive answers', () => {
       'The name of it, e.g. SHA256.',
       'See cf. Section 2 vs. Section 3.',
     ]);
+    // A small letter after a full stop goes on with the sentence, as it did ("etc. are").
+    expect(splitSentences('Files, logs, etc. are removed when you run it. Use approx. three bytes for it.')).toEqual([
+      'Files, logs, etc. are removed when you run it.',
+      'Use approx. three bytes for it.',
+    ]);
   });
 
   test('an identifier alone is no sentence: a definition list\'s term is not quoted on its own', () => {
     expect(splitSentences('BC_SCALE_MAX\n\nThe maximum scale value allowed.\n\nBC_STRING_MAX\n')).toEqual(['The maximum scale value allowed.']);
     expect(splitSentences('Set CMAKE_BUILD_TYPE to Release.')).toEqual(['Set CMAKE_BUILD_TYPE to Release.']);
+    expect(splitSentences('```sh\nNODE_ENV=production\n```')).toEqual(['NODE_ENV=production']); // a code line as the tokenizer reads it
   });
 
   test('an arrow in a code block is no comment closing: the code stays code and the prose after it prose', () => {
@@ -239,8 +245,19 @@ describe('names the index has never seen', () => {
     ['How do I create a topic using kafka and partitions via rsync?', ['kafka', 'rsync']],
     ['How do I create a topic with ssh?', []], // a tool the index holds
     ['How do I create a topic with an index?', []], // "with" and a noun phrase: no tool named
+    // The question is the part that asks, wherever it stands.
+    ['How do I create a topic in Kafka? I tried the docs but nothing works.', ['Kafka']],
+    ['How do I use Kafka vs. RabbitMQ for partitions?', ['Kafka', 'RabbitMQ']],
   ])('%s', (question, expected) => {
-    expect(namesUnknownToIndex(question, holding)).toEqual(expected);
+    expect(namesUnknownToIndex(question, holding, () => 5000)).toEqual(expected);
+  });
+
+  test('a word after "with" is a tool only in an index large enough to hold every everyday word', () => {
+    expect(namesUnknownToIndex('How do I create a topic with ease?', holding, () => 5000)).toEqual(['ease']);
+    expect(namesUnknownToIndex('How do I create a topic with ease?', holding, () => MIN_CHUNKS_FOR_TOOLS - 1)).toEqual([]);
+    let read = 0;
+    expect(namesUnknownToIndex('How do I create a topic in Kafka?', holding, () => ++read)).toEqual(['Kafka']);
+    expect(read).toBe(0); // no word after "with": the chunk count is not read
   });
 
   test('the extractive answer says which names no document mentions', () => {

@@ -88,6 +88,9 @@ describe('decoding', () => {
     expect(declared.units[0].text).toBe('St\u00e9phane Bidoul maintains it.');
     const short = await loadDocument('b.html', latin1('<meta charset=windows-1252><p>na\u00efve</p>'));
     expect(short.units[0].text).toBe('na\u00efve');
+    // Declared or not, the bytes 0x80-0x9F are Windows-1252's ("\u2014", "\u20ac"), not control characters.
+    const dash = await loadDocument('c.html', new Uint8Array([...utf8('<meta charset="iso-8859-1"><p>Pokorn'), 0xfd, 0x20, 0x97, 0x20, 0x80, ...utf8('</p>')]));
+    expect(dash.units[0].text).toBe('Pokorn\u00fd \u2014 \u20ac');
     // A label no decoder knows, or UTF-8 declared over bytes that are not: read as any file is,
     // here Windows-1252 (no UTF-8 sequence in it), or with replacement characters beside UTF-8.
     for (const head of ['<meta charset="x-unknown-9">', '<meta charset="utf-8">']) {

@@ -192,9 +192,11 @@ describe('referents from salience', () => {
     expect(rewrite('does it work on Windows?', ['What does the recursive option of fs.readdir do?'])).toBe('does the recursive option of fs.readdir work on Windows?');
   });
 
-  it('"and -a?" after a question about one option asks it of the other', () => {
+  it('"and -a?" after a question about what one option does asks it of the other', () => {
     expect(rewrite('and -a?', ['what does time -p do?'])).toBe('what does time -a do?');
-    expect(rewrite('what about --verbose?', ['How do I run ctest --output-on-failure in CI?'])).toBe('How do I run ctest --verbose in CI?');
+    expect(rewrite('what about --verbose?', ['What is --output-on-failure for in ctest?'])).toBe('What is --verbose for in ctest?');
+    // After a question about doing something, maybe as well as the option named: context.
+    expect(rewrite('and --force?', ['How do I install a package with npm -g?'])).toMatch(/^and --force\? \(/);
     // No option in the last question, or several: it is searched with the last question as context.
     expect(rewrite('and -a?', ['what does time -p -v do?'])).toMatch(/^and -a\? \(/);
   });
@@ -255,8 +257,13 @@ describe('referents from salience', () => {
     expect(rewrite('and how do I remove them again if they leave the project?', ['How do I let a coworker publish new versions of my package too?'])).toBe(
       'and how do I remove the coworker again if they leave the project?',
     );
-    // Things are many: "them" after "a test" is the tests.
+    // Things, and people in a role, are many: "them" after "a test" is the tests, after "a user" the users.
     expect(rewrite('how do I run them in parallel?', ['How do I add a test?'])).toBe('how do I run tests in parallel?');
+    expect(rewrite('how do I list them?', ['How do I add a user?'])).toBe('how do I list users?');
+  });
+
+  it('a phrase of five words is not cut to four', () => {
+    expect(rewrite('how do I clear it?', ['How do I change the default npm registry cache directory?'])).not.toBe('how do I clear the default npm registry cache?');
   });
 
   it('the focus of a question is its object, its subject or what it asks about, never a generic word', () => {
@@ -268,8 +275,9 @@ describe('referents from salience', () => {
     expect(questionFocus('What versions are available?').candidate).toBeUndefined();
     // "let/help X do ...": X is the one who does it, not "coworker publish new versions".
     expect(questionFocus('How do I let a coworker publish new versions of my package too?').candidate?.phrase).toBe('coworker');
-    expect(questionFocus('How can I help the linker find my libraries?').candidate?.phrase).toBe('linker');
-    expect(questionFocus('How do I let the Node.js process use more memory?').candidate?.phrase).toBe('Node.js process'); // a name leads a longer phrase
+    expect(questionFocus('How can I help my users install plugins?').candidate?.phrase).toBe('users');
+    // Not a person: a noun or a verb after it, unknown, the phrase is left as read.
+    expect(questionFocus('How can I help the build system find my libraries?').candidate?.phrase).not.toBe('build');
     expect(questionFocus('How do I make a release build?').candidate?.phrase).toBe('release build'); // "make" makes things
   });
 });

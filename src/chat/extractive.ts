@@ -203,30 +203,58 @@ function writtenAsName(word: string, first: boolean): boolean {
 /** How many chunks hold a word (as the keyword index reads and stems it), counted up to `atMost` + 1. */
 export type ChunksHolding = (word: string, atMost: number) => number;
 
+/**
+ * Chunks an index holds at least for a word alone after "with", "using" or "via" to
+ * count as a tool's name (typedNames): the bundled docs (a few hundred chunks) do not
+ * say "ease", the real-document set (5,219) says every everyday word asked.
+ */
+export const MIN_CHUNKS_FOR_TOOLS = 1000;
+
+/** Whether an index of `total()` chunks is large enough for tool names (MIN_CHUNKS_FOR_TOOLS): asked only when the question has such a word, and read once. */
+function toolsCount(total: () => number): () => boolean {
+  let large: boolean | undefined;
+  return () => (large ??= total() >= MIN_CHUNKS_FOR_TOOLS);
+}
+
 /** A word that names the tool after it: "with pytest", "using rsync", "via ssh". */
 const INSTRUMENT = /^(?:with|using|via)$/i;
 /** What may follow a tool's name: the end of the clause, or a word that starts another phrase ("with cargo in release mode"). */
 const AFTER_TOOL = /^(?:\s*(?:[?.!,;:)]|$)|\s+(?:in|on|for|to|from|at|into|when|while|so|and|or|but|instead|without|inside|under|as|if)\b)/i;
 
 /** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` before a space. */
-const CLAUSE_BREAK = /[;.!?]\s+(?=\S)/g;
+const CLAUSE_BREAK = /(?:;|(?<!\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ]))[.!?])\s+(?=\S)/g;
 
 /**
- * The part of `question` that asks, when a scene is set before it ("npm install fails
- * with an ERESOLVE conflict; how do I make it ignore peer dependencies?"): what follows
- * its last `;` or sentence break, when that holds three words or more; else the whole
- * question. A name in the scene (an error code, the program's own name) is what
- * happened, not what the documents must name.
+ * The part of `question` that asks, when a scene is set around it ("npm install fails
+ * with an ERESOLVE conflict; how do I make it ignore peer dependencies?"): its last
+ * clause or sentence that ends with "?" and holds three words or more, when the
+ * question has several parts; else the whole question. A name in the scene (an error
+ * code, the program's own name) is what happened, not what the documents must name.
  */
-export function askingClause(question: string): string {
+function askingClause(question: string): string {
   let start = 0;
-  for (const match of question.matchAll(CLAUSE_BREAK)) start = match.index + match[0].length;
-  const asking = question.slice(start);
-  return start > 0 && THREE_WORDS.test(asking) ? asking : question;
+  let asking: string | undefined;
+  const consider = (end: number) => {
+    const part = question.slice(start, end).trim();
+    if (part.endsWith('?') && THREE_WORDS.test(part)) asking = part;
+  };
+  for (const match of question.matchAll(CLAUSE_BREAK)) {
+    consider(match.index + 1);
+    start = match.index + match[0].length;
+  }
+  if (start === 0) return question;
+  consider(question.length);
+  return asking ?? question;
 }
 
-/** The words of `question`'s asking clause written as names (writtenAsName), each once, with the parts the index reads them as; none with a digit ("port 8080" asks about a port). */
-function typedNames(typed: string): { word: string; parts: string[] }[] {
+/**
+ * The words of `question`'s asking clause written as names (writtenAsName), each once,
+ * with the parts the index reads them as; none with a digit ("port 8080" asks about a
+ * port). With `tools`, also a word alone after "with", "using" or "via", in any case
+ * ("with pytest?"): only over an index large enough that an everyday word ("with
+ * ease") is in some chunk.
+ */
+function typedNames(typed: string, tools: () => boolean): { word: string; parts: string[] }[] {
   const question = askingClause(typed);
   const names: { word: string; parts: string[] }[] = [];
   let after = 0; // where the last word ended
@@ -239,7 +267,7 @@ function typedNames(typed: string): { word: string; parts: string[] }[] {
     const opensSentence = first || /[.!?:]\s*$/.test(between);
     // "with pytest?", "using rsync to ...": the tool a thing is done with is named, in any
     // case, when it stands alone ("with several partitions" names no tool).
-    const instrument = INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length));
+    const instrument = INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length)) && tools();
     after = match.index + word.length;
     first = false;
     previous = word;
@@ -255,8 +283,8 @@ function typedNames(typed: string): { word: string; parts: string[] }[] {
  * "Kafka" in "How do I create a topic in Kafka?" over docs that never name it (a
  * name of several words, ssh-keygen, when some part is in no chunk).
  */
-export function namesUnknownToIndex(question: string, holding: ChunksHolding): string[] {
-  return typedNames(question)
+export function namesUnknownToIndex(question: string, holding: ChunksHolding, total: () => number): string[] {
+  return typedNames(question, toolsCount(total))
     .filter(({ parts }) => parts.some((part) => holding(part, 0) === 0))
     .map(({ word }) => word);
 }
@@ -275,7 +303,7 @@ export const RARE_NAME_SHARE = 0.003;
  * `total` (the chunk count) is read only when the question names something.
  */
 export function rareNames(question: string, holding: ChunksHolding, total: () => number, rare = RARE_NAME_SHARE): string[] {
-  const names = typedNames(question);
+  const names = typedNames(question, toolsCount(total));
   if (names.length === 0) return [];
   const limit = Math.floor(rare * total());
   if (limit < 1) return [];
@@ -606,7 +634,7 @@ export interface ChunkSentence {
  * digit, but not after "i.e.", "e.g.", "cf.", "vs." or "viz." ("The size of a SHA256
  * digest, i.e. 32.").
  */
-const SENTENCE_END = /(?<=[.!?])(?<!\b(?:i\.e|e\.g|cf|vs|viz)\.)\s+(?=["'`(\[]?[A-Z0-9])/i;
+const SENTENCE_END = /(?<=[.!?])(?<!\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ])\.)\s+(?=["'`(\[]?[A-Z0-9])/;
 
 /** A sentence that only says that something follows. */
 const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;
@@ -744,8 +772,9 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
     }
     // A question left without its answer ("What's the difference between ...?") answers nothing.
     if (!code && /\?(?:\s+\d+(?:\.\d+)*\.?)?$/.test(sentence)) return;
-    // (An identifier is one word: "BC_SCALE_MAX" alone, a definition's term, says nothing.)
-    if (!THREE_WORDS.test(sentence.replace(IDENTIFIER_UNDERSCORE, ''))) return;
+    // (In prose an identifier is one word: "BC_SCALE_MAX" alone, a definition's term, says
+    // nothing; a code line is read as the tokenizer reads it: `NODE_ENV=production`.)
+    if (!THREE_WORDS.test(code ? sentence : sentence.replace(IDENTIFIER_UNDERSCORE, ''))) return;
     if (sentence.length > MAX_SENTENCE_CHARS) sentence = `${sentence.slice(0, MAX_SENTENCE_CHARS - 1).trimEnd()}…`;
     // A lead-in joined to a code line goes with it (code), and is kept apart as `prose`.
     const lead = afterHeading && !code && !item && !VERSION_NOTE.test(sentence);

@@ -33,13 +33,15 @@ export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, by
 }
 
 /**
- * A project's plain-text files named by custom, not by an extension: `README`,
- * `INSTALL`, `NEWS`, `ChangeLog`, ... (any case), also as Debian ships them
- * (`README.Debian`, `NEWS.gz`, `changelog.Debian.gz`). Read as text.
+ * A project's plain-text files named by custom, not by an extension, as projects
+ * write them: `README`, `INSTALL`, `NEWS`, `ChangeLog`, ... in capitals (or
+ * capitalised: `Readme`, `Changes`), also as Debian ships them (`README.Debian`,
+ * `NEWS.gz`, `changelog.Debian.gz`). Read as text. In small letters only `readme` and
+ * `changelog`: an `install` or a `todo` is as likely a script.
  */
-const TEXT_BY_NAME = /^(?:readme|install|news|changes|changelog|faq|usage|hacking|contributing|todo|bugs)(?:\.debian|\.source)?$/i;
+const TEXT_BY_NAME = /^(?:README|Readme|readme|INSTALL|Install|NEWS|News|CHANGES|Changes|CHANGELOG|ChangeLog|Changelog|changelog|FAQ|USAGE|HACKING|CONTRIBUTING|TODO|BUGS)(?:\.Debian|\.source)?$/;
 
-/** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION, and the names of TEXT_BY_NAME. */
+/** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION, and the names of TEXT_BY_NAME (a few, "and the like"). */
 export const READ_KINDS = describeKinds(KIND_BY_EXTENSION, { text: 'README, NEWS, ChangeLog and the like' });
 
 const SLASH = 0x2f;

@@ -93,9 +93,9 @@ const lenientUtf8 = new TextDecoder('utf-8');
 const latin1 = new TextDecoder('latin1');
 
 /**
- * Windows-1252's characters for the bytes 0x80-0x9F, where it differs from Latin-1
- * (Node's TextDecoder reads "windows-1252" as Latin-1, giving C1 controls there);
- * the five bytes it leaves undefined stay the control characters they are in Latin-1.
+ * Windows-1252's characters for the bytes 0x80-0x9F: 27 differ from Latin-1 (Node's
+ * TextDecoder reads "windows-1252" as Latin-1, giving C1 controls there); the five it
+ * leaves undefined stay the control characters they are in Latin-1.
  */
 const WINDOWS_1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
@@ -256,11 +256,14 @@ function decodeHtml(bytes: Uint8Array): Decoded {
   if (!utf8.invalidUtf8 && !utf8.windows1252) return utf8;
   const label = DECLARED_CHARSET.exec(new TextDecoder('latin1').decode(bytes.subarray(0, 2048)))?.[1];
   if (!label || /^utf-?8$/i.test(label)) return utf8;
+  let decoder: InstanceType<typeof TextDecoder>;
   try {
-    return { text: new TextDecoder(label).decode(bytes), invalidUtf8: false };
+    decoder = new TextDecoder(label);
   } catch {
     return utf8; // a label TextDecoder does not know
   }
+  // ISO-8859-1, Latin-1 and ASCII are read as Windows-1252 (as browsers do), which Node's decoder does not quite.
+  return { text: decoder.encoding === 'windows-1252' ? decodeWindows1252(bytes) : decoder.decode(bytes), invalidUtf8: false };
 }
 
 /** A refresh to another address, as HTML writes it in a meta tag and Sphinx (RST, MyST) in a `meta` directive; the delay captured. */

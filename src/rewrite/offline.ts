@@ -381,10 +381,11 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
   const prepositional = match ? PREPOSITION_FRAGMENT.exec(fragment) : null;
   const swapped = (match?.[1] ?? match?.[2])?.trim();
   if (!swapped) return undefined;
-  // "and -a?" after "what does time -p do?": the same question of the other option.
+  // "and -a?" after "what does time -p do?": the same question of the other option. After a
+  // question about doing something ("what about --squash?" after "How do I split a subtree
+  // out?"), an option of that action, maybe as well as one named: the question keeps its
+  // words and gets the last question as context.
   if (OPTION.test(swapped)) return replaceOption(swapped, history);
-  // "what about --squash?": an option of the action asked about, not a thing to do it to ("How do I
-  // split --squash out?"); the question keeps its words and gets the last question as context.
   // "and on Windows?", "and recursively?": the same question, in that circumstance or manner.
   const circumstance = OPENS_WITH_CIRCUMSTANCE.test(swapped) || (/^[a-z]+ly$/i.test(swapped) && isAdverb(swapped));
   const asked = circumstance ? {} : questionFocus(swapped);
@@ -420,13 +421,15 @@ const OPTION = /^-{1,2}[\p{L}\p{N}][\p{L}\p{N}_-]*(?:=\S+)?$/u;
 const OPTION_IN_TEXT = /(?<=^|\s)-{1,2}[\p{L}\p{N}][\p{L}\p{N}_-]*(?:=\S+?)?(?=[\s?.,!]|$)/gu;
 
 /**
- * "and -a?" after "what does time -p do?": the last question again with its one option
- * swapped ("what does time -a do?"); undefined when it names none or several (the
- * fragment then gets the last question as context).
+ * "and -a?" after "what does time -p do?": the last question, when it asked what one
+ * option does or is, again with that option swapped ("what does time -a do?");
+ * undefined when it asked something else or named no option or several (the fragment
+ * then gets the last question as context: "and --force?" after "How do I install it
+ * with -g?" may be as well as -g).
  */
 function replaceOption(option: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
   const earlier = history.at(-1) === undefined ? undefined : mainClause(history.at(-1)!.standaloneQuery);
-  if (earlier === undefined) return undefined;
+  if (earlier === undefined || !/^\s*what\s+(?:does|do|is|are)\s/i.test(earlier)) return undefined;
   const options = [...earlier.matchAll(OPTION_IN_TEXT)];
   if (options.length !== 1 || options[0]![0] === option) return undefined;
   const at = options[0]!.index!;

@@ -33,13 +33,19 @@ const PARTICLES = new Set(['up', 'out', 'off', 'down', 'on', 'in', 'for', 'with'
 const ORDINAL_WORDS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'last', 'former', 'latter']);
 const PREPOSITIONS = new Set('of in on at for with to from by into about over under between through without within against across'.split(' '));
 const SUBJECT_WORDS = new Set(['i', 'we', 'you', 'one']);
-/** People, whom "they" and "them" name one at a time ("a coworker ... remove them"). */
-const PERSON_NOUNS = new Set('coworker co-worker colleague teammate person someone somebody user developer maintainer contributor collaborator admin administrator customer friend member owner author reviewer'.split(' '));
+/**
+ * A person one knows, whom "they" and "them" name one at a time ("a coworker ...
+ * remove them"). Not a role ("a user", "a member": "list them" is the users).
+ */
+const PERSON_NOUNS = new Set('coworker co-worker colleague teammate friend person someone somebody'.split(' '));
 
-/** Whether `candidate` names a person: "they"/"them" may point at one ("a coworker ... remove them"). */
+/** Whether `candidate` is a person one knows: "they"/"them" may point at one ("a coworker ... remove them"). */
 export function isPerson(candidate: Candidate): boolean {
   return PERSON_NOUNS.has(candidate.phrase.split(' ').at(-1)!.toLowerCase());
 }
+
+/** People, and the roles they have, that "let" and "help" make do something ("let a coworker publish", "help my users install"). */
+const DOERS = new Set([...PERSON_NOUNS, ...'user users developer developers maintainer maintainers contributor contributors collaborator collaborators member members admin admins people coworkers colleagues teammates friends'.split(' ')]);
 
 /** Verbs whose object does what follows it: "let a coworker publish", "help the linker find" ("make" and "have" also make and hold things). */
 const CAUSATIVE = new Set(['let', 'help']);
@@ -120,7 +126,7 @@ export function isPluralWord(word: string): boolean {
  * words. `subject`: the phrase is a clause's subject, so a content word that ends it
  * right before an object is the verb ("does the compiler support it").
  */
-function phraseAt(list: Token[], start: number, role: Candidate['role'], subject = false, most = 4): { candidate?: Candidate; pronoun?: string; end: number } {
+function phraseAt(list: Token[], start: number, role: Candidate['role'], subject = false, most = 5): { candidate?: Candidate; pronoun?: string; end: number } {
   let i = start;
   let determiner: string | undefined;
   if (i < list.length && DETERMINERS.has(list[i]!.lower) && list[i + 1] && modifierWord(list[i + 1]!)) determiner = list[i++]!.lower;
@@ -217,7 +223,7 @@ export function questionFocus(question: string): Focus {
   /** The phrase after the auxiliary is a subject followed by its verb ("does the compiler support it"); not after "is"/"are". */
   let subject = false;
   /** At most this many noun words in the focus. */
-  let most = 4;
+  let most = 5;
   const skip = (prefix: RegExpExecArray | null) => (prefix ? tokens(prefix[0]).length : undefined);
 
   let matched = skip(INFINITIVE.exec(lower));
@@ -227,9 +233,9 @@ export function questionFocus(question: string): Focus {
     if (matched !== undefined) {
       // "how do I make it listen": the object of "make".
       start = objectStart(list, matched);
-      // "let a coworker publish new versions": the object of "let" is who does the rest, a noun and its article
-      // ("the Node.js process": a name leads a phrase of its own).
-      if (CAUSATIVE.has(list[matched]?.lower ?? '') && DETERMINERS.has(list[start]?.lower ?? '') && list[start + 1] && !isName(list[start + 1]!, 1)) most = 1;
+      // "let a coworker publish new versions": the person "let" makes do the rest, with its article
+      // (what else it makes do, "the build system find", is left as read: a noun or a verb, unknown).
+      if (CAUSATIVE.has(list[matched]?.lower ?? '') && DETERMINERS.has(list[start]?.lower ?? '') && DOERS.has(list[start + 1]?.lower ?? '')) most = 1;
     }
   }
   if (start === undefined) {

@@ -69,7 +69,7 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     const own = ownWords(question);
     const holding = chunksHolding(context.db);
     const rare = rareNames(own, holding, () => chunkCount(context.db));
-    const unknown = namesUnknownToIndex(own, holding);
+    const unknown = namesUnknownToIndex(own, holding, () => chunkCount(context.db));
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
     state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, unknown.length > 0 ? [] : rare).text;
     state.timings.answerMs = performance.now() - started;
