@@ -198,7 +198,11 @@ export interface IngestPathsPlan {
  * anything is written, as it is on its own.
  */
 export function planIngestPaths(workspace: Workspace, paths: readonly string[], options: IngestPathsCheck = {}): IngestPathsPlan {
-  const checked = checkIngestPaths(paths, options);
+  return planCheckedPaths(workspace, checkIngestPaths(paths, options));
+}
+
+/** planIngestPaths of paths checkIngestPaths has checked (a caller that checked them before opening the database). */
+export function planCheckedPaths(workspace: Workspace, checked: readonly GivenPath[]): IngestPathsPlan {
   const skipped: IngestPathsPlan['skipped'] = checked.filter((entry) => entry.unsupported).map((entry) => ({ path: entry.path, reason: 'unsupported-type' }));
   const given = checked.filter((entry) => !entry.unsupported);
   const forms = given.map((entry) => {

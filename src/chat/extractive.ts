@@ -221,8 +221,11 @@ const INSTRUMENT = /^(?:with|using|via)$/i;
 /** What may follow a tool's name: the end of the clause, or a word that starts another phrase ("with cargo in release mode"). */
 const AFTER_TOOL = /^(?:\s*(?:[?.!,;:)]|$)|\s+(?:in|on|for|to|from|at|into|when|while|so|and|or|but|instead|without|inside|under|as|if)\b)/i;
 
-/** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` before a space. */
-const CLAUSE_BREAK = /(?:;|(?<!\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ]))[.!?])\s+(?=\S)/g;
+/** Abbreviations a full stop ends without ending the sentence: "i.e.", "e.g.", "cf.", "vs.", "viz." (the stop itself left out; any case). */
+const ABBREVIATION = String.raw`\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ])`;
+
+/** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` (not after an ABBREVIATION) before a space. */
+const CLAUSE_BREAK = new RegExp(String.raw`(?:;|(?<!${ABBREVIATION})[.!?])\s+(?=\S)`, 'g');
 
 /**
  * The part of `question` that asks, when a scene is set around it ("npm install fails
@@ -634,7 +637,7 @@ export interface ChunkSentence {
  * digit, but not after "i.e.", "e.g.", "cf.", "vs." or "viz." ("The size of a SHA256
  * digest, i.e. 32.").
  */
-const SENTENCE_END = /(?<=[.!?])(?<!\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ])\.)\s+(?=["'`(\[]?[A-Z0-9])/;
+const SENTENCE_END = new RegExp(String.raw`(?<=[.!?])(?<!${ABBREVIATION}\.)\s+(?=["'\`(\[]?[A-Z0-9])`);
 
 /** A sentence that only says that something follows. */
 const POINTS_ON = /^(?:here (?:is|are)|the following|see below|read on)\b[^.]*\.$/i;

@@ -254,7 +254,7 @@ const DECLARED_CHARSET = /<meta\b[^>]*?\bcharset\s*=\s*["']?([\w.:-]+)/i;
 function decodeHtml(bytes: Uint8Array): Decoded {
   const utf8 = decode(bytes);
   if (!utf8.invalidUtf8 && !utf8.windows1252) return utf8;
-  const label = DECLARED_CHARSET.exec(new TextDecoder('latin1').decode(bytes.subarray(0, 2048)))?.[1];
+  const label = DECLARED_CHARSET.exec(latin1.decode(bytes.subarray(0, 2048)))?.[1];
   if (!label || /^utf-?8$/i.test(label)) return utf8;
   let decoder: InstanceType<typeof TextDecoder>;
   try {

@@ -151,17 +151,18 @@ export function newRun(options: IngestOptions): IngestRun {
 /** Counts `count` files skipped for `reason` and keeps `paths` among its examples. */
 export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: readonly string[], count = paths.length): void {
   summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
-  for (const path of paths) {
-    const kept = (summary.skippedPaths[reason] ??= []);
-    if (kept.length < SKIPPED_PATHS_KEPT) kept.push(path);
-  }
+  for (const path of paths) keepExample((summary.skippedPaths[reason] ??= []), path);
+}
+
+/** Keeps `path` among `kept`, the examples of a count, while they are fewer than SKIPPED_PATHS_KEPT. */
+function keepExample(kept: string[], path: string): void {
+  if (kept.length < SKIPPED_PATHS_KEPT) kept.push(path);
 }
 
 /** Counts a file decoded with replacement characters (`invalidUtf8`) or read as Windows-1252, and keeps its path among the examples. */
 export function countDecoding(summary: IngestSummary, how: 'invalidUtf8' | 'windows1252', path: string): void {
   summary[how]++;
-  const paths = summary[`${how}Paths`];
-  if (paths.length < SKIPPED_PATHS_KEPT) paths.push(path);
+  keepExample(summary[`${how}Paths`], path);
 }
 
 export function reportProgress(run: IngestRun): void {

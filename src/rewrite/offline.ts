@@ -428,7 +428,8 @@ const OPTION_IN_TEXT = /(?<=^|\s)-{1,2}[\p{L}\p{N}][\p{L}\p{N}_-]*(?:=\S+?)?(?=[
  * with -g?" may be as well as -g).
  */
 function replaceOption(option: string, history: readonly ConversationTurn[]): { text: string; back: number } | undefined {
-  const earlier = history.at(-1) === undefined ? undefined : mainClause(history.at(-1)!.standaloneQuery);
+  const last = history.at(-1);
+  const earlier = last === undefined ? undefined : mainClause(last.standaloneQuery);
   if (earlier === undefined || !/^\s*what\s+(?:does|do|is|are)\s/i.test(earlier)) return undefined;
   const options = [...earlier.matchAll(OPTION_IN_TEXT)];
   if (options.length !== 1 || options[0]![0] === option) return undefined;

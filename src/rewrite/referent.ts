@@ -124,7 +124,9 @@ export function isPluralWord(word: string): boolean {
 /**
  * The noun phrase starting at `start`: an optional article, then up to four noun
  * words. `subject`: the phrase is a clause's subject, so a content word that ends it
- * right before an object is the verb ("does the compiler support it").
+ * right before an object is the verb ("does the compiler support it"). `most`: noun
+ * words read at most (by default five, and a run of five is no phrase; one after
+ * "let a coworker").
  */
 function phraseAt(list: Token[], start: number, role: Candidate['role'], subject = false, most = 5): { candidate?: Candidate; pronoun?: string; end: number } {
   let i = start;
@@ -134,7 +136,7 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
   // "its output", "their limits": about something named earlier.
   if (determiner === 'its' || determiner === 'their') return { pronoun: determiner, end: i };
   const words: Token[] = [];
-  while (i < list.length && (nounWord(list[i]!) || (determiner !== undefined && words.length === 0 && modifierWord(list[i]!))) && words.length < Math.min(5, most)) {
+  while (i < list.length && (nounWord(list[i]!) || (determiner !== undefined && words.length === 0 && modifierWord(list[i]!))) && words.length < most) {
     // "a script defined in ...": a participle after the noun starts another phrase.
     if (words.length > 0 && /ed$/.test(list[i]!.lower) && !isName(list[i]!, i)) break;
     // "a file line by line": "line by line" says how, it is not part of the noun.
@@ -222,8 +224,8 @@ export function questionFocus(question: string): Focus {
   let start: number | undefined;
   /** The phrase after the auxiliary is a subject followed by its verb ("does the compiler support it"); not after "is"/"are". */
   let subject = false;
-  /** At most this many noun words in the focus. */
-  let most = 5;
+  /** At most this many noun words in the focus (phraseAt's own bound when undefined). */
+  let most: number | undefined;
   const skip = (prefix: RegExpExecArray | null) => (prefix ? tokens(prefix[0]).length : undefined);
 
   let matched = skip(INFINITIVE.exec(lower));

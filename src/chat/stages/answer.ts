@@ -68,8 +68,10 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     // (The rare ones are read first: their counts answer namesUnknownToIndex's too.)
     const own = ownWords(question);
     const holding = chunksHolding(context.db);
-    const rare = rareNames(own, holding, () => chunkCount(context.db));
-    const unknown = namesUnknownToIndex(own, holding, () => chunkCount(context.db));
+    let chunks: number | undefined;
+    const total = () => (chunks ??= chunkCount(context.db)); // read once, when a name asks for it
+    const rare = rareNames(own, holding, total);
+    const unknown = namesUnknownToIndex(own, holding, total);
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
     state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, unknown.length > 0 ? [] : rare).text;
     state.timings.answerMs = performance.now() - started;

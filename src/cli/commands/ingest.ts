@@ -8,7 +8,7 @@ import {
   ingestPaths,
   leftOutWords,
   MASS_REMOVAL_MIN,
-  planIngestPaths,
+  planCheckedPaths,
   READ_KINDS,
   RemovalRefused,
   type GlobRemoval,
@@ -79,7 +79,7 @@ Examples:
       const several = dirs.length > 1;
       const check = { cwd: io.cwd, include: flags.include, exclude: flags.exclude, reindex: flags.reindex };
       // Every path is checked before the database is opened: a mistyped one stops the command with nothing written.
-      checkIngestPaths(dirs, check);
+      const checked = checkIngestPaths(dirs, check);
 
       const settings = settingsFor(command, {
         'chunk.size': flags.chunkSize,
@@ -90,7 +90,7 @@ Examples:
       const workspace = openWorkspaceFor(settings, { create: true });
       let plan: IngestPathsPlan;
       try {
-        plan = planIngestPaths(workspace, dirs, check);
+        plan = planCheckedPaths(workspace, checked);
         // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
         await workspace.ingestEmbedder({ reindex: flags.reindex });
       } catch (err) {
