@@ -355,3 +355,13 @@ describe('referents in a small index about one thing', () => {
     expect(query.startsWith('How often should I do that? (')).toBe(true);
   });
 });
+
+describe('a long paste', () => {
+  it('a pronoun reads its own question only a few sentences back, so many pronouns cost linear time', () => {
+    // The noun phrase 500 characters back is out of reach: the pronoun points out of the question.
+    const far = `my credit card${' and then'.repeat(50)} does it keep failing?`;
+    expect(findReferences(far).map((reference) => reference.text)).toEqual(['it']);
+    // Near, it is the pronoun's own antecedent.
+    expect(findReferences('my credit card and then does it keep failing?')).toEqual([]);
+  });
+});
