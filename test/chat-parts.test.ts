@@ -392,6 +392,14 @@ describe('extractive answers on ranked chunks', () => {
     );
     expect(extractiveAnswer('What does the files field do?', does, 'What does the files field do?').sentences[0]!.n).toBe(2);
   });
+  test('up to three sentences of the best chunk are quoted when they score at least half as well as the best', () => {
+    const chunks = ranked(
+      ['Cache > verify', 'Run npm cache verify to check the cache. The cache verify step garbage-collects unneeded cache data. Verify the cache index and content integrity this way.'],
+      ['Other', 'Some unrelated text about the registry.'],
+    );
+    const answer = extractiveAnswer('How do I verify the npm cache?', chunks, 'How do I verify the npm cache?');
+    expect(answer.sentences.map((s) => s.n)).toEqual([1, 1, 1]);
+  });
   test('code lines only for "how do I" questions, where the command scores', () => {
     const chunks = ranked(['Cachegrind > Running', 'Cachegrind is a cache profiler for programs.\n\nTo run Cachegrind on a program, use:\n\n```sh\n# profile it\nvalgrind --tool=cachegrind prog\n```']);
     const how = extractiveAnswer('How do I run Cachegrind on a program?', chunks);
@@ -404,7 +412,9 @@ describe('extractive answers on ranked chunks', () => {
   test('"how do I" is answered by the code line with the question\'s verb, not by output that shares its other words', () => {
     const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);
     const answer = extractiveAnswer('How do I install the Relay agent?', chunks, 'How do I install the Relay agent?');
-    expect(answer.sentences.map((s) => s.text)).toEqual(['The Relay is an agent you install on your own machines.', 'sudo apt-get install orbit-relay']);
+    const quoted = answer.sentences.map((s) => s.text);
+    expect(quoted.slice(0, 2)).toEqual(['The Relay is an agent you install on your own machines.', 'sudo apt-get install orbit-relay']);
+    expect(quoted.join('\n')).not.toMatch(/systemctl|orbit-relay\.service/);
   });
   test('the opening sentence of a section named by the question answers "what does X do?"', () => {
     const chunks = ranked(
