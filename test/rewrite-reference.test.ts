@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyQuestion } from '../src/rewrite/gate.js';
 import { ingForm, OfflineRewriter } from '../src/rewrite/offline.js';
-import { findReferences, referenceSignal } from '../src/rewrite/reference.js';
+import { findReferences, ownWords, referenceSignal } from '../src/rewrite/reference.js';
 import { enumerationItems, inlineItems, questionFocus } from '../src/rewrite/referent.js';
 import type { ConversationTurn } from '../src/rewrite/types.js';
 
@@ -363,5 +363,13 @@ describe('a long paste', () => {
     expect(findReferences(far).map((reference) => reference.text)).toEqual(['it']);
     // Near, it is the pronoun's own antecedent.
     expect(findReferences('my credit card and then does it keep failing?')).toEqual([]);
+  });
+});
+
+describe("a question's own words", () => {
+  it('cutting a reference keeps a word that starts with a dot apart from the one before it', () => {
+    expect(ownWords('tell me more about the second one?')).toBe('tell me more about?');
+    // "instead" is cut; ".ts" stays a word of its own, not "original.ts".
+    expect(ownWords('Can Node show the positions in the original .ts files instead?')).toBe('Can Node show the positions in the original .ts files?');
   });
 });

@@ -186,7 +186,9 @@ function insideIdentifier(question: string, start: number, end: number): boolean
 export function withoutReferences(question: string, references: readonly Reference[] = findReferences(question)): string {
   let text = question;
   for (const reference of [...references].sort((a, b) => b.start - a.start)) text = text.slice(0, reference.start) + text.slice(reference.end);
-  return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])/g, '$1').trim();
+  // A space left before the punctuation that ended a cut reference goes; not one before a
+  // word that starts with it (".ts files", ".NET").
+  return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])(?![^\s?.!,;:])/g, '$1').trim();
 }
 
 /**
