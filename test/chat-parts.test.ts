@@ -109,6 +109,16 @@ describe('extractive answers', () => {
     expect(answer.text).toContain(NOT_COVERED);
     expect(extractiveAnswer('anything', []).covered).toBe(false);
   });
+  test('a question that sets a scene is covered when the part that asks is', () => {
+    const decoder = [chunk(1, 'A StringDecoder decodes a Buffer to a string. Multibyte characters split across chunks are decoded safely: the decoder keeps the incomplete bytes until the next chunk.', { heading: 'String decoder' })];
+    const scene = "I'm reading UTF-8 text from a socket in chunks and now and then an accented letter or emoji comes out garbled. How do I decode the chunks safely?";
+    const answer = extractiveAnswer(scene, decoder, scene);
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('decoded safely');
+    // The scene alone asks nothing: a question about something else is still declined.
+    const other = 'I read UTF-8 text from a socket in chunks. How do I open a window in the browser?';
+    expect(extractiveAnswer(other, decoder, other).covered).toBe(false);
+  });
   test('splits paragraphs, list items and code lines; drops headings; keeps lead-ins with what follows', () => {
     expect(splitSentences('# Title\n\nFirst one here. Second one here.\n\n* an item with words\n\n```sh\norbit login --device now\n```\nNo browser around?\nUse the device flow instead.')).toEqual([
       'First one here.',

@@ -402,14 +402,21 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   });
   const pool: Pooled[] = [];
   let bestCoverage = 0;
+  // Coverage is judged on what the user typed when they typed content words: a
+  // rewrite's added context must not make a relevant chunk look off-topic. A question
+  // that sets a scene before it asks ("I'm reading UTF-8 text from a socket in chunks
+  // ... How do I decode the chunks safely?") is covered when the part that asks is:
+  // half of a long scene's words are seldom in one chunk.
+  const judged = typedCounts ? [...typed] : queryTerms;
+  const asking = askingClause(question ?? query);
+  const askingTerms = asking === (question ?? query) ? [] : [...questionTerms(asking)].filter((term) => judged.includes(term));
+  const share = (terms: readonly string[], context: Set<string>, inChunk: Set<string>) =>
+    terms.length === 0 ? 0 : terms.filter((term) => context.has(term) || inChunk.has(term)).length / terms.length;
   chunks.forEach((chunk, index) => {
     const context = contentTerms(`${chunk.title ?? ''}\n${chunk.heading}`);
     contextOf.set(index + 1, context);
-    // Coverage is judged on what the user typed when they typed content words: a
-    // rewrite's added context must not make a relevant chunk look off-topic.
-    const judged = typedCounts ? [...typed] : queryTerms;
     const inChunk = termsIn(chunk.text, judged);
-    const coverage = judged.filter((term) => context.has(term) || inChunk.has(term)).length / judged.length;
+    const coverage = Math.max(share(judged, context, inChunk), share(askingTerms, context, inChunk));
     bestCoverage = Math.max(bestCoverage, coverage);
     if (coverage < MIN_CHUNK_COVERAGE) return;
     const headingParts = chunk.heading.split(' > ');
