@@ -25,6 +25,9 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['Is that free?', ['pronoun:that (singular)']],
     ['How much do those cost per month?', ['pronoun:those (plural)']],
     ['Can we migrate these keys?', ['determiner:these (plural)']],
+    // A demonstrative whose next word has an article or possessive after it is the subject, that word its verb.
+    ['will this break my build?', ['pronoun:this (singular)']],
+    ['does that slow the program down much?', ['pronoun:that (singular)']],
     // The object of a verb whose subject is a name is not that name.
     ['how do I tell Valgrind to use it?', ['pronoun:it (singular)']],
     ['what happens if the compiler doesn\'t support it?', ['pronoun:it (singular)']],
@@ -272,6 +275,9 @@ describe('referents from salience', () => {
     expect(questionFocus('What are generator expressions in CMake?').candidate?.phrase).toBe('generator expressions');
     expect(questionFocus('What does the recursive option of fs.readdir do?')).toMatchObject({ candidate: { phrase: 'recursive option' }, owner: { phrase: 'fs.readdir' } });
     expect(questionFocus('Are the Lite pricing plans available with all account types?').candidate?.phrase).toBe('Lite pricing plans');
+    // "that slow the program": "that" is the subject and "slow" its verb, not the phrase "the slow".
+    expect(questionFocus('does that slow the program down much?')).toEqual({ pronoun: 'that' });
+    expect(questionFocus('will this break my build?')).toEqual({ pronoun: 'this' });
     expect(questionFocus('What versions are available?').candidate).toBeUndefined();
     // "let/help X do ...": X is the one who does it, not "coworker publish new versions".
     expect(questionFocus('How do I let a coworker publish new versions of my package too?').candidate?.phrase).toBe('coworker');

@@ -7,7 +7,7 @@
 
 import { isStopword } from '../text/stopwords.js';
 import { tokenize } from '../text/tokenize.js';
-import { isPluralWord } from './referent.js';
+import { DETERMINERS, isPluralWord } from './referent.js';
 import { extractTerms, isAdverb, isFiller } from './topics.js';
 
 export type ReferenceKind =
@@ -290,7 +290,9 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // (Only "it" and "them": a possessive there, "with its employees", belongs to the clause.)
     const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !found.some((reference) => reference.kind === 'pronoun');
     // "that command", "those files": a demonstrative with its noun names what it points back to.
-    const withNoun = DEMONSTRATIVE.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after);
+    // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
+    const withNoun =
+      DEMONSTRATIVE.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after) && !DETERMINERS.has(words[i + 2]?.lower ?? '');
     if (!options.eager && !afterPreposition && !withNoun) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many

@@ -27,7 +27,9 @@ export interface Candidate {
   role: 'object' | 'subject' | 'owner' | 'name' | 'item';
 }
 
-const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'some', 'any', 'this', 'that', 'these', 'those', 'each', 'every']);
+/** Articles, possessives, demonstratives and quantifiers that open a noun phrase. */
+export const DETERMINERS: ReadonlySet<string> = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'some', 'any', 'this', 'that', 'these', 'those', 'each', 'every']);
+const DEMONSTRATIVES = new Set(['this', 'that', 'these', 'those']);
 const PRONOUNS = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these', 'he', 'she', 'him', 'her', 'one', 'ones', 'i', 'we', 'you']);
 const PARTICLES = new Set(['up', 'out', 'off', 'down', 'on', 'in', 'for', 'with', 'to', 'into', 'from', 'about', 'over', 'back', 'away']);
 const ORDINAL_WORDS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'last', 'former', 'latter']);
@@ -132,6 +134,10 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
   let i = start;
   let determiner: string | undefined;
   if (i < list.length && DETERMINERS.has(list[i]!.lower) && list[i + 1] && modifierWord(list[i + 1]!)) determiner = list[i++]!.lower;
+  // "does that slow the program down?", "will this break my build?": a demonstrative
+  // whose next word has an article or a possessive after it is the subject itself, and
+  // that word its verb (the phrase was "the slow").
+  if (determiner !== undefined && DEMONSTRATIVES.has(determiner) && DETERMINERS.has(list[i + 1]?.lower ?? '')) return { pronoun: determiner, end: i };
   if (i < list.length && PRONOUNS.has(list[i]!.lower)) return { pronoun: list[i]!.lower, end: i + 1 };
   // "its output", "their limits": about something named earlier.
   if (determiner === 'its' || determiner === 'their') return { pronoun: determiner, end: i };
