@@ -369,12 +369,19 @@ describe('a long paste', () => {
     expect(findReferences(far).map((reference) => reference.text)).toEqual(['it']);
     // Near, it is the pronoun's own antecedent.
     expect(findReferences('my credit card and then does it keep failing?')).toEqual([]);
+    // The window does not start inside a quoted span: quotes are paired over the whole question.
+    expect(findReferences(`The log says "${'x '.repeat(220)}" and my credit card "ok" does it keep failing?`)).toEqual([]);
+    // A word that starts right at the window's start is read whole.
+    const edge = `my card ${'so '.repeat(130)}does it keep failing?`;
+    expect(edge.indexOf(' it ') + 1 - edge.indexOf('card')).toBe(400);
+    expect(findReferences(edge)).toEqual([]);
   });
 });
 
 describe("a question's own words", () => {
   it('cutting a reference keeps a word that starts with a dot apart from the one before it', () => {
     expect(ownWords('tell me more about the second one?')).toBe('tell me more about?');
+    expect(ownWords('(what about the second one ?)')).toBe('(what about?)');
     // "instead" is cut; ".ts" stays a word of its own, not "original.ts".
     expect(ownWords('Can Node show the positions in the original .ts files instead?')).toBe('Can Node show the positions in the original .ts files?');
   });

@@ -16,9 +16,9 @@
 // sentences that describe it), and a section whose title starts
 // with a name the user typed ("process.nextTick(callback)") is about it, so its
 // sentences rank above a passing mention elsewhere. Retrieval rank counts too, and the answer is
-// rank-aware: it starts with the best sentence and may take one more of the same
-// chunk; sentences of other chunks come in only when they carry a question term
-// the sentences before them lack. For "What is X?" the sentence that opens with X
+// rank-aware: it starts with the best sentence and may take two more of the same
+// chunk (four sentences in all); sentences of other chunks come in only when they
+// carry a question term the sentences before them lack. For "What is X?" the sentence that opens with X
 // and says what it is ("Massif is a heap profiler.") ranks above one that merely
 // starts with X; for "What does X do?" one that opens with the whole of X ("The
 // optional `files` field is ...") above one that shares a word of it ("The `type`
@@ -40,7 +40,11 @@
 // at least MIN_CHUNK_COVERAGE (half) of the query's distinct content terms, and a
 // sentence of it contains at least one. A two-term question therefore needs one
 // term in a chunk, a four-term question two; "What is the capital of France?"
-// against product docs has none and gets NOT_COVERED instead of quotes.
+// against product docs has none and gets NOT_COVERED instead of quotes. A question
+// that sets a scene before it asks ("I'm reading UTF-8 text from a socket in chunks
+// ... How do I decode the chunks safely?") is covered as well when a chunk holds half
+// of the asking part's terms, if it has two or more ("How do I fix that?" after a
+// scene about Kafka is not covered by any chunk that says "fix").
 
 import type { RetrievedChunk } from '../retrieve/search.js';
 import { indexedTokens, isStopword, stem } from '../text/index.js';
@@ -405,11 +409,13 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   // Coverage is judged on what the user typed when they typed content words: a
   // rewrite's added context must not make a relevant chunk look off-topic. A question
   // that sets a scene before it asks ("I'm reading UTF-8 text from a socket in chunks
-  // ... How do I decode the chunks safely?") is covered when the part that asks is:
-  // half of a long scene's words are seldom in one chunk.
+  // ... How do I decode the chunks safely?") is covered when the part that asks is, if
+  // it has two content words or more: half of a long scene's words are seldom in one chunk.
   const judged = typedCounts ? [...typed] : queryTerms;
   const asking = askingClause(question ?? query);
   const askingTerms = asking === (question ?? query) ? [] : [...questionTerms(asking)].filter((term) => judged.includes(term));
+  // One word alone ("How do I fix that?") is in too many chunks to say the question is covered.
+  if (askingTerms.length < 2) askingTerms.length = 0;
   const share = (terms: readonly string[], context: Set<string>, inChunk: Set<string>) =>
     terms.length === 0 ? 0 : terms.filter((term) => context.has(term) || inChunk.has(term)).length / terms.length;
   chunks.forEach((chunk, index) => {

@@ -186,9 +186,9 @@ function insideIdentifier(question: string, start: number, end: number): boolean
 export function withoutReferences(question: string, references: readonly Reference[] = findReferences(question)): string {
   let text = question;
   for (const reference of [...references].sort((a, b) => b.start - a.start)) text = text.slice(0, reference.start) + text.slice(reference.end);
-  // A space left before the punctuation that ended a cut reference goes; not one before a
-  // word that starts with it (".ts files", ".NET").
-  return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])(?![^\s?.!,;:])/g, '$1').trim();
+  // A space before punctuation goes (left where a reference was cut: "about ?"); not one
+  // before a word that starts with it (".ts files", ".NET").
+  return text.replace(/\s+/g, ' ').replace(/\s+([?.!,;:])(?![\p{L}\p{N}])/gu, '$1').trim();
 }
 
 /**
@@ -213,12 +213,17 @@ export function ownWords(question: string): string {
  */
 export function findReferences(question: string, options: ReferenceOptions = {}): Reference[] {
   const found: Reference[] = [];
-  const taken: [number, number][] = [];
+  // The characters references already hold (one mark each: a check costs the reference's length, not the references found).
+  const taken = new Uint8Array(question.length);
+  let pronounFound = false;
   const add = (reference: Omit<Reference, 'signal'>, signal: string) => {
-    if (taken.some(([start, end]) => reference.start < end && start < reference.end)) return;
-    taken.push([reference.start, reference.end]);
+    for (let at = reference.start; at < reference.end; at++) if (taken[at]) return;
+    taken.fill(1, reference.start, reference.end);
     found.push({ ...reference, signal });
+    if (reference.kind === 'pronoun') pronounFound = true;
   };
+  // The question with its quoted spans blanked (same length): a name in quotes is not a phrase a pronoun points at.
+  let unquoted: string | undefined;
 
   for (const match of question.matchAll(ACTION_PATTERN)) {
     const object = match[2]!.toLowerCase().replace(/\s+/g, ' ');
@@ -288,7 +293,7 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // after an earlier pronoun ("does it propagate to targets that link against it?")
     // it is read as the rules below read it.
     // (Only "it" and "them": a possessive there, "with its employees", belongs to the clause.)
-    const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !found.some((reference) => reference.kind === 'pronoun');
+    const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !pronounFound;
     // "that command", "those files": a demonstrative with its noun names what it points back to.
     // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
     const withNoun =
@@ -301,7 +306,8 @@ export function findReferences(question: string, options: ReferenceOptions = {})
       // promise version of it"), nor the subject of the verb whose object it is ("tell
       // Valgrind to use it", "the compiler doesn't support it": a verb's object is not
       // its own subject).
-      let earlier = textBefore(question, start).replace(/"[^"]*"|“[^”]*”|`[^`]*`/g, ' ');
+      unquoted ??= question.replace(/"[^"]*"|“[^”]*”|`[^`]*`/g, (span) => ' '.repeat(span.length));
+      let earlier = textBefore(unquoted, start);
       if (afterVerb) earlier = withoutVerbAndSubject(earlier);
       earlier = earlier.replace(QUESTION_FRAME, ' ').replace(WH_PHRASE, ' ');
       if (before === 'of') earlier = withoutGovernor(earlier);
@@ -328,8 +334,9 @@ const EARLIER_CHARS = 400;
 
 /** The text before `end`, at most EARLIER_CHARS of it, from a word's start. */
 function textBefore(question: string, end: number): string {
-  if (end <= EARLIER_CHARS) return question.slice(0, end);
-  const from = question.slice(end - EARLIER_CHARS, end);
+  const begin = end - EARLIER_CHARS;
+  if (begin <= 0 || /\s/.test(question[begin - 1]!)) return question.slice(Math.max(0, begin), end);
+  const from = question.slice(begin, end);
   const space = from.search(/\s/);
   return space < 0 ? '' : from.slice(space + 1);
 }
