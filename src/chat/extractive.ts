@@ -298,9 +298,11 @@ function typedNames(typed: string, tools: () => boolean): { word: string; parts:
  * name of several words, ssh-keygen, when some part is in no chunk).
  */
 export function namesUnknownToIndex(question: string, holding: ChunksHolding, total: () => number): string[] {
-  return typedNames(question, toolsCount(total))
-    .filter(({ parts }) => parts.some((part) => holding(part, 0) === 0))
-    .map(({ word }) => word);
+  return unknownOf(typedNames(question, toolsCount(total)), holding);
+}
+
+function unknownOf(names: readonly { word: string; parts: string[] }[], holding: ChunksHolding): string[] {
+  return names.filter(({ parts }) => parts.some((part) => holding(part, 0) === 0)).map(({ word }) => word);
 }
 
 /**
@@ -317,7 +319,10 @@ export const RARE_NAME_SHARE = 0.003;
  * `total` (the chunk count) is read only when the question names something.
  */
 export function rareNames(question: string, holding: ChunksHolding, total: () => number, rare = RARE_NAME_SHARE): string[] {
-  const names = typedNames(question, toolsCount(total));
+  return rareOf(typedNames(question, toolsCount(total)), holding, total, rare);
+}
+
+function rareOf(names: readonly { word: string; parts: string[] }[], holding: ChunksHolding, total: () => number, rare: number): string[] {
   if (names.length === 0) return [];
   const limit = Math.floor(rare * total());
   if (limit < 1) return [];
@@ -327,6 +332,18 @@ export function rareNames(question: string, holding: ChunksHolding, total: () =>
       return counts.every((count) => count > 0) && counts.some((count) => count <= limit);
     })
     .map(({ word }) => word);
+}
+
+/**
+ * The names of `question` as an offline answer needs them, read in one pass: those no
+ * chunk holds (namesUnknownToIndex), and, when there are none, those few chunks hold
+ * (rareNames). The rare ones are counted first: their counts answer the others' too.
+ */
+export function namesAgainstIndex(question: string, holding: ChunksHolding, total: () => number): { unknown: string[]; rare: string[] } {
+  const names = typedNames(question, toolsCount(total));
+  const rare = rareOf(names, holding, total, RARE_NAME_SHARE);
+  const unknown = unknownOf(names, holding);
+  return { unknown, rare: unknown.length > 0 ? [] : rare };
 }
 
 /** What a quoted word looks like in the not-covered message: “pytest”. */
@@ -344,7 +361,14 @@ const quoted = (word: string) => `\u201c${word}\u201d`;
 export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedChunk[], typedQuestion?: string, unknown: readonly string[] = [], required: readonly string[] = []): ExtractiveAnswer {
   const query = plainQuestion(typedQuery);
   const question = typedQuestion === undefined ? undefined : plainQuestion(typedQuestion);
-  const uncovered = (why: string): ExtractiveAnswer => ({ text: `${EXTRACTIVE_LABEL} ${NOT_COVERED} ${why}`, covered: false, sentences: [], queryTerms: [...questionTerms(query)], bestCoverage: 0 });
+  // The answer that the documents don't cover the question, with why when it is a name.
+  const uncovered = (why?: string, bestCoverage = 0): ExtractiveAnswer => ({
+    text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}${why ? ` ${why}` : ''}`,
+    covered: false,
+    sentences: [],
+    queryTerms: [...questionTerms(query)],
+    bestCoverage,
+  });
   if (unknown.length > 0) return uncovered(`No document mentions ${orList(unknown.map(quoted))}.`);
   // Only chunks that mention every `required` name (rareNames) are quoted from; when none does, the answer says so.
   const requiredTerms = required.map((name) => [...contentTerms(name)]);
@@ -383,14 +407,7 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
     return false;
   };
   const namesAsked = (text: string) => asksAny(namedTerms(text));
-  const notCovered = (bestCoverage: number): ExtractiveAnswer => ({
-    text: `${EXTRACTIVE_LABEL} ${NOT_COVERED}`,
-    covered: false,
-    sentences: [],
-    queryTerms,
-    bestCoverage,
-  });
-  if (queryTerms.length === 0 || chunks.length === 0) return notCovered(0);
+  if (queryTerms.length === 0 || chunks.length === 0) return uncovered();
 
   // Sentences of the chunks that cover enough of the query, with their terms.
   interface Pooled { text: string; own: string; n: number; rank: number; position: number; terms: Set<string>; context: Set<string>; opensSection: boolean; about: boolean; code: boolean }
@@ -413,9 +430,9 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   // it has two content words or more: half of a long scene's words are seldom in one chunk.
   const judged = typedCounts ? [...typed] : queryTerms;
   const asking = askingClause(question ?? query);
-  const askingTerms = asking === (question ?? query) ? [] : [...questionTerms(asking)].filter((term) => judged.includes(term));
+  const askingWords = asking === (question ?? query) ? [] : [...questionTerms(asking)].filter((term) => judged.includes(term));
   // One word alone ("How do I fix that?") is in too many chunks to say the question is covered.
-  if (askingTerms.length < 2) askingTerms.length = 0;
+  const askingTerms = askingWords.length >= 2 ? askingWords : [];
   const share = (terms: readonly string[], context: Set<string>, inChunk: Set<string>) =>
     terms.length === 0 ? 0 : terms.filter((term) => context.has(term) || inChunk.has(term)).length / terms.length;
   chunks.forEach((chunk, index) => {
@@ -527,7 +544,7 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
       ((sentence.opensSection && subject !== undefined) || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names, showsName });
   }
-  if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return notCovered(bestCoverage);
+  if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return uncovered(undefined, bestCoverage);
 
   candidates.sort((a, b) => b.score - a.score || a.n - b.n || a.position - b.position);
   const first = candidates[0]!;

@@ -7,7 +7,7 @@
 
 import { isStopword } from '../text/stopwords.js';
 import { tokenize } from '../text/tokenize.js';
-import { DETERMINERS, isPluralWord } from './referent.js';
+import { DEMONSTRATIVES, DETERMINERS, isPluralWord } from './referent.js';
 import { extractTerms, isAdverb, isFiller } from './topics.js';
 
 export type ReferenceKind =
@@ -53,7 +53,6 @@ export interface ReferenceOptions {
 const SINGULAR = new Set(['it', 'its', "it's", 'this', 'that', "that's", 'he', 'she', 'him', 'her', 'his']);
 const PLURAL = new Set(['they', 'them', 'their', 'theirs', 'those', 'these', "they're"]);
 const POSSESSIVE = new Set(['its', 'their', 'his', 'her']);
-const DEMONSTRATIVE = new Set(['this', 'that', 'those', 'these']);
 
 const AUXILIARIES = new Set('is are was were be can could would should will does do did has have had may might must'.split(' '));
 
@@ -283,11 +282,11 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     if (word === 'it' && (after === 'is' || after === 'be') && words[i + 2] && DUMMY_IT_AFTER.has(words[i + 2]!.lower)) continue;
     // "is it <anything> to <verb>": the dummy subject of an infinitive ("is it wise to pin it?").
     if (word === 'it' && before && ['is', 'was', "isn't", "wasn't"].includes(before) && after && !isStopword(after) && words[i + 2]?.lower === 'to') continue;
-    if (DEMONSTRATIVE.has(word) && after && TIME_NOUNS.has(after)) continue;
+    if (DEMONSTRATIVES.has(word) && after && TIME_NOUNS.has(after)) continue;
     if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || !THAT_PRONOUN_BEFORE.has(before))) continue;
 
     const afterVerb =
-      before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVE.has(word);
+      before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVES.has(word);
     // The object of a preposition ("use two-factor auth with it", "run Memcheck on it",
     // "add a user to it") is another participant than the clause's own noun phrases;
     // after an earlier pronoun ("does it propagate to targets that link against it?")
@@ -297,7 +296,7 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // "that command", "those files": a demonstrative with its noun names what it points back to.
     // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
     const withNoun =
-      DEMONSTRATIVE.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after) && !DETERMINERS.has(words[i + 2]?.lower ?? '');
+      DEMONSTRATIVES.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after) && !DETERMINERS.has(words[i + 2]?.lower ?? '');
     if (!options.eager && !afterPreposition && !withNoun) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many

@@ -29,7 +29,8 @@ export interface Candidate {
 
 /** Articles, possessives, demonstratives and quantifiers that open a noun phrase. */
 export const DETERMINERS: ReadonlySet<string> = new Set(['a', 'an', 'the', 'my', 'your', 'our', 'their', 'his', 'her', 'its', 'some', 'any', 'this', 'that', 'these', 'those', 'each', 'every']);
-const DEMONSTRATIVES = new Set(['this', 'that', 'these', 'those']);
+/** This, that, these, those: a determiner before a noun, else a pronoun. */
+export const DEMONSTRATIVES: ReadonlySet<string> = new Set(['this', 'that', 'these', 'those']);
 const PRONOUNS = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these', 'he', 'she', 'him', 'her', 'one', 'ones', 'i', 'we', 'you']);
 const PARTICLES = new Set(['up', 'out', 'off', 'down', 'on', 'in', 'for', 'with', 'to', 'into', 'from', 'about', 'over', 'back', 'away']);
 const ORDINAL_WORDS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'last', 'former', 'latter']);

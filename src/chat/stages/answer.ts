@@ -7,7 +7,7 @@ import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
 import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
-import { extractiveAnswer, namesUnknownToIndex, rareNames } from '../extractive.js';
+import { extractiveAnswer, namesAgainstIndex } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -65,15 +65,11 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     state.models.chat = EXTRACTIVE_MODEL_ID;
     // The names typed in this turn: one the index has never seen says the documents do not cover the
     // question; one few chunks hold is what it is about, and only passages that mention it are quoted.
-    // (The rare ones are read first: their counts answer namesUnknownToIndex's too.)
-    const own = ownWords(question);
-    const holding = chunksHolding(context.db);
     let chunks: number | undefined;
     const total = () => (chunks ??= chunkCount(context.db)); // read once, when a name asks for it
-    const rare = rareNames(own, holding, total);
-    const unknown = namesUnknownToIndex(own, holding, total);
+    const { unknown, rare } = namesAgainstIndex(ownWords(question), chunksHolding(context.db), total);
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
-    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, unknown.length > 0 ? [] : rare).text;
+    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, rare).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';
