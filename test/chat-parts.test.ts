@@ -440,6 +440,11 @@ describe('extractive answers on ranked chunks', () => {
     expect(what.text).not.toContain('valgrind --tool');
     expect(what.sentences[0]!.text).toBe('Cachegrind is a cache profiler for programs.');
   });
+  test('a question that sets a scene before "how do I" is a how-to question: its command is quoted', () => {
+    const chunks = ranked(['Cachegrind > Running', 'Cachegrind is a cache profiler for programs.\n\nTo run Cachegrind on a program, use:\n\n```sh\nvalgrind --tool=cachegrind prog\n```']);
+    const question = 'My program is slow and I suspect the cache. How do I run Cachegrind on a program?';
+    expect(extractiveAnswer(question, chunks, question).sentences[0]!.text).toBe('To run Cachegrind on a program, use: valgrind --tool=cachegrind prog');
+  });
   test('"how do I" is answered by the code line with the question\'s verb, not by output that shares its other words', () => {
     const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);
     const answer = extractiveAnswer('How do I install the Relay agent?', chunks, 'How do I install the Relay agent?');

@@ -168,9 +168,13 @@ function questionTerms(text: string): Set<string> {
   return contentTerms(text.replace(HOW_FORM, 'how'));
 }
 
-/** "How do I ...", "how can we ...", "how to ...": questions answered by a command or setting. */
+/**
+ * "How do I ...", "how can we ...", "how to ...": questions answered by a command or
+ * setting; read on the part that asks ("npm install fails with ERESOLVE; how do I make
+ * it ignore peer dependencies?").
+ */
 function isHowToQuestion(text: string): boolean {
-  return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(text);
+  return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(askingClause(text));
 }
 
 /** The stem of the verb a "how do I ..." question asks about ("install" in "How do I install the Relay agent?"), when it has one. */
@@ -385,7 +389,7 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   const typedHowTo = isHowToQuestion(question ?? query);
   const howToText = typedHowTo ? (question ?? query) : isHowToQuestion(query) ? query : undefined;
   const howTo = howToText !== undefined;
-  const howToVerb = howToText === undefined ? undefined : actionVerb(howToText);
+  const howToVerb = howToText === undefined ? undefined : actionVerb(askingClause(howToText));
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const subject = questionSubject(question ?? query);
   // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?
