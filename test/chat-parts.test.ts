@@ -621,6 +621,24 @@ describe('an option described under its synopsis line', () => {
     ]);
   });
 
+  test('a manual page\'s synopses with arguments in capitals, quoted ones and several spellings head their own descriptions', () => {
+    // xsltproc(1) as HTML: an option that takes arguments must not leave its description under the option before it.
+    const page = [
+      '--repeat', '', 'Run the transformation 20 times.', '',
+      '--stringparam PARAMNAME PARAMVALUE', '', 'Pass a parameter of name PARAMNAME and value PARAMVALUE as a string.', '',
+      '--path "PATH(S)"', '', 'Use the list of filesystem paths to load DTDs.', '',
+      '-v or --verbose', '', 'Output each step taken by the processor.', '',
+      '-o FILE, --output FILE', '', 'Direct the output to the file named.', '',
+      '--profile | --norman', '', 'Output profiling information for the stylesheet.',
+    ].join('\n');
+    expect(chunkSentences(page).map((s) => s.heading)).toEqual(['--repeat', '--stringparam PARAMNAME PARAMVALUE', '--path "PATH(S)"', '-v or --verbose', '-o FILE, --output FILE', '--profile | --norman']);
+    expect(extractiveAnswer('How do I pass a string parameter?', [chunk(1, page)]).sentences[0]!.text).toBe('`--stringparam`: Pass a parameter of name PARAMNAME and value PARAMVALUE as a string.');
+    // An option spelt several ways is named by its long spelling.
+    expect(extractiveAnswer('How do I direct the output to a file?', [chunk(1, page)]).sentences[0]!.text).toBe('`--output`: Direct the output to the file named.');
+    // A sentence that opens with a flag is not a synopsis.
+    expect(chunkSentences('-v prints each step taken by the processor.').map((s) => s.heading)).toEqual([undefined]);
+  });
+
   test('a lead-in before the synopsis goes with it, not with the description', () => {
     const sentences = chunkSentences('Run the tool with:\n\n--verbose\n\nPrints each step as it runs on the terminal.');
     expect(sentences.map((s) => [s.text, s.heading])).toEqual([

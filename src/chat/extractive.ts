@@ -86,8 +86,17 @@ const SUBJECT_BONUS = 0.15;
 const ABOUT_BONUS = 0.1;
 /** Score added, for a "how do I" question, to a sentence naming a command, flag or identifier made of a word of the question. */
 const HOW_TO_BONUS = 0.1;
-/** A line that is only an option's synopsis: `--name`, `--name=<value>`, `-x <file>`, with a "[default: ...]" after it. */
-const OPTION_TERM = /^--?[a-z][\w-]*(?:[= ]<[^>]*>|=[\w|]+)?(?:,\s*--?[a-z][\w-]*(?:[= ]<[^>]*>)?)*(?:\s*\[[^\]]*\])?$/i;
+/**
+ * A line that is only an option's synopsis: `--name`, `--name=<value>`, `-x <file>`,
+ * `--param NAME VALUE`, `--path "PATH(S)"`, several spellings (`-v or --verbose`,
+ * `-o, --output FILE`), with a "[default: ...]" after it.
+ */
+const OPTION_TERM = (() => {
+  const option = String.raw`--?[A-Za-z][\w-]*`;
+  const argument = String.raw`(?:[= ](?:<[^>]*>|"[^"]*"|[A-Z][A-Z0-9_()]*(?:\.\.\.)?)|=[\w|]+|\s?\[=?[^\]\s]*\])`;
+  const spelling = `${option}${argument}{0,3}`;
+  return new RegExp(String.raw`^${spelling}(?:(?:,\s*|\s+or\s+|\s*\|\s*)${spelling})*(?:\s*\[[^\]]*\])?$`);
+})();
 /** Score added to a sentence that opens with the subject of a "What is X?" / "What does X do?" question (and, for "What is", says what it is). */
 const DEFINES_BONUS = 0.15;
 
@@ -618,7 +627,8 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
  */
 function sectionName(title: string): { shown: string; core: string } | undefined {
   const clean = title.replace(/[`*]/g, '').trim();
-  const core = /^[^\s(=<\[]+/.exec(clean)?.[0];
+  // An option spelt several ways ("-v or --verbose", "-o FILE, --output FILE") is named by its long spelling.
+  const core = (OPTION_TERM.test(clean) ? /(?:^|[\s,|])(--[A-Za-z][\w-]*)/.exec(clean)?.[1] : undefined) ?? /^[^\s(=<\[]+/.exec(clean)?.[0];
   if (core === undefined || core.length < 3) return undefined;
   const rest = clean.slice(core.length);
   const called = rest.startsWith('(') && !/^\(\d\w*\)/.test(rest); // not a manual page's section: ctest(1)
