@@ -639,6 +639,20 @@ describe('an option described under its synopsis line', () => {
     expect(chunkSentences('-v prints each step taken by the processor.').map((s) => s.heading)).toEqual([undefined]);
   });
 
+  test('the title of an API reference entry heads its description, which is quoted with the name', () => {
+    // libxslt's API pages as HTML: "Function: xsltAddKey" and gtk-doc's "exsltRegisterAll ()", each a paragraph of its own.
+    const page = [
+      'Macro: NODE_IS_KEYED', '', 'Check for bit 15 set on the node.', '',
+      'Function: xsltAddKey', '', 'Add a key definition to a stylesheet.', '',
+      'exsltRegisterAll ()', '', 'Registers all available EXSLT extensions.', '',
+      'Returns', '', 'Zero when it succeeds and minus one otherwise.', '',
+      'endif()', '', 'Ends the block of commands it closes.',
+    ].join('\n');
+    expect(chunkSentences(page).map((s) => s.heading)).toEqual(['NODE_IS_KEYED', 'xsltAddKey()', 'exsltRegisterAll()', 'exsltRegisterAll()', 'exsltRegisterAll()']);
+    expect(extractiveAnswer('Which function registers all the EXSLT extensions?', [chunk(1, page)]).sentences[0]!.text).toBe('`exsltRegisterAll()`: Registers all available EXSLT extensions.');
+    expect(extractiveAnswer('How do I add a key definition to a stylesheet?', [chunk(1, page)]).sentences[0]!.text).toBe('`xsltAddKey()`: Add a key definition to a stylesheet.');
+  });
+
   test('a lead-in before the synopsis goes with it, not with the description', () => {
     const sentences = chunkSentences('Run the tool with:\n\n--verbose\n\nPrints each step as it runs on the terminal.');
     expect(sentences.map((s) => [s.text, s.heading])).toEqual([

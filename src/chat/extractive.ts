@@ -97,6 +97,25 @@ const OPTION_TERM = (() => {
   const spelling = `${option}${argument}{0,3}`;
   return new RegExp(String.raw`^${spelling}(?:(?:,\s*|\s+or\s+|\s*\|\s*)${spelling})*(?:\s*\[[^\]]*\])?$`);
 })();
+/** The kinds of entry an API reference titles with the entry's name: "Function: xsltAddKey", "Macro EXSLT_COMMON_NAMESPACE". */
+const ENTRY_TITLE = /^(?:(Function|Macro|Variable|Struct|Enum|Typedef|Type|Method|Class|Property|Event|Constant)\s*:?\s+)?([A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)\s*(\(\s*\))?$/;
+
+/**
+ * The name an API reference entry's title line gives ("xsltAddKey()" for "Function:
+ * xsltAddKey", "exsltRegisterAll()" for "exsltRegisterAll ()", "NODE_IS_KEYED" for
+ * "Macro: NODE_IS_KEYED"): a name written as one (an underscore, a dot, `::`, a capital
+ * inside) or after the kind of entry. A word alone ("Returns", "endif()") is not one.
+ */
+function entryName(line: string): string | undefined {
+  const match = ENTRY_TITLE.exec(line);
+  if (match === null) return undefined;
+  const [, kind, name, called] = match;
+  // (Without the kind, "()" alone is not enough: a call such as "endif()" alone on its line in a cut code block.)
+  if (kind === undefined && !/[_.:]|[a-z][A-Z]/.test(name!)) return undefined;
+  const function_ = called !== undefined || kind === 'Function' || kind === 'Method';
+  return function_ ? `${name}()` : name;
+}
+
 /** Score added to a sentence that opens with the subject of a "What is X?" / "What does X do?" question (and, for "What is", says what it is). */
 const DEFINES_BONUS = 0.15;
 
@@ -933,11 +952,13 @@ export function chunkSentences(rawText: string): ChunkSentence[] {
       return;
     }
     // An option's synopsis alone in its paragraph ("--track-origins=<yes|no> [default: no]",
-    // a definition term of the Valgrind manual) names what the sentences after it describe.
-    if (block.length === 0 && OPTION_TERM.test(line) && (lines[index + 1] ?? '').trim() === '') {
+    // a definition term of the Valgrind manual) names what the sentences after it describe;
+    // so does the title of an API reference entry ("Function: xsltAddKey", "exsltRegisterAll ()").
+    const entry = block.length === 0 && (lines[index + 1] ?? '').trim() === '' ? (OPTION_TERM.test(line) ? line : entryName(line)) : undefined;
+    if (entry !== undefined) {
       // A lead-in before it ("Run the tool with:") introduces the option, not its description.
       if (leadIn) add(line, false, true);
-      heading = line;
+      heading = entry;
       afterHeading = true;
       lastProse = -1;
       return;
