@@ -12,8 +12,9 @@
 // under "fs.rmdir" does not). A chunk can hold several sections: a sentence is read
 // under the heading it follows in the text (a page-structure heading such as
 // "Description" leaves it in the chunk's section; an option's synopsis on a line of
-// its own, "--track-origins=<yes|no> [default: no]" in the Valgrind manual, heads the
-// sentences that describe it), and a section whose title starts
+// its own, "--track-origins=<yes|no> [default: no]" in the Valgrind manual, or an API
+// reference entry's title, "Function: xsltAddKey", heads the sentences that describe
+// it, which are quoted with its name), and a section whose title starts
 // with a name the user typed ("process.nextTick(callback)") is about it, so its
 // sentences rank above a passing mention elsewhere. Retrieval rank counts too, and the answer is
 // rank-aware: it starts with the best sentence and may take two more of the same
