@@ -478,6 +478,13 @@ describe('ingest arguments that are not a folder', () => {
       expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
     }
     expect(fs.existsSync(dbFile())).toBe(false);
+    // A binary file holds nothing to read under any name: no advice to copy it to a .txt name.
+    fs.writeFileSync(path.join(dir, 'tool'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00]));
+    const binary = await ragline(['ingest', path.join(dir, 'tool')], { env: env() });
+    expect(binary).toMatchObject({ code: 2, stdout: '' });
+    expect(binary.stderr).toContain('It is a binary file (a program, an image, an archive), not text: it holds nothing to read under any name.');
+    expect(binary.stderr).not.toContain('.txt)');
+    expect(fs.existsSync(dbFile())).toBe(false);
     // A README is read by its name.
     const readme = await ragline(['ingest', path.join(dir, 'README')], { env: env() });
     expect(readme.code, readme.stderr).toBe(0);

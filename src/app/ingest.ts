@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
 import { documentExtension, isGzipped, kindOf, READ_KINDS } from '../ingest/kinds.js';
+import { looksBinary } from '../ingest/load.js';
 import { asInGitignore, walk, type SkipReason } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
@@ -396,11 +397,27 @@ export function unreadableFile(file: string): UserError | undefined {
   if (kindOf(file) !== undefined) return undefined;
   const name = path.basename(file);
   const hint = !isGzipped(file)
-    ? `Copy it to a name with one of them (e.g. ${name}.txt) in a folder of documents and ingest that.`
+    ? startsBinary(file)
+      ? 'It is a binary file (a program, an image, an archive), not text: it holds nothing to read under any name.'
+      : `Copy it to a name with one of them (e.g. ${name}.txt) in a folder of documents and ingest that.`
     : documentExtension(file) === 'tar'
       ? `It is a compressed tar archive: unpack it (tar -xzf ${shellWord(file)}) and ingest the folder it holds.`
       : `It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${shellWord(file)} > ${shellWord(`${name.slice(0, -'.gz'.length)}.txt`)}`;
   return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, told by its name.`, { hint, exitCode: 2 });
+}
+
+/** Whether the file's first bytes are binary (looksBinary); false when it cannot be read. */
+function startsBinary(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const bytes = Buffer.alloc(8192);
+    return looksBinary(bytes.subarray(0, fs.readSync(fd, bytes, 0, bytes.length, 0)));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /**

@@ -34,12 +34,14 @@ export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, by
 
 /**
  * A project's plain-text files named by custom, not by an extension, as projects
- * write them: `README`, `INSTALL`, `NEWS`, `ChangeLog`, ... in capitals (or
+ * write them: `README`, `INSTALL`, `NEWS`, `ChangeLog`, `AUTHORS`, ... in capitals (or
  * capitalised: `Readme`, `Changes`), also as Debian ships them (`README.Debian`,
- * `NEWS.gz`, `changelog.Debian.gz`). Read as text. In small letters only `readme` and
- * `changelog`: an `install` or a `todo` is as likely a script.
+ * `NEWS.gz`, `changelog.Debian.gz`), and a README for one platform or tool
+ * (`README.emacs`, `README.win32`; not a script, `README.sh`). Read as text. In small letters only `readme` and
+ * `changelog`: an `install` or a `todo` is as likely a script. Licences (`COPYING`,
+ * Debian's `copyright`) are not read: the same text in every package.
  */
-const TEXT_BY_NAME = /^(?:README|Readme|readme|INSTALL|Install|NEWS|News|CHANGES|Changes|CHANGELOG|ChangeLog|Changelog|changelog|FAQ|USAGE|HACKING|CONTRIBUTING|TODO|BUGS)(?:\.Debian|\.source)?$/;
+const TEXT_BY_NAME = /^(?:(?:README|Readme|readme)(?:\.(?!(?:sh|bash|zsh|py|pl|rb|js|mjs|ts|bat|cmd|ps1|c|h|cc|cpp|json|ya?ml|toml|xml)$)[A-Za-z][A-Za-z0-9]*)?|(?:INSTALL|Install|NEWS|News|CHANGES|Changes|CHANGELOG|ChangeLog|Changelog|changelog|FAQ|USAGE|HACKING|CONTRIBUTING|TODO|BUGS|AUTHORS|THANKS|CREDITS|FEATURES)(?:\.Debian|\.source)?)$/;
 
 /** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION, and the names of TEXT_BY_NAME (a few, "and the like"). */
 export const READ_KINDS = describeKinds(KIND_BY_EXTENSION, { text: 'README, NEWS, ChangeLog and the like' });
