@@ -690,6 +690,10 @@ describe('what the walker skips', () => {
     expect(summary.files.skipped['broken-symlink']).toBe(1);
     expect(summary.files.skipped['symlink-loop']).toBe(2);
     expect(documentPaths()).toEqual(['real.md', 'sub/inner.md']);
+    // Ingesting one file of the folder says nothing of the links beside it.
+    const one = await ragline(['ingest', path.join(dir, 'real.md'), '--json'], { env: env() });
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout).files.skipped).toEqual({});
   });
 
   test('an unreadable file (chmod 000) is skipped and counted (run as user nobody when the suite runs as root, since root reads anything)', async () => {

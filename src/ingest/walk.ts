@@ -231,6 +231,8 @@ export function walk(root: string, options: WalkOptions): WalkResult {
           try {
             stat = fs.statSync(relativeStat ? relative : absolute);
           } catch (err) {
+            // (Only a link the ingest asks for is reported: ingesting one file of a folder says nothing of its neighbours.)
+            if (asked && !asked(relative) && !onlyFolders!.has(relative)) continue;
             const code = (err as NodeJS.ErrnoException).code;
             kept.push({ name, skip: code === 'ELOOP' ? 'symlink-loop' : 'broken-symlink' });
             continue;
