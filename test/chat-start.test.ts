@@ -148,6 +148,10 @@ describe('ask and piped chat for scripts and transcripts', () => {
     const empty = await ragline(['ask'], { env, input: '  \n' });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/The question is empty\.\n.*echo "How do I \.\.\.\?" \| ragline ask/);
+    // A log piped in by mistake is refused whole, not searched and stored.
+    const pasted = await ragline(['ask'], { env, input: 'error: out of memory\n'.repeat(600) });
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toContain('The question is 12,599 characters long; at most 10,000 are taken.');
   });
 
   it('ask -q prints only the answer and its citations', async () => {

@@ -155,6 +155,9 @@ describe('the library API', () => {
       expect((await ragline.search(workspace, 'api key', { k: 2 })).results).toHaveLength(2);
       const chat = ragline.Chat.start(workspace);
       await expect(chat.ask(' ').next()).rejects.toThrow('The question is empty.');
+      // A document pasted by mistake is refused as the MCP server refuses it, and nothing is stored.
+      await expect(chat.ask('api key '.repeat(2000)).next()).rejects.toThrow('The question is 15,999 characters long; at most 10,000 are taken.');
+      await expect(ragline.search(workspace, 'x'.repeat(10_001))).rejects.toThrow('The query is 10,001 characters long; at most 10,000 are taken.');
       expect(ragline.listSessions(workspace)).toEqual([]);
     } finally {
       await workspace.close();

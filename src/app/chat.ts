@@ -8,6 +8,7 @@ import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
 import { findSession, isStored, loadTurns, planSession, requireSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
+import { checkAskable } from './limits.js';
 import { forkSessionById, latestTopics } from './sessions.js';
 import type { Workspace } from './workspace.js';
 
@@ -54,7 +55,7 @@ export class Chat {
    */
   async *ask(question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
     // Nothing is stored for it: an empty question was kept as a turn of small talk.
-    if (question.trim() === '') throw new UserError('The question is empty.', { hint: 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").', exitCode: 2 });
+    checkAskable(question, 'question', 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").');
     const turnContext = await this.turnContext();
     const removed = !this.planned && !isStored(this.workspace.db, this.session.id) ? this.session : undefined;
     if (removed) this.startNew();

@@ -3,7 +3,7 @@
 import { MAX_K, wholeNumberIn } from '../config/index.js';
 import { formatLocation, type RetrievedChunk } from '../retrieve/search.js';
 import { runningIngest, type IngestLock } from '../store/meta.js';
-import { UserError } from '../util/errors.js';
+import { checkAskable } from './limits.js';
 import type { Workspace } from './workspace.js';
 
 export interface SearchResult {
@@ -20,7 +20,7 @@ export interface SearchResult {
 /** The `k` chunks (default: the retrieval.k setting) that best match `query`. */
 export async function search(workspace: Workspace, query: string, options: { k?: number; signal?: AbortSignal } = {}): Promise<SearchResult> {
   // Checked as the CLI and the MCP server check them: an empty query found the first chunks, k = 0 nothing.
-  if (query.trim() === '') throw new UserError('The query is empty.', { hint: 'Example: search(workspace, "rotate an API key").', exitCode: 2 });
+  checkAskable(query, 'query', 'Example: search(workspace, "rotate an API key").');
   if (options.k !== undefined) wholeNumberIn(String(options.k), 'k', 1, MAX_K);
   const retriever = await workspace.retriever();
   const k = options.k ?? workspace.config.retrieval.k;

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../chat/events.js';
 import type { TurnContext, TurnOptions } from '../chat/turn.js';
 import { askIn } from '../app/chat.js';
+import { checkAskable } from '../app/limits.js';
 import { listIndexedDocuments, readIndexedDocument } from '../app/documents.js';
 import { replay } from '../app/replay.js';
 import { createSession, findSession, getSession, listSessions } from '../app/sessions.js';
@@ -386,18 +387,10 @@ function abandoned(): CallToolResult {
   return failure('Cancelled before it started; nothing was stored.');
 }
 
-/** The longest query or question taken: a question is a few lines; more is a document pasted by mistake. */
-const MAX_TEXT_CHARS = 10_000;
-
+/** The question or query trimmed; a UserError when it is empty or too long (checkAskable, as the CLI and the library check it). */
 function requireText(value: string, name: string, hint = `Give the ${name} in words, e.g. "how do I rotate an API key?".`): string {
-  const text = value.trim();
-  if (!text) throw new UserError(`The ${name} is empty.`, { hint });
-  if (text.length > MAX_TEXT_CHARS) {
-    throw new UserError(`The ${name} is ${text.length.toLocaleString('en')} characters long; at most ${MAX_TEXT_CHARS.toLocaleString('en')} are taken.`, {
-      hint: `Give the ${name} in a few sentences; to find where a passage is, search for a distinctive sentence of it.`,
-    });
-  }
-  return text;
+  checkAskable(value, name, hint);
+  return value.trim();
 }
 
 function message(error: unknown): string {
