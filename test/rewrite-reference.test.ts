@@ -44,6 +44,22 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['what are the expenses that a company has with its employees?', []],
     // "at the same time" is a time, not a thing said before.
     ['can I use it with Memcheck at the same time?', ['pronoun:it (singular)']],
+    // "that" that ends its clause, or has a preposition or particle after it, is a verb's object, not a conjunction.
+    ['Which ninja version added that?', ['pronoun:that (singular)']],
+    ['is there a way to trigger that from another terminal?', ['pronoun:that (singular)']],
+    ['can I turn that off?', ['pronoun:that (singular)']],
+    // "one" standing for a noun said before; the word itself is the reference.
+    ['Which one prints a compilation database?', ['one:one (singular)']],
+    ['What is the depth of the console one?', ['one:one (singular)']],
+    ['How do I assign a build statement to one?', ['one:one (singular)']],
+    ['is there a faster one?', ['one:one (singular)']],
+    ['can I rerun just the ones that failed?', ['one:ones (plural)']],
+    // Not "one": a number, a partitive, the generic pronoun, "no one".
+    ['I need one file for each target', []],
+    ['is there one more option?', []],
+    ['when one of them fails, what happens?', ['pronoun:them (plural)']],
+    ['how does one install a package?', []],
+    ['can no one else publish it?', ['pronoun:it (singular)']],
     // Not references: the dummy "it", conjunctions, relative "that", time, identifiers, an antecedent in the question.
     ['Is it recommended to rotate?', []],
     ['Is it safe to rotate?', []],
@@ -122,6 +138,26 @@ describe('referents from salience', () => {
     const query = rewrite('does it work with large files?', ['How do I read a file line by line in Node.js?']);
     expect(query).toBe('does it work with large files? (read a file line by line in Node.js)');
     expect(query).not.toMatch(/the Node/);
+  });
+
+  it('"which one", "the console one", "to one": the head noun of a plural focus, and what an earlier "one" stood for', () => {
+    expect(rewrite('Which one prints a compilation database?', ['What tools does ninja -t provide?'])).toBe('Which tool prints a compilation database?');
+    const pools = 'What are pools in ninja?';
+    const assign = rewrite('How do I assign a build statement to one?', [pools]);
+    expect(assign).toBe('How do I assign a build statement to a pool?');
+    const depth = rewrite('What is the depth of the console one?', [pools], ['How do I assign a build statement to one?', assign]);
+    expect(depth).toBe('What is the depth of the console pool?');
+    expect(rewrite('Since which version is it available?', [pools], ['How do I assign a build statement to one?', assign], ['What is the depth of the console one?', depth])).toBe(
+      'Since which version is the console pool available?',
+    );
+    // A singular focus is one thing: "the per-user one" of "an environment variable" is not guessed.
+    expect(rewrite('how do I open the per-user one?', ['can I use an environment variable inside those files?'])).toMatch(/^how do I open the per-user one\? \(/);
+    // After another reference of the question, "which one" is one of that one's referent.
+    expect(rewrite('if a setting is in two of them, which one wins?', ['Where does npm keep its config files?'])).toBe('if a setting is in two of the config files, which one wins?');
+  });
+
+  it('"that" ending a question is the last question\'s focus', () => {
+    expect(rewrite('Which ninja version added that?', ['How do I write a dyndep file?'])).toBe('Which ninja version added the dyndep file?');
   });
 
   it('"it" against two things named together is ambiguous: not substituted', () => {

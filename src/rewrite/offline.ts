@@ -13,7 +13,7 @@ import { isStopword } from '../text/stopwords.js';
 import { plainQuestion, trimEndOf } from '../util/words.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
-import { enumerationItems, fits, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
+import { enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
@@ -229,7 +229,7 @@ function lastFocus(history: readonly ConversationTurn[]): { focus: Focus; turn: 
  */
 function continuedReferent(turn: ConversationTurn): Candidate | undefined {
   if (turn.standaloneQuery === turn.question || /\)\s*$/.test(turn.standaloneQuery)) return undefined;
-  const references = findReferences(turn.question).filter((reference) => ['pronoun', 'possessive', 'ordinal'].includes(reference.kind));
+  const references = findReferences(turn.question).filter((reference) => ['pronoun', 'possessive', 'ordinal', 'one'].includes(reference.kind));
   if (references.length === 0) return undefined;
   const asked = turn.question.trim().split(/\s+/);
   const shown = turn.standaloneQuery.trim().split(/\s+/);
@@ -237,6 +237,12 @@ function continuedReferent(turn: ConversationTurn): Candidate | undefined {
   while (start < asked.length && start < shown.length && asked[start]!.toLowerCase() === shown[start]!.toLowerCase()) start++;
   let end = 0;
   while (end < asked.length - start && end < shown.length - start && asked[asked.length - 1 - end]!.toLowerCase() === shown[shown.length - 1 - end]!.toLowerCase()) end++;
+  // "the console one" -> "the console pool": the words before `one` are the referent's too.
+  const one = references.find((reference) => reference.kind === 'one');
+  if (one) {
+    const before = one.signal.slice("reference '".length, -1).split(/\s+/).slice(0, -1).filter((word) => word !== 'which');
+    if (before.length > 0 && before.every((word, i) => shown[start - before.length + i]?.toLowerCase() === word)) start -= before.length;
+  }
   const inserted = shown.slice(start, shown.length - end).join(' ');
   if (!inserted) return undefined;
   // "the second one" -> "the helgrind tool": the article both share is the referent's too.
@@ -306,6 +312,20 @@ function resolveReference(
       }
       chosen = candidates.find((candidate) => fits(candidate, reference, question) && !isCommonPhrase(candidate.phrase, termShare));
       if (!chosen) return undefined;
+    } else if (reference.kind === 'one') {
+      // "which one prints a compilation database?" after "What tools does ninja -t provide?": "which tool";
+      // after another reference of the question ("two of them, which one wins?") it stands for that one's referent.
+      if (references[0] !== reference) return undefined;
+      // It stands for one of several: a plural focus ("What are pools?"), or what an earlier `one` stood for.
+      const found = lastFocus(history);
+      const candidate = found?.focus.candidate;
+      const several = candidate !== undefined && !found!.focus.list && (candidate.number === 'plural' || findReferences(found!.turn.question).some((earlier) => earlier.kind === 'one'));
+      const head = several ? headNoun(candidate, reference.number === 'plural' ? 'plural' : 'singular') : undefined;
+      if (head === undefined) return undefined;
+      // "to one?" -> "to a pool?"; "the console one" -> "the console pool".
+      const alone = reference.signal === `reference '${reference.text.toLowerCase()}'`;
+      const phrase = alone ? `${/^[aeiou]/i.test(head) ? 'an' : 'a'} ${head}` : head;
+      return { text: question.slice(0, reference.start) + phrase + question.slice(reference.end), reference: reference.text.toLowerCase(), referent: `'${phrase}'` };
     } else {
       continue;
     }

@@ -22,7 +22,9 @@ export type ReferenceKind =
   /** do that, do it, do this, do the same */
   | 'action'
   /** the same, the other, instead, as well, you mentioned... */
-  | 'other';
+  | 'other'
+  /** "which one", "the per-user one", "to one": `one` standing for a noun said before (`text` is the word itself) */
+  | 'one';
 
 export type GrammaticalNumber = 'singular' | 'plural' | 'any';
 
@@ -94,6 +96,17 @@ const NOT_A_NOUN_AFTER = new Set(
   safe possible necessary true better worse same different enough required recommended free paid available
   expensive cheap fast slow secure correct right wrong supported deprecated included`.split(/\s+/).filter(Boolean),
 );
+
+/** Words after a verb's object that start a phrase of their own or end the verb ("trigger that from", "turn that off"). */
+const AFTER_OBJECT = new Set(
+  `from to into onto on in at with without for by via through over under instead too again also as automatically manually
+  later now first up off out down back away`.split(/\s+/).filter(Boolean),
+);
+
+/** Whether a word that ends at `end` ends its clause (punctuation or the question's end follows) or has a word of AFTER_OBJECT after it. */
+function endsPhrase(question: string, end: number, after: string | undefined): boolean {
+  return /^\s*(?:[?!.,;:)]|$)/.test(question.slice(end, end + 8)) || (after !== undefined && AFTER_OBJECT.has(after));
+}
 
 /** Stopwords that are verbs: a pronoun after them is their object ("use it", "get them"). */
 const VERB_STOPWORDS = new Set(['use', 'using', 'used', 'want', 'need', 'tell']);
@@ -269,6 +282,13 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 
   const words = wordsOf(question);
   for (let i = 0; i < words.length; i++) {
+    const from = phraseOfOne(question, words, i);
+    if (from !== undefined) {
+      const { lower, start, end } = words[i]!;
+      add({ kind: 'one', text: question.slice(start, end), start, end, number: lower === 'ones' ? 'plural' : 'singular' }, `reference '${question.slice(from, end).toLowerCase()}'`);
+    }
+  }
+  for (let i = 0; i < words.length; i++) {
     const { lower, start, end } = words[i]!;
     const word = lower.replace(/'s$/, '');
     const isPronounWord = SINGULAR.has(lower) || PLURAL.has(lower) || SINGULAR.has(word) || PLURAL.has(word);
@@ -283,20 +303,23 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // "is it <anything> to <verb>": the dummy subject of an infinitive ("is it wise to pin it?").
     if (word === 'it' && before && ['is', 'was', "isn't", "wasn't"].includes(before) && after && !isStopword(after) && words[i + 2]?.lower === 'to') continue;
     if (DEMONSTRATIVES.has(word) && after && TIME_NOUNS.has(after)) continue;
-    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || !THAT_PRONOUN_BEFORE.has(before))) continue;
+    // ("Which version added that?", "how do I trigger that from a terminal?": a conjunction or a relative
+    // pronoun opens a clause; a "that" its clause ends with, or a preposition follows, is a verb's object.)
+    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || (!THAT_PRONOUN_BEFORE.has(before) && !endsPhrase(question, end, after)))) continue;
 
+    // "that command", "those files": a demonstrative with its noun names what it points back to.
+    // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
+    const withNoun =
+      DEMONSTRATIVES.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after) && !DETERMINERS.has(words[i + 2]?.lower ?? '');
+    // (A demonstrative standing alone after a verb is its object too: "which version added that?")
     const afterVerb =
-      before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !DEMONSTRATIVES.has(word);
+      before !== undefined && (!isStopword(before) || VERB_STOPWORDS.has(before)) && !AUXILIARIES.has(before) && !POSSESSIVE.has(word) && !(DEMONSTRATIVES.has(word) && (withNoun || !endsPhrase(question, end, after)));
     // The object of a preposition ("use two-factor auth with it", "run Memcheck on it",
     // "add a user to it") is another participant than the clause's own noun phrases;
     // after an earlier pronoun ("does it propagate to targets that link against it?")
     // it is read as the rules below read it.
     // (Only "it" and "them": a possessive there, "with its employees", belongs to the clause.)
     const afterPreposition = (word === 'it' || word === 'them') && before !== undefined && PREPOSITIONS.has(before) && !pronounFound;
-    // "that command", "those files": a demonstrative with its noun names what it points back to.
-    // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
-    const withNoun =
-      DEMONSTRATIVES.has(word) && after !== undefined && !isStopword(after) && !NOT_A_NOUN_AFTER.has(after) && !/^\d/.test(after) && !DETERMINERS.has(words[i + 2]?.lower ?? '');
     if (!options.eager && !afterPreposition && !withNoun) {
       // A pronoun after a noun phrase of the question itself most likely points at that
       // ("my credit card ... it keeps failing") when their number agrees ("how many
@@ -321,6 +344,42 @@ export function findReferences(question: string, options: ReferenceOptions = {})
   }
 
   return found.sort((a, b) => a.start - b.start);
+}
+
+/** Words that open a phrase whose noun `one` stands for: "which one", "the per-user one", "a faster one". */
+const ONE_DETERMINERS = new Set(['which', 'the', 'this', 'that', 'these', 'those', 'a', 'an']);
+
+/**
+ * When the word at `i` is `one`/`ones` standing for a noun said before, where its phrase
+ * starts: "which one prints a compilation database?", "the per-user one", "the ones
+ * that failed", "assign it to one?". Undefined for a number ("one file", "one more"),
+ * "one of them" (its pronoun points back), "no one", the generic pronoun ("how does
+ * one ..."), or "a one".
+ */
+function phraseOfOne(question: string, words: readonly Word[], i: number): number | undefined {
+  const { lower, start, end } = words[i]!;
+  if (lower !== 'one' && lower !== 'ones') return undefined;
+  if (insideIdentifier(question, start, end)) return undefined;
+  const after = words[i + 1]?.lower;
+  if (after === 'of' || after === 'more' || after === 'another' || after === 'by') return undefined;
+  const before = words[i - 1]?.lower;
+  if (before === undefined) return undefined;
+  // "which one ...": always a stand-in.
+  if (before === 'which') return words[i - 1]!.start;
+  // A preposition's object that ends the clause: "to one?", "from one".
+  if (PREPOSITIONS.has(before)) return lower === 'one' && endsPhrase(question, end, after) ? start : undefined;
+  // An article or demonstrative, then up to two modifiers: "the console one", "a newer one".
+  let at = i - 1;
+  let modifiers = 0;
+  while (at >= 0 && modifiers < 2 && !isStopword(words[at]!.lower) && !AUXILIARIES.has(words[at]!.lower)) {
+    at--;
+    modifiers++;
+  }
+  const determiner = words[at]?.lower;
+  if (determiner === undefined || !ONE_DETERMINERS.has(determiner)) return undefined;
+  if ((determiner === 'a' || determiner === 'an') && modifiers === 0) return undefined;
+  // What follows ends the phrase: the clause's end, a preposition, a verb or a relative pronoun, not a noun ("the one file").
+  return endsPhrase(question, end, after) || (after !== undefined && (isStopword(after) || NOT_A_NOUN_AFTER.has(after))) ? words[at]!.start : undefined;
 }
 
 /**

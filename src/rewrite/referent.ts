@@ -34,7 +34,7 @@ export const DEMONSTRATIVES: ReadonlySet<string> = new Set(['this', 'that', 'the
 const PRONOUNS = new Set(['it', 'they', 'them', 'this', 'that', 'those', 'these', 'he', 'she', 'him', 'her', 'one', 'ones', 'i', 'we', 'you']);
 const PARTICLES = new Set(['up', 'out', 'off', 'down', 'on', 'in', 'for', 'with', 'to', 'into', 'from', 'about', 'over', 'back', 'away']);
 const ORDINAL_WORDS = new Set(['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'last', 'former', 'latter']);
-const PREPOSITIONS = new Set('of in on at for with to from by into about over under between through without within against across'.split(' '));
+const PREPOSITIONS = new Set('of in on at for with to from by into about over under between through without within against across inside outside via instead during'.split(' '));
 const SUBJECT_WORDS = new Set(['i', 'we', 'you', 'one']);
 /**
  * A person one knows, whom "they" and "them" name one at a time ("a coworker ...
@@ -95,7 +95,8 @@ function isName(token: Token, index: number): boolean {
 
 function nounWord(token: Token): boolean {
   const bare = token.lower.replace(/'s$/, '');
-  if (PRONOUNS.has(bare) || isAdverb(bare)) return false;
+  // ("an environment variable inside those": a preposition ends the phrase.)
+  if (PRONOUNS.has(bare) || isAdverb(bare) || PREPOSITIONS.has(bare)) return false;
   return !isFiller(bare) || /[_.+#]/.test(bare);
 }
 
@@ -330,6 +331,19 @@ function singularise(word: string): string {
   // "classes", "boxes", "patches", "approaches" lose "es"; "caches", "sizes", "files" only their "s".
   if (/(?:ss|x|zz|sh|[^aeiou]ch|[aeiou]{2}ch)es$/i.test(word)) return word.slice(0, -2);
   return word.replace(/s$/i, '');
+}
+
+/**
+ * The noun `one`/`ones` stands for when it takes `candidate`'s place ("which one" after
+ * "What tools does ninja -t provide?": tool): the head of a phrase that is no name, in
+ * the reference's number; undefined for a name ("the faster one" of "Memcheck"?).
+ */
+export function headNoun(candidate: Candidate, number: 'singular' | 'plural'): string | undefined {
+  if (candidate.name) return undefined;
+  const head = candidate.phrase.split(/\s+/).at(-1)!;
+  if (!/^\p{Ll}[\p{Ll}-]*$/u.test(head) || GENERIC.has(head.toLowerCase())) return undefined;
+  const singular = candidate.number === 'plural' ? singularise(head) : head;
+  return number === 'plural' ? pluralise(singular) : singular;
 }
 
 /** The noun phrase a text is, or undefined ("the package" -> package; "Massif's" -> Massif). */
