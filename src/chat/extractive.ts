@@ -48,7 +48,7 @@
 // scene about Kafka is not covered by any chunk that says "fix").
 
 import type { RetrievedChunk } from '../retrieve/search.js';
-import { indexedTokens, isStopword, stem } from '../text/index.js';
+import { ABBREVIATION, askingClause, indexedTokens, isStopword, stem, THREE_WORDS } from '../text/index.js';
 import { orList, plainQuestion, trimEndOf } from '../util/words.js';
 
 export const EXTRACTIVE_LABEL = 'Extractive answer (no language model configured):';
@@ -69,8 +69,6 @@ const KEEP_SHARE = 0.5;
 const MAX_SENTENCE_CHARS = 400;
 /** An underscore inside an identifier (`BC_SCALE_MAX`), which joins its parts into one word. */
 const IDENTIFIER_UNDERSCORE = /(?<=[\p{L}\p{N}])_(?=[\p{L}\p{N}])/gu;
-/** At least three words (tokens as the tokenizer reads them): shorter fragments are not quoted. */
-const THREE_WORDS = /[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]+[^\p{L}\p{N}\p{M}]+[\p{L}\p{N}\p{M}]/u;
 /** Share of the same words (Jaccard, stems) above which two sentences count as one. */
 const NEAR_DUPLICATE = 0.7;
 /** A sentence at least this long found in a quoted one makes the two overlap. */
@@ -264,35 +262,6 @@ function toolsCount(total: () => number): () => boolean {
 const INSTRUMENT = /^(?:with|using|via)$/i;
 /** What may follow a tool's name: the end of the clause, or a word that starts another phrase ("with cargo in release mode"). */
 const AFTER_TOOL = /^(?:\s*(?:[?.!,;:)]|$)|\s+(?:in|on|for|to|from|at|into|when|while|so|and|or|but|instead|without|inside|under|as|if)\b)/i;
-
-/** Abbreviations a full stop ends without ending the sentence: "i.e.", "e.g.", "cf.", "vs.", "viz." (the stop itself left out; any case). */
-const ABBREVIATION = String.raw`\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ])`;
-
-/** Where a clause or sentence of a question ends and another begins: `;`, or `.`, `!`, `?` (not after an ABBREVIATION) before a space. */
-const CLAUSE_BREAK = new RegExp(String.raw`(?:;|(?<!${ABBREVIATION})[.!?])\s+(?=\S)`, 'g');
-
-/**
- * The part of `question` that asks, when a scene is set around it ("npm install fails
- * with an ERESOLVE conflict; how do I make it ignore peer dependencies?"): its last
- * clause or sentence that ends with "?" and holds three words or more, when the
- * question has several parts; else the whole question. A name in the scene (an error
- * code, the program's own name) is what happened, not what the documents must name.
- */
-function askingClause(question: string): string {
-  let start = 0;
-  let asking: string | undefined;
-  const consider = (end: number) => {
-    const part = question.slice(start, end).trim();
-    if (part.endsWith('?') && THREE_WORDS.test(part)) asking = part;
-  };
-  for (const match of question.matchAll(CLAUSE_BREAK)) {
-    consider(match.index + 1);
-    start = match.index + match[0].length;
-  }
-  if (start === 0) return question;
-  consider(question.length);
-  return asking ?? question;
-}
 
 /**
  * The words of `question`'s asking clause written as names (writtenAsName), each once,
