@@ -41,6 +41,9 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     // The object of a preposition is another participant than the clause's noun phrases; a possessive there is the clause's.
     ['can I use two-factor auth with it?', ['pronoun:it (singular)']],
     ['is it safe to store the salt next to it?', ['pronoun:it (singular)']],
+    // After a preposition "it" is an object, not the dummy subject of "it is a/an ...".
+    ['one entry in it is an array of plugin names', ['pronoun:it (singular)']],
+    ['It is a good idea to pin versions', []],
     ['what are the expenses that a company has with its employees?', []],
     // "at the same time" is a time, not a thing said before.
     ['can I use it with Memcheck at the same time?', ['pronoun:it (singular)']],

@@ -299,7 +299,8 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     // "is it safe", "would it be worth", "it is possible": a dummy subject; "make it a requirement" is not.
     const beforeBe = before === undefined || BE_BEFORE_IT.has(before);
     if (word === 'it' && after && beforeBe && DUMMY_IT_AFTER.has(after)) continue;
-    if (word === 'it' && (after === 'is' || after === 'be') && words[i + 2] && DUMMY_IT_AFTER.has(words[i + 2]!.lower)) continue;
+    // ("one entry in it is an array": after a preposition "it" is an object, never the dummy subject.)
+    if (word === 'it' && (after === 'is' || after === 'be') && words[i + 2] && DUMMY_IT_AFTER.has(words[i + 2]!.lower) && !(before && PREPOSITIONS.has(before))) continue;
     // "is it <anything> to <verb>": the dummy subject of an infinitive ("is it wise to pin it?").
     if (word === 'it' && before && ['is', 'was', "isn't", "wasn't"].includes(before) && after && !isStopword(after) && words[i + 2]?.lower === 'to') continue;
     if (DEMONSTRATIVES.has(word) && after && TIME_NOUNS.has(after)) continue;
