@@ -17,6 +17,7 @@ import {
   createRewriter,
   extractTerms,
   OfflineRewriter,
+  rankTopics,
   summarizeOffline,
   updateTopics,
   type RewriteOutcome,
@@ -268,6 +269,17 @@ describe('topics', () => {
     topics = updateTopics(topics, { ordinal: 2, question: 'What are webhooks?', standaloneQuery: 'What are webhooks?', answer: '' });
     expect(topics.find((t) => t.term === 'API key')!.weight).toBeLessThan(first);
     expect(activeTopic(topics)!.term).toBe('webhooks');
+  });
+
+  it('ranks the terms of the part that asks above the scene set before it', () => {
+    const question = 'The build script in our package.json uses bash-only syntax and fails. Which shell does npm run scripts with?';
+    const ranked = rankTopics(updateTopics([], { ordinal: 1, question, standaloneQuery: question, answer: '' })).map((topic) => topic.term);
+    expect(ranked.indexOf('shell')).toBeGreaterThanOrEqual(0);
+    expect(ranked.indexOf('shell')).toBeLessThan(ranked.indexOf('build script'));
+    // A follow-up left unsure carries the asked-about words first.
+    const rewriter = new OfflineRewriter();
+    const outcome = rewriter.rewriteSync({ question: 'and on Windows?', history: [{ question, standaloneQuery: question, answer: '' }], topics: [], policy: 'auto' });
+    expect(outcome.standaloneQuery).toMatch(/\(.*\bshell\b/);
   });
 
   it('summarizes earlier turns as their standalone queries and the topics, short', () => {

@@ -6,6 +6,7 @@
 // stopword-delimited chunker, a few shape rules for identifiers and names, and the
 // project's Porter stemmer so "API keys" and "API key" are one topic.
 
+import { askingClause } from '../text/clauses.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import type { Topic, TopicSource } from '../domain/index.js';
@@ -174,7 +175,9 @@ export function updateTopics(
       });
     }
   };
-  refresh(extractTerms(turn.question), 'question');
+  // A question that sets a scene before it asks is about what it asks: those terms first, then the scene's.
+  const asking = askingClause(turn.question);
+  refresh(asking === turn.question ? extractTerms(turn.question) : [...extractTerms(asking), ...extractTerms(turn.question)], 'question');
   refresh(extractTerms(turn.standaloneQuery), 'rewrite');
   if (modelTerms && modelTerms.length > 0) {
     // A model read the whole exchange: its terms are names, weighted like strong answer terms.

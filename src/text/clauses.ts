@@ -2,7 +2,7 @@
 // them asks. A question that sets a scene before it asks ("Every npm install ends with
 // a line about funding. How do I see which packages they are?") is read by the part
 // that asks, by the answerer (what must be covered, whether it is a how-to) and by the
-// rewriter (what the question was about, for the follow-ups that point back at it).
+// conversation's topics (its terms lead the context a later follow-up is given).
 
 /** Abbreviations a full stop ends without ending the sentence: "i.e.", "e.g.", "cf.", "vs.", "viz." (the stop itself left out; any case). */
 export const ABBREVIATION = String.raw`\b(?:[iI]\.[eE]|[eE]\.[gG]|[cC][fF]|[vV][sS]|[vV][iI][zZ])`;
