@@ -444,6 +444,9 @@ describe('extractive answers on ranked chunks', () => {
     const chunks = ranked(['Cachegrind > Running', 'Cachegrind is a cache profiler for programs.\n\nTo run Cachegrind on a program, use:\n\n```sh\nvalgrind --tool=cachegrind prog\n```']);
     const question = 'My program is slow and I suspect the cache. How do I run Cachegrind on a program?';
     expect(extractiveAnswer(question, chunks, question).sentences[0]!.text).toBe('To run Cachegrind on a program, use: valgrind --tool=cachegrind prog');
+    // A how-to question followed by another question is still one.
+    const then = 'How do I run Cachegrind on a program? Is it slow?';
+    expect(extractiveAnswer(then, chunks, then).sentences[0]!.text).toBe('To run Cachegrind on a program, use: valgrind --tool=cachegrind prog');
   });
   test('"how do I" is answered by the code line with the question\'s verb, not by output that shares its other words', () => {
     const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);
@@ -651,6 +654,20 @@ describe('an option described under its synopsis line', () => {
     expect(chunkSentences(page).map((s) => s.heading)).toEqual(['NODE_IS_KEYED', 'xsltAddKey()', 'exsltRegisterAll()', 'exsltRegisterAll()', 'exsltRegisterAll()']);
     expect(extractiveAnswer('Which function registers all the EXSLT extensions?', [chunk(1, page)]).sentences[0]!.text).toBe('`exsltRegisterAll()`: Registers all available EXSLT extensions.');
     expect(extractiveAnswer('How do I add a key definition to a stylesheet?', [chunk(1, page)]).sentences[0]!.text).toBe('`xsltAddKey()`: Add a key definition to a stylesheet.');
+  });
+
+  test('a heading of prose that opens with a kind of entry is no entry title: "Method chaining", "Event loop", "Type: boolean"', () => {
+    for (const title of ['Method chaining', 'Function pointers', 'Event loop', 'Class hierarchy', 'Type: boolean', 'Property: enabled']) {
+      const page = [title, '', 'Each setter returns the builder itself, so calls can follow one another.'].join('\n');
+      expect(chunkSentences(page).map((s) => s.heading), title).toEqual([undefined]);
+    }
+    expect(chunkSentences('Class: Buffer\n\nThe Buffer class is a global type for dealing with binary data.').map((s) => s.heading)).toEqual(['Buffer']);
+  });
+
+  test('an option line whose long spelling comes second is named by it, with nothing of the short one after it', () => {
+    const page = ['-f NAME(S), --files NAME(S)', '', 'Read the names of the files to check from the given list.'].join('\n');
+    expect(chunkSentences(page).map((s) => s.heading)).toEqual(['-f NAME(S), --files NAME(S)']);
+    expect(extractiveAnswer('How do I read the names of the files to check from a list?', [chunk(1, page)]).sentences[0]!.text).not.toContain('--files()');
   });
 
   test('a lead-in before the synopsis goes with it, not with the description', () => {

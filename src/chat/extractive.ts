@@ -110,7 +110,11 @@ function entryName(line: string): string | undefined {
   if (match === null) return undefined;
   const [, kind, name, called] = match;
   // (Without the kind, "()" alone is not enough: a call such as "endif()" alone on its line in a cut code block.)
-  if (kind === undefined && !/[_.:]|[a-z][A-Z]/.test(name!)) return undefined;
+  const looksLikeName = /[_.:]|[a-z][A-Z]/.test(name!);
+  if (kind === undefined && !looksLikeName) return undefined;
+  // A kind word before a plain word is a heading of prose ("Method chaining", "Event loop", "Type: boolean"):
+  // the name must look like one, or be called, or follow "Function:"/"Macro:" and the like with their colon.
+  if (kind !== undefined && !looksLikeName && called === undefined && (!/:\s*\S/.test(line) || ['Type', 'Property', 'Event'].includes(kind))) return undefined;
   const function_ = called !== undefined || kind === 'Function' || kind === 'Method';
   return function_ ? `${name}()` : name;
 }
@@ -201,8 +205,11 @@ function questionTerms(text: string): Set<string> {
  * it ignore peer dependencies?").
  */
 function isHowToQuestion(text: string): boolean {
-  return /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i.test(askingClause(text));
+  return HOW_TO.test(askingClause(text)) || HOW_TO.test(text);
 }
+
+/** A question that opens "how do I ...", "how to ...", "and how can we ...". */
+const HOW_TO = /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i;
 
 /** The stem of the verb a "how do I ..." question asks about ("install" in "How do I install the Relay agent?"), when it has one. */
 function actionVerb(text: string): string | undefined {
@@ -619,7 +626,7 @@ function sectionName(title: string): { shown: string; core: string } | undefined
   // An option spelt several ways ("-v or --verbose", "-o FILE, --output FILE") is named by its long spelling.
   const core = (OPTION_TERM.test(clean) ? /(?:^|[\s,|])(--[A-Za-z][\w-]*)/.exec(clean)?.[1] : undefined) ?? /^[^\s(=<\[]+/.exec(clean)?.[0];
   if (core === undefined || core.length < 3) return undefined;
-  const rest = clean.slice(core.length);
+  const rest = clean.slice(clean.indexOf(core) + core.length);
   const called = rest.startsWith('(') && !/^\(\d\w*\)/.test(rest); // not a manual page's section: ctest(1)
   const flag = /^--?[a-z]/i.test(core);
   if (!(called || flag || /[_.]/.test(core.replace(/\.$/, ''))) || (!called && !flag && /\s/.test(rest.trim()))) return undefined;
