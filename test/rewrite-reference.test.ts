@@ -51,6 +51,9 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['Which ninja version added that?', ['pronoun:that (singular)']],
     ['is there a way to trigger that from another terminal?', ['pronoun:that (singular)']],
     ['can I turn that off?', ['pronoun:that (singular)']],
+    // After a verb of saying or seeing, "that" opens a clause even before a preposition.
+    ['The manual states that in version 1.10 the default changed; why?', []],
+    ['I noticed that for large projects the build is slow', []],
     // "one" standing for a noun said before; the word itself is the reference.
     ['Which one prints a compilation database?', ['one:one (singular)']],
     ['What is the depth of the console one?', ['one:one (singular)']],
@@ -58,6 +61,10 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['is there a faster one?', ['one:one (singular)']],
     ['can I rerun just the ones that failed?', ['one:ones (plural)']],
     // Not "one": a number, a partitive, the generic pronoun, "no one".
+    ['How do I set the depth to one?', []],
+    ['Can I limit parallel jobs to one?', []],
+    ['can I go from one to two pools?', []],
+    ['Is it true that one can run two builds at once?', []],
     ['I need one file for each target', []],
     ['is there one more option?', []],
     ['when one of them fails, what happens?', ['pronoun:them (plural)']],
@@ -143,11 +150,22 @@ describe('referents from salience', () => {
     expect(query).not.toMatch(/the Node/);
   });
 
+  it('a demonstrative phrase in the last question ("this service") is as salient as its focus: "it" is left as typed, not guessed', () => {
+    const query = rewrite('example words of disgust it can detect?', ['Do I have to use a certain browser to use this service?']);
+    expect(query).not.toMatch(/browser can detect/);
+    expect(query).toMatch(/^example words of disgust it can detect\? \(/);
+    // Without one, the focus is taken.
+    expect(rewrite('can it play video?', ['Do I have to use a certain browser?'])).toBe('can the certain browser play video?');
+  });
+
   it('"which one", "the console one", "to one": the head noun of a plural focus, and what an earlier "one" stood for', () => {
     expect(rewrite('Which one prints a compilation database?', ['What tools does ninja -t provide?'])).toBe('Which tool prints a compilation database?');
     const pools = 'What are pools in ninja?';
     const assign = rewrite('How do I assign a build statement to one?', [pools]);
     expect(assign).toBe('How do I assign a build statement to a pool?');
+    // The article is the noun's: "a user", "an option".
+    expect(rewrite('How do I add a role to one?', ['What are users?'])).toBe('How do I add a role to a user?');
+    expect(rewrite('How do I add a variable to one?', ['What are environments?'])).toBe('How do I add a variable to an environment?');
     const depth = rewrite('What is the depth of the console one?', [pools], ['How do I assign a build statement to one?', assign]);
     expect(depth).toBe('What is the depth of the console pool?');
     expect(rewrite('Since which version is it available?', [pools], ['How do I assign a build statement to one?', assign], ['What is the depth of the console one?', depth])).toBe(

@@ -13,7 +13,7 @@ import { isStopword } from '../text/stopwords.js';
 import { plainQuestion, trimEndOf } from '../util/words.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
-import { enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, type Candidate, type Focus } from './referent.js';
+import { enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, withoutContext, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
@@ -109,6 +109,8 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery = `${question.trim()} (${context.join(', ')})`;
     }
     // In place, the rewrite is what was asked; with context appended, the question is, less the words that point back.
+    // (Only the references with words of their own go, "the second one", as ownWords reads a question: a pronoun is a
+    // stopword to the keyword search, and cutting it only moved the question's vector.)
     const asked = standaloneQuery.startsWith(`${question.trim()} (`) ? withoutReferences(question, references) : standaloneQuery;
     if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id, asked };
     return {
@@ -300,6 +302,9 @@ function resolveReference(
       if (found) {
         // "it" against "npm ci and npm install" is ambiguous; "them" is the list.
         if (found.focus.list && reference.number === 'singular') return undefined;
+        // "Do I have to use a certain browser to use this service?": "this service" is as salient as the focus, and
+        // "it can detect" may be either; which one would be a guess.
+        if (reference.kind === 'pronoun' && !found.focus.candidate!.name && findReferences(withoutContext(found.turn.standaloneQuery)).some((earlier) => earlier.kind === 'determiner' && earlier.number === reference.number)) return undefined;
         // "them" after "How do I run a script in all of the workspaces?": a phrase that is plural beats a generic "a script"
         // (not a person: "remove them" after "let a coworker publish" is the coworker).
         if (reference.number === 'plural' && found.focus.candidate!.number === 'singular' && !isPerson(found.focus.candidate!)) {
@@ -324,7 +329,7 @@ function resolveReference(
       if (head === undefined) return undefined;
       // "to one?" -> "to a pool?"; "the console one" -> "the console pool".
       const alone = reference.signal === `reference '${reference.text.toLowerCase()}'`;
-      const phrase = alone ? `${/^[aeiou]/i.test(head) ? 'an' : 'a'} ${head}` : head;
+      const phrase = alone ? `${anArticle(head) ? 'an' : 'a'} ${head}` : head;
       return { text: question.slice(0, reference.start) + phrase + question.slice(reference.end), reference: reference.text.toLowerCase(), referent: `'${phrase}'` };
     } else {
       continue;
@@ -338,6 +343,11 @@ function resolveReference(
     return { text: question.slice(0, reference.start) + referent + question.slice(reference.end), reference: reference.text.toLowerCase(), referent: `'${referent}'` };
   }
   return undefined;
+}
+
+/** Whether `noun` takes "an": a vowel sound first ("an option", "an update"), not a "yoo" ("a user", "a unit"). */
+function anArticle(noun: string): boolean {
+  return /^(?:[aeio]|u(?!s[aeiu]|ni|ti|r[aeiou]|ri))/i.test(noun) && !/^(?:one|once|eu)/i.test(noun);
 }
 
 /** What ends a clause between two pronouns: "does it work, and can I stream it?" */

@@ -75,7 +75,11 @@ const TIME_NOUNS = new Set(['year', 'month', 'week', 'time', 'morning', 'quarter
 const THAT_CONJUNCTION_BEFORE = new Set(
   `check checks ensure ensures verify verifies say says said know knows sure mean means confirm think
   believe true given assuming show shows prove proves so such seems seem clear possible note
-  requirement requires require make guarantee guarantees hope way fact`.split(/\s+/).filter(Boolean),
+  requirement requires require make guarantee guarantees hope way fact
+  state states stated claim claims claimed notice noticed hear heard find found learn learned learnt realize realized
+  realise realised assume assumed guess suppose supposed expect expected understand understood suggest suggests
+  suggested recommend recommends recommended wrote written documented mention mentions doubt figured discovered
+  remember forgot imagine explain explains explained warn warns warned imply implies implied indicate indicates`.split(/\s+/).filter(Boolean),
 );
 
 /** Words after which `that` is the pronoun: question frames and prepositions ("is that ...", "about that"). */
@@ -347,6 +351,9 @@ export function findReferences(question: string, options: ReferenceOptions = {})
   return found.sort((a, b) => a.start - b.start);
 }
 
+/** Verbs that set a number, after which "to one" is the number: "set the depth to one", "limit jobs to one". */
+const SETS_A_QUANTITY = /\b(?:set|sets|setting|limit|limits|limited|limiting|reduce|reduces|reduced|cap|caps|capped|change|changes|changed|increase|increases|decrease|decreases|lower|lowers|raise|raises|restrict|restricts|defaults?|equals?|bump|drop|drops|shrink|scale)\b/i;
+
 /** Words that open a phrase whose noun `one` stands for: "which one", "the per-user one", "a faster one". */
 const ONE_DETERMINERS = new Set(['which', 'the', 'this', 'that', 'these', 'those', 'a', 'an']);
 
@@ -368,7 +375,12 @@ function phraseOfOne(question: string, words: readonly Word[], i: number): numbe
   // "which one ...": always a stand-in.
   if (before === 'which') return words[i - 1]!.start;
   // A preposition's object that ends the clause: "to one?", "from one".
-  if (PREPOSITIONS.has(before)) return lower === 'one' && endsPhrase(question, end, after) ? start : undefined;
+  if (PREPOSITIONS.has(before)) {
+    if (lower !== 'one' || !endsPhrase(question, end, after)) return undefined;
+    // The number: "from one to two pools", "set the depth to one", "limit parallel jobs to one".
+    if (after === 'to' || (before === 'to' && SETS_A_QUANTITY.test(question.slice(Math.max(0, start - EARLIER_CHARS), start)))) return undefined;
+    return start;
+  }
   // An article or demonstrative, then up to two modifiers: "the console one", "a newer one".
   let at = i - 1;
   let modifiers = 0;
@@ -378,6 +390,8 @@ function phraseOfOne(question: string, words: readonly Word[], i: number): numbe
   }
   const determiner = words[at]?.lower;
   if (determiner === undefined || !ONE_DETERMINERS.has(determiner)) return undefined;
+  // "Is it true that one can ...": a conjunction, then the generic pronoun.
+  if (determiner === 'that' && modifiers === 0 && THAT_CONJUNCTION_BEFORE.has(words[at - 1]?.lower ?? '')) return undefined;
   if ((determiner === 'a' || determiner === 'an') && modifiers === 0) return undefined;
   // What follows ends the phrase: the clause's end, a preposition, a verb or a relative pronoun, not a noun ("the one file").
   return endsPhrase(question, end, after) || (after !== undefined && (isStopword(after) || NOT_A_NOUN_AFTER.has(after))) ? words[at]!.start : undefined;

@@ -205,13 +205,18 @@ const ASK_WHO_DOES = /^(?:who|what)\s+(?!(?:is|are|was|were|be|does|do|did|can|c
 
 /** Strips the context an offline rewrite appended and the final punctuation. */
 export function mainClause(text: string): string {
+  return trimEndOf(withoutContext(text), ' \t\r\n?.!').trim();
+}
+
+/** `text` without the context an offline rewrite appended in parentheses at its end. */
+export function withoutContext(text: string): string {
   // Cut from the end without patterns that scan to it from every space (a long run of them stays linear).
-  let clause = trimEndOf(text, ' \t\r\n');
+  const clause = trimEndOf(text, ' \t\r\n');
   if (clause.endsWith(')')) {
     const open = clause.lastIndexOf('(');
-    if (open >= 0 && !clause.slice(open + 1, -1).includes(')')) clause = clause.slice(0, open);
+    if (open >= 0 && !clause.slice(open + 1, -1).includes(')')) return clause.slice(0, open);
   }
-  return trimEndOf(clause, ' \t\r\n?.!').trim();
+  return clause;
 }
 
 /** Where the object of a verb starts: after the verb, a particle ("set up", "turn on") and a preposition ("listen for"). */
