@@ -33,6 +33,15 @@ export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, by
 }
 
 /**
+ * What a README's suffix is when the file is a program, an image, an archive or an office
+ * document, not a README for one platform or tool (`README.php`, `README.png`, `README.SH`; any case).
+ */
+const NOT_A_README_SUFFIX = new Set(
+  `sh bash zsh fish py pl pm rb js mjs cjs ts json yml yaml toml xml bat cmd ps1 c h cc cpp hpp cs java kt go rs swift
+  php lua tcl exe dll so o a jar class bin png jpg jpeg gif svg ico webp zip tar bz2 xz tgz doc docx odt rtf xls xlsx ppt pptx`.split(/\s+/),
+);
+
+/**
  * A project's plain-text files named by custom, not by an extension, as projects
  * write them: `README`, `INSTALL`, `NEWS`, `ChangeLog`, `AUTHORS`, ... in capitals (or
  * capitalised: `Readme`, `Changes`), also as Debian ships them (`README.Debian`,
@@ -41,7 +50,13 @@ export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, by
  * `changelog`: an `install` or a `todo` is as likely a script. Licences (`COPYING`,
  * Debian's `copyright`) are not read: the same text in every package.
  */
-const TEXT_BY_NAME = /^(?:(?:README|Readme|readme)(?:\.(?!(?:sh|bash|zsh|py|pl|rb|js|mjs|ts|bat|cmd|ps1|c|h|cc|cpp|json|ya?ml|toml|xml)$)[A-Za-z][A-Za-z0-9]*)?|(?:INSTALL|Install|NEWS|News|CHANGES|Changes|CHANGELOG|ChangeLog|Changelog|changelog|FAQ|USAGE|HACKING|CONTRIBUTING|TODO|BUGS|AUTHORS|THANKS|CREDITS|FEATURES)(?:\.Debian|\.source)?)$/;
+const TEXT_BY_NAME = /^(?:(?:README|Readme|readme)(?:\.([A-Za-z][A-Za-z0-9]*))?|(?:INSTALL|Install|NEWS|News|CHANGES|Changes|CHANGELOG|ChangeLog|Changelog|changelog|FAQ|USAGE|HACKING|CONTRIBUTING|TODO|BUGS|AUTHORS|THANKS|CREDITS|FEATURES)(?:\.Debian|\.source)?)$/;
+
+/** Whether a file's name makes it a text file of TEXT_BY_NAME. */
+function isTextByName(name: string): boolean {
+  const match = TEXT_BY_NAME.exec(name);
+  return match !== null && (match[1] === undefined || !NOT_A_README_SUFFIX.has(match[1].toLowerCase()));
+}
 
 /** The kinds of file read, as a person is told them: every extension of KIND_BY_EXTENSION, and the names of TEXT_BY_NAME (a few, "and the like"). */
 export const READ_KINDS = describeKinds(KIND_BY_EXTENSION, { text: 'README, NEWS, ChangeLog and the like' });
@@ -60,7 +75,7 @@ export function kindOf(path: string): DocumentKind | undefined {
   const extension = documentExtension(path);
   const kind = extension === undefined ? undefined : KIND_BY_EXTENSION.get(extension);
   if (kind !== undefined) return kind;
-  return TEXT_BY_NAME.test(baseName(isGzipped(path) ? path.slice(0, -3) : path)) ? 'text' : undefined;
+  return isTextByName(baseName(isGzipped(path) ? path.slice(0, -3) : path)) ? 'text' : undefined;
 }
 
 /** The last part of a path, after its last `/` or `\\`. */
