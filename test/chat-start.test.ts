@@ -6,6 +6,7 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,6 +153,17 @@ describe('ask and piped chat for scripts and transcripts', () => {
     const pasted = await ragline(['ask'], { env, input: 'error: out of memory\n'.repeat(600) });
     expect(pasted.code).toBe(2);
     expect(pasted.stderr).toContain('The question is 12,599 characters long; at most 10,000 are taken.');
+    // Refused before any database is looked for; characters counted as a person counts them (an emoji is one).
+    const nowhere = { ...env, RAGLINE_DB: path.join(os.tmpdir(), `ragline-missing-${process.pid}`, 'none.db') };
+    const long = await ragline(['ask'], { env: nowhere, input: 'x'.repeat(10_001) });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('The question is 10,001 characters long');
+    const emoji = await ragline(['search', '🙂'.repeat(6_000)], { env: nowhere });
+    expect(emoji.stderr).not.toContain('characters long');
+    expect(emoji.stderr).toContain('No database at');
+    const tooMany = await ragline(['search', '🙂'.repeat(10_001)], { env: nowhere });
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('The query is 10,001 characters long');
   });
 
   it('ask -q prints only the answer and its citations', async () => {

@@ -11,10 +11,19 @@ export const MAX_TEXT_CHARS = 10_000;
 export function checkAskable(text: string, name: string, example: string): void {
   const trimmed = text.trim();
   if (trimmed === '') throw new UserError(`The ${name} is empty.`, { hint: example, exitCode: 2 });
-  if (trimmed.length > MAX_TEXT_CHARS) {
-    throw new UserError(`The ${name} is ${trimmed.length.toLocaleString('en')} characters long; at most ${MAX_TEXT_CHARS.toLocaleString('en')} are taken.`, {
+  // Characters as a person counts them (code points: an emoji is one), read only past the limit in UTF-16 units.
+  const length = trimmed.length > MAX_TEXT_CHARS ? codePoints(trimmed) : trimmed.length;
+  if (length > MAX_TEXT_CHARS) {
+    throw new UserError(`The ${name} is ${length.toLocaleString('en')} characters long; at most ${MAX_TEXT_CHARS.toLocaleString('en')} are taken.`, {
       hint: `Give the ${name} in a few sentences; to find where a passage is, search for a distinctive sentence of it.`,
       exitCode: 2,
     });
   }
+}
+
+/** The number of code points of `text`. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }

@@ -2,6 +2,7 @@
 
 import type { Command } from 'commander';
 import { Chat } from '../../app/chat.js';
+import { checkAskable } from '../../app/limits.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
@@ -30,9 +31,8 @@ export function registerAsk(program: Command): void {
       }
       const io = ioOf(command);
       const question = words.length > 0 ? words.join(' ').trim() : await questionFromStdin(io.stdin);
-      if (!question) {
-        throw new UserError('The question is empty.', { hint: 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.', exitCode: 2 });
-      }
+      // Empty or too long: refused before the workspace is opened.
+      checkAskable(question, 'question', 'Give it as an argument, `ragline ask "How do I ...?"`, or on stdin: `echo "How do I ...?" | ragline ask`.');
       const settings = settingsFor(command, { 'retrieval.k': flags.k, 'rewrite.policy': flags.rewrite, 'assistant.scope': flags.scope });
       const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);

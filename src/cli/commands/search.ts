@@ -2,7 +2,7 @@
 
 import type { Command } from 'commander';
 import { search } from '../../app/search.js';
-import { UserError } from '../../util/errors.js';
+import { checkAskable } from '../../app/limits.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor } from '../output.js';
 import { chunkLine } from '../render.js';
@@ -31,7 +31,8 @@ Examples:
     .action(async (words: string[], flags: { k?: string; json?: boolean }, command: Command) => {
       const output = outputFor(command);
       const query = words.join(' ').trim();
-      if (!query) throw new UserError('The query is empty.', { hint: 'Example: ragline search "rotate an API key"', exitCode: 2 });
+      // Empty or too long: refused before the workspace is opened.
+      checkAskable(query, 'query', 'Example: ragline search "rotate an API key"');
       const settings = settingsFor(command, { 'retrieval.k': flags.k });
       const workspace = openWorkspaceFor(settings);
       try {
