@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyQuestion } from '../src/rewrite/gate.js';
 import { ingForm, OfflineRewriter } from '../src/rewrite/offline.js';
 import { findReferences, ownWords, referenceSignal } from '../src/rewrite/reference.js';
-import { enumerationItems, inlineItems, questionFocus } from '../src/rewrite/referent.js';
+import { answerName, enumerationItems, inlineItems, questionFocus } from '../src/rewrite/referent.js';
 import type { ConversationTurn } from '../src/rewrite/types.js';
 
 describe('referring expressions: one module for the gate and the rewriter', () => {
@@ -148,6 +148,28 @@ describe('referents from salience', () => {
     const query = rewrite('does it work with large files?', ['How do I read a file line by line in Node.js?']);
     expect(query).toBe('does it work with large files? (read a file line by line in Node.js)');
     expect(query).not.toMatch(/the Node/);
+  });
+
+  it('after "is there something that ...?", "it" is what the answer named most (at least twice), and nothing when it named nothing twice', () => {
+    const asked = 'Is there something that parses keyword arguments for me?';
+    const answer = 'Extractive answer (no language model configured):\n- Consider the example macro `my_install()`: macro(my_install) cmake_parse_arguments(MY_INSTALL ...) [3]\n- `cmake_parse_arguments`: The first signature processes arguments. [2]\n- `cmake_parse_arguments`: The `<options>` argument contains all options. [2]';
+    const history = [{ question: asked, standaloneQuery: asked, answer, quoted: true }];
+    const rewriter = new OfflineRewriter();
+    expect(rewriter.rewriteSync({ question: 'which kinds of keywords can I declare with it?', history, topics: [], policy: 'auto' }).standaloneQuery).toBe(
+      'which kinds of keywords can I declare with cmake_parse_arguments?',
+    );
+    // One name once: not enough to say it is the answer's.
+    const once = [{ question: asked, standaloneQuery: asked, answer: 'Use `cmake_parse_arguments` in your function.', quoted: true }];
+    expect(rewriter.rewriteSync({ question: 'which kinds of keywords can I declare with it?', history: once, topics: [], policy: 'auto' }).standaloneQuery).toMatch(/with it\? \(/);
+    // A question that asked about something named is read by its focus, not the answer's names.
+    const named = [{ question: 'How do I parse keyword arguments in a CMake function?', standaloneQuery: 'How do I parse keyword arguments in a CMake function?', answer, quoted: true }];
+    expect(rewriter.rewriteSync({ question: 'which kinds can I declare with it?', history: named, topics: [], policy: 'auto' }).standaloneQuery).not.toMatch(/cmake_parse_arguments\?/);
+  });
+
+  it('answerName counts names as written, in code and in prose, and wants one clearly ahead', () => {
+    expect(answerName('`MY_INSTALL` and `my_install()` and my_install, then `cmake_parse_arguments` and cmake_parse_arguments()')).toBeUndefined();
+    expect(answerName('Run `npm fund`. Then `npm fund <pkg>` opens it; `npm fund` lists them.')).toMatchObject({ phrase: 'npm fund', name: true });
+    expect(answerName('i.e. this, e.g. that, i.e. again, e.g. again')).toBeUndefined();
   });
 
   it('a demonstrative phrase in the last question ("this service") is as salient as its focus: "it" is left as typed, not guessed', () => {

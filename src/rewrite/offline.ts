@@ -7,13 +7,14 @@
 // leans on is appended in parentheses. Every content word the user typed stays in
 // the query, and the chat searches the question as asked beside it.
 
+import { askingClause } from '../text/clauses.js';
 import { tokenize } from '../text/tokenize.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
 import { plainQuestion, trimEndOf } from '../util/words.js';
 import { decide } from './decide.js';
 import { findReferences, withoutReferences, type Reference } from './reference.js';
-import { enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, withoutContext, type Candidate, type Focus } from './referent.js';
+import { answerName, enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, withoutContext, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
@@ -316,6 +317,11 @@ function resolveReference(
         owner = found.focus.owner;
       }
       chosen = candidates.find((candidate) => fits(candidate, reference, question) && !isCommonPhrase(candidate.phrase, termShare));
+      // "Is there something that parses those for me?" names no focus; "it" next is what the answer named.
+      if (!chosen && !found && reference.number === 'singular' && ASKS_WHETHER_THERE_IS.test(mainClause(askingClause(withoutContext(last.standaloneQuery).trim())))) {
+        const named = answerName(last.answer);
+        if (named && fits(named, reference, question)) chosen = named;
+      }
       if (!chosen) return undefined;
     } else if (reference.kind === 'one') {
       // "which one prints a compilation database?" after "What tools does ninja -t provide?": "which tool";
@@ -349,6 +355,9 @@ function resolveReference(
 function anArticle(noun: string): boolean {
   return /^(?:[aeio]|u(?!s[aeiu]|ni|ti|r[aeiou]|ri))/i.test(noun) && !/^(?:one|once|eu)/i.test(noun);
 }
+
+/** "Is there something that parses those?", "is there an npm command that ...", "are there any tools for ...": asks what does a job. */
+const ASKS_WHETHER_THERE_IS = /^(?:is|are)\s+there\s+(?:(?:a|an|any|some)\s+)?(?:[\w.+#-]+\s+){0,2}?(?:something|anything|way|tool|tools|command|commands|option|options|function|setting|flag|module|api|method|program|utility|helper|variable|property|built-?in)\b/i;
 
 /** What ends a clause between two pronouns: "does it work, and can I stream it?" */
 const CLAUSE_BREAK = /[,;]|\b(?:and|or|but|then|so|if|when|because|while)\b/i;

@@ -388,6 +388,40 @@ export function questionNames(question: string): Candidate[] {
 }
 
 
+/** A code span of an answer that names one thing: an identifier, a call, an option, or a command of up to three words (`npm fund`). */
+const NAMING_SPAN = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|::|-)[\w$]+)*(?:\(\))?|--?[A-Za-z][\w-]*|[a-z][\w-]*(?: [a-z][\w-]*){1,2})$/;
+/** An identifier in an answer's prose that is written as one: an underscore or a dot between its parts, or a call. */
+const PROSE_IDENTIFIER = /(?<![\w.$`-])[A-Za-z_$][\w$]*(?:(?:_|\.)[A-Za-z0-9_$]+)+(?:\(\))?(?![\w`])/g;
+
+/**
+ * The thing an answer names most, when a question asked whether there is something
+ * that does a job ("Is there something that parses those for me?") and the answer
+ * said what: the identifier, call, option or command written in code or as an
+ * identifier most often in it, at least twice (a name quoted once is as likely an
+ * example's). Undefined when no name is repeated, or two are repeated equally.
+ */
+export function answerName(answer: string): Candidate | undefined {
+  const counts = new Map<string, { shown: string; count: number }>();
+  const count = (written: string) => {
+    const shown = written.trim();
+    // (As written: `MY_INSTALL` is not `my_install`.)
+    const key = shown.replace(/\(\)$/, '');
+    if (key.length < 3 || isFiller(key.toLowerCase()) || /^(?:i\.e|e\.g|cf|vs|etc)$/i.test(key)) return;
+    const entry = counts.get(key);
+    if (entry) entry.count++;
+    else counts.set(key, { shown, count: 1 });
+  };
+  const prose = answer.replace(/(`{1,2})([^`\n]+?)\1/g, (_, ticks: string, span: string) => {
+    if (NAMING_SPAN.test(span.trim())) count(span);
+    return ' '.repeat(span.length + 2 * ticks.length);
+  });
+  for (const match of prose.matchAll(PROSE_IDENTIFIER)) count(match[0]);
+  const ranked = [...counts.values()].sort((a, b) => b.count - a.count);
+  const best = ranked[0];
+  if (!best || best.count < 2 || ranked[1]?.count === best.count) return undefined;
+  return { phrase: best.shown, number: 'singular', name: true, role: 'name' };
+}
+
 /** Between two code spans of one inline list: a comma, "and" or "or", around a Markdown link's brackets ("[`a()`][], [`b()`][]"). */
 const SPAN_SEPARATOR = /^\]?(?:\[[^\]\n]*\]|\([^)\s]*\))?\s*(?:,\s*(?:(?:and|or)\s+)?|\s(?:and|or)\s+)\[?$/;
 
