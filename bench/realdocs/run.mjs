@@ -10,7 +10,7 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9] [--set pip]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9|later-10] [--set pip]
 //
 // `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
 // index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
@@ -28,7 +28,8 @@
 // a sixth (`"after-answers-6"`, part 'later-6') once 'later-5' had been, a seventh
 // (`"after-answers-7"`, part 'later-7') once 'later-6' had been, an eighth, conversations
 // with follow-ups only (`"after-answers-8"`, part 'later-8'), once 'later-7' had been, and a
-// ninth (`"after-answers-9"`, part 'later-9') once 'later-8' had been.
+// ninth (`"after-answers-9"`, part 'later-9') once 'later-8' had been, and a tenth
+// (`"after-answers-10"`, part 'later-10') while 'later-9' was being used.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,7 +59,7 @@ if (found.length === 0) {
 }
 const set = JSON.parse(fs.readFileSync(path.join(here, setName === 'default' ? 'conversations.json' : `${setName}.json`), 'utf8'));
 // Conversations over a documentation set that is missing here are left out.
-const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3', 'after-answers-4': 'later-4', 'after-answers-5': 'later-5', 'after-answers-6': 'later-6', 'after-answers-7': 'later-7', 'after-answers-8': 'later-8', 'after-answers-9': 'later-9' };
+const LATER_PARTS = { 'after-answers': 'later', 'after-answers-2': 'later-2', 'after-answers-3': 'later-3', 'after-answers-4': 'later-4', 'after-answers-5': 'later-5', 'after-answers-6': 'later-6', 'after-answers-7': 'later-7', 'after-answers-8': 'later-8', 'after-answers-9': 'later-9', 'after-answers-10': 'later-10' };
 const partOf = (conversation) => LATER_PARTS[conversation.written] ?? halfOf(conversation.id);
 const conversations = set.conversations.filter(
   (conversation) => (!only || conversation.id === only) && (!onlyHalf || partOf(conversation) === onlyHalf) && conversation.turns.every((turn) => turn.doc.some((doc) => found.includes(doc.split('/')[0]))),
@@ -194,6 +195,7 @@ const summary = {
   firstAnswersQuoteFactLater7: share(facts.filter((row) => row.half === 'later-7'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater8: share(facts.filter((row) => row.half === 'later-8'), (row) => row.quotesFact),
   firstAnswersQuoteFactLater9: share(facts.filter((row) => row.half === 'later-9'), (row) => row.quotesFact),
+  firstAnswersQuoteFactLater10: share(facts.filter((row) => row.half === 'later-10'), (row) => row.quotesFact),
   firstDeclined: share(firsts.filter((row) => typeof row.answer === 'string'), (row) => row.answer.includes(NOT_COVERED)),
   outOfScopeDeclined: share(outOfScope, (row) => row.declined),
   outOfScopeDeclinedWrittenAfter: share(outOfScope.filter((row) => row.written === 'after-instrument'), (row) => row.declined),
@@ -241,6 +243,7 @@ if (asJson) {
   if (summary.firstAnswersQuoteFactLater7.n > 0) console.log(`| of them, the seventh set written later (after-answers-7) | ${pct(summary.firstAnswersQuoteFactLater7)} |`);
   if (summary.firstAnswersQuoteFactLater8.n > 0) console.log(`| of them, the eighth set written later (after-answers-8) | ${pct(summary.firstAnswersQuoteFactLater8)} |`);
   if (summary.firstAnswersQuoteFactLater9.n > 0) console.log(`| of them, the ninth set written later (after-answers-9) | ${pct(summary.firstAnswersQuoteFactLater9)} |`);
+  if (summary.firstAnswersQuoteFactLater10.n > 0) console.log(`| of them, the tenth set written later (after-answers-10) | ${pct(summary.firstAnswersQuoteFactLater10)} |`);
   console.log(`| first questions answered "the documents don't seem to cover this" | ${pct(summary.firstDeclined)} |`);
   if (outOfScope.length > 0) console.log(`| questions the documents do not cover (out-of-scope.json) answered so | ${pct(summary.outOfScopeDeclined)} |`);
   if (summary.outOfScopeDeclinedWrittenAfter.n > 0) console.log(`| of them, written after the rule for "with <tool>" (after-instrument) | ${pct(summary.outOfScopeDeclinedWrittenAfter)} |`);
