@@ -262,6 +262,11 @@ describe('names the index has never seen', () => {
     // The question is the part that asks, wherever it stands.
     ['How do I create a topic in Kafka? I tried the docs but nothing works.', ['Kafka']],
     ['How do I use Kafka vs. RabbitMQ for partitions?', ['Kafka', 'RabbitMQ']],
+    // A name the question does not want is not asked about; the phrase ends where another opens.
+    ['Can Node measure how long the loop is held up, without installing an APM agent?', []],
+    ['How do I create a topic instead of Kafka or rather than RabbitMQ?', []],
+    ['How do I create a topic without root using Podman?', ['Podman']],
+    ['How do I create a topic without Docker, in Kafka?', ['Kafka']],
   ])('%s', (question, expected) => {
     expect(namesUnknownToIndex(question, holding, () => 5000)).toEqual(expected);
   });

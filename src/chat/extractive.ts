@@ -265,6 +265,14 @@ function toolsCount(total: () => number): () => boolean {
   return () => (large ??= total() >= MIN_CHUNKS_FOR_TOOLS);
 }
 
+/** A word that opens a phrase of what the question does not want: "without an APM agent", "except Docker". */
+const EXCLUDING = /^(?:without|except|excluding)$/i;
+/** The second word of such an opening, after EXCLUDING_BEFORE: "instead of", "rather than", "other than". */
+const EXCLUDING_AFTER = /^(?:of|than)$/i;
+const EXCLUDING_BEFORE = /^(?:instead|rather|other)$/i;
+/** Words that open another phrase, which ends the excluded one. */
+const EXCLUSION_ENDS = /^(?:with|using|via|and|or|but|in|on|for|to|from|so|when|while|if|because)$/i;
+
 /** A word that names the tool after it: "with pytest", "using rsync", "via ssh". */
 const INSTRUMENT = /^(?:with|using|via)$/i;
 /** What may follow a tool's name: the end of the clause, or a word that starts another phrase ("with cargo in release mode"). */
@@ -283,18 +291,30 @@ function typedNames(typed: string, tools: () => boolean): { word: string; parts:
   let after = 0; // where the last word ended
   let first = true;
   let previous = '';
+  // Inside a phrase the question says it does not want ("without installing an APM agent", "instead of Docker"):
+  // a name there is not asked about, and no document needs to hold it.
+  let excluded = false;
   for (const match of question.matchAll(TYPED_WORD)) {
     const word = match[0];
     // Only what stands between this word and the one before decides (linear in the question).
     const between = question.slice(after, match.index);
     const opensSentence = first || /[.!?:]\s*$/.test(between);
+    // (The phrase ends at punctuation or where another opens: "without root using podman" asks about podman.)
+    if (/[,;:.!?()]/.test(between) || EXCLUSION_ENDS.test(word)) excluded = false;
+    if (EXCLUDING.test(word) || (EXCLUDING_AFTER.test(word) && EXCLUDING_BEFORE.test(previous))) {
+      excluded = true;
+      after = match.index + word.length;
+      first = false;
+      previous = word;
+      continue;
+    }
     // "with pytest?", "using rsync to ...": the tool a thing is done with is named, in any
     // case, when it stands alone ("with several partitions" names no tool).
     const instrument = INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length)) && tools();
     after = match.index + word.length;
     first = false;
     previous = word;
-    if (/\d/.test(word) || !(instrument || writtenAsName(word, opensSentence)) || names.some((name) => name.word === word)) continue;
+    if (excluded || /\d/.test(word) || !(instrument || writtenAsName(word, opensSentence)) || names.some((name) => name.word === word)) continue;
     const parts = indexedTokens(word).filter((token) => !isStopword(token));
     if (parts.length > 0) names.push({ word, parts });
   }
