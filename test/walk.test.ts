@@ -114,6 +114,15 @@ describe('symlinked folders', () => {
     }
   });
 
+  test('a "!" glob narrows the list it is in, as in .gitignore', () => {
+    const files = (globs: { include?: string[]; exclude?: string[] }) => walk(root, { ...globs, maxFileBytes: 1_000_000 }).files.map((f) => f.relative);
+    // The Markdown outside a/ (given to picomatch as one list, "!a/" had let every other file through, a/y.txt's siblings too).
+    expect(files({ include: ['*.md', '!a/'] })).toEqual(['a.md', 'b.md', 'sub/kept.md']);
+    expect(files({ include: ['!*.md'] })).toEqual(['a/y.txt']);
+    // a/ left out, but for a/z.md.
+    expect(files({ exclude: ['a/', '!a/z.md'] })).toEqual(['a/z.md', 'a.md', 'b.md', 'sub/kept.md']);
+  });
+
   test('a folder the globs leave out whole where it is is walked where a link to it is; a file left out at both places is counted once, where it is', () => {
     fs.symlinkSync('a', path.join(root, 'link')); // a/y.txt, a/z.md
     const run = (globs: { include?: string[]; exclude?: string[] }) => {

@@ -52,7 +52,7 @@ export function registerIngest(program: Command): void {
       "folders to ingest (running it again only processes what changed), or files: each added or updated, its folder's other documents kept. Several are ingested in turn, in the order given, every one checked first; one given twice or inside another is read once; a file of a kind ragline does not read is skipped (unsupported-type) among several, refused alone; a failure or Ctrl-C stops at the path being read, keeping those before it",
     )
     .option('--include <glob...>', "only ingest files matching these globs, read as in .gitignore (\"*.rst\" at any depth, \"/*.rst\" or \"./*.rst\" at the top, \"guides/*.md\" from each folder given); the folder's stored documents they leave out are removed")
-    .option('--exclude <glob...>', 'skip files matching these globs (read the same way; "drafts/" is every folder named drafts)')
+    .option('--exclude <glob...>', 'skip files matching these globs (read the same way; "drafts/" is every folder named drafts; a "!" glob takes its files back out of the list, in either option)')
     .option('--chunk-size <chars>', `target chunk size in characters (default ${DEFAULTS['chunk.size']})`)
     .option('--chunk-overlap <chars>', `characters shared by consecutive pieces of a long section (default ${DEFAULTS['chunk.overlap']})`)
     .option('--max-file-size <bytes>', `skip files larger than this (default ${DEFAULTS['ingest.maxFileBytes']}: ${formatBytes(DEFAULTS['ingest.maxFileBytes'] as number)})`)
