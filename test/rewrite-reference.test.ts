@@ -267,6 +267,8 @@ describe('referents from salience', () => {
     );
     expect(rewrite('And on Windows?', ['How do I install the Relay agent?'])).toBe('How do I install the Relay agent on Windows?');
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
+    // A manner in place of the one the question had.
+    expect(rewrite('and horizontally?', ['How do I split a tmux window vertically?'])).toBe('How do I split a tmux window horizontally?');
   });
 
   it('"it" for a focus that belongs to an "of" phrase keeps it: the default value of scale, not any default value', () => {

@@ -440,7 +440,16 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
     // "and for helgrind?" after "... a suppression file for valgrind?": the phrase after the same preposition.
     const inPlace = prepositional ? swapPrepositionPhrase(earlier, prepositional[1]!, prepositional[2]!) : undefined;
     if (inPlace) return { text: inPlace, back };
-    if (circumstance) return earlier.toLowerCase().includes(swapped.toLowerCase()) ? undefined : { text: `${earlier} ${swapped}?`, back };
+    if (circumstance) {
+      if (earlier.toLowerCase().includes(swapped.toLowerCase())) return undefined;
+      // "and horizontally?" after "How do I split a window vertically?": the manner in place of the one it had.
+      const manner = /^[a-z]+ly$/i.test(swapped) ? [...earlier.matchAll(/\b[A-Za-z]+ly\b/g)].filter((word) => isAdverb(word[0]) && !/^(?:only|really|actually|quickly|easily|simply|just)$/i.test(word[0])) : [];
+      if (manner.length === 1) {
+        const at = manner[0]!.index!;
+        return { text: `${earlier.slice(0, at)}${swapped}${earlier.slice(at + manner[0]![0].length)}?`, back };
+      }
+      return { text: `${earlier} ${swapped}?`, back };
+    }
     const focus = questionFocus(earlier).candidate;
     // Only a focus that is clearly a noun phrase ("an include directory", "memory leaks"), not "get rid".
     if (!focus || (!focus.determiner && !focus.name && !focus.phrase.includes(' '))) return undefined;
