@@ -473,7 +473,7 @@ describe('ingest arguments that are not a folder', () => {
       const result = await ragline(['ingest', path.join(dir, name)], { env: env() });
       expect(result).toMatchObject({ code: 2, stdout: '' });
       expect(result.stderr).toContain(
-        `${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), told by its name.`,
+        `${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.md.gz, NEWS.gz), told by its name.`,
       );
       expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
     }

@@ -403,7 +403,7 @@ export function unreadableFile(file: string): UserError | undefined {
     : documentExtension(file) === 'tar'
       ? `It is a compressed tar archive: unpack it (tar -xzf ${shellWord(file)}) and ingest the folder it holds.`
       : `It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${shellWord(file)} > ${shellWord(`${name.slice(0, -'.gz'.length)}.txt`)}`;
-  return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, told by its name.`, { hint, exitCode: 2 });
+  return new UserError(`${file} is not a kind of file ragline reads: ${READ_KINDS}, each also gzipped (.md.gz, NEWS.gz), told by its name.`, { hint, exitCode: 2 });
 }
 
 /** Whether the file's first bytes are binary (looksBinary); false when it cannot be read. */

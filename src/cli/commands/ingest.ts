@@ -46,7 +46,7 @@ const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptE
 export function registerIngest(program: Command): void {
   program
     .command('ingest')
-    .description('chunk, embed and index folders of documents (Markdown, text, HTML, PDF), or files of them; several in turn, each once')
+    .description('chunk, embed and index folders of documents (Markdown, text, HTML, PDF, each also gzipped), or files of them; several in turn, each once')
     .argument(
       '<path...>',
       "folders to ingest (running it again only processes what changed), or files: each added or updated, its folder's other documents kept. Several are ingested in turn, in the order given, every one checked first; one given twice or inside another is read once; a file of a kind ragline does not read is skipped (unsupported-type) among several, refused alone; a failure or Ctrl-C stops at the path being read, keeping those before it",
