@@ -647,6 +647,20 @@ describe('an option described under its synopsis line', () => {
     expect(chunkSentences('-v prints each step taken by the processor.').map((s) => s.heading)).toEqual([undefined]);
   });
 
+  test('a one-letter option is read as typed: -x is not -X', () => {
+    // A manual page as `man` prints it: each option on its line, its description indented below.
+    const page = [
+      'OPTIONS', '',
+      '       -X', '           Remove only files ignored by git clean. This may be useful to rebuild everything from scratch.', '',
+      '       -x', '           Do not use the standard ignore rules of git clean, but still use the rules given with -e options.', '',
+    ].join('\n');
+    const lower = extractiveAnswer('What does git clean -x do?', [chunk(1, page)]).sentences.map((s) => s.text);
+    expect(lower.findIndex((s) => /^-x Do not use/.test(s))).toBeGreaterThanOrEqual(0);
+    expect(lower.findIndex((s) => /^-x Do not use/.test(s))).toBeLessThan(lower.findIndex((s) => /^-X Remove/.test(s)) >>> 0);
+    const upper = extractiveAnswer('What does git clean -X do?', [chunk(1, page)]).sentences.map((s) => s.text);
+    expect(upper[0]).toMatch(/^-X Remove only files/);
+  });
+
   test('the title of an API reference entry heads its description, which is quoted with the name', () => {
     // libxslt's API pages as HTML: "Function: xsltAddKey" and gtk-doc's "exsltRegisterAll ()", each a paragraph of its own.
     const page = [

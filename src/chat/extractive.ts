@@ -119,6 +119,17 @@ function entryName(line: string): string | undefined {
   return function_ ? `${name}()` : name;
 }
 
+/** A one-letter option as a word of its own: `-x`, `-L`. */
+const SHORT_OPTION = /(?<![\w-])-[A-Za-z](?![\w-])/g;
+/** A sentence that opens with a one-letter option, as a synopsis line or a heading shown before it: "-x Don't use ...", "`-x`: ...". */
+const OPENING_SHORT_OPTION = /^[\s`*]*(-[A-Za-z])(?![\w-])/;
+
+/** `-x` for `-X`, `-X` for `-x`. */
+function swapCase(option: string): string {
+  const letter = option.slice(1);
+  return `-${letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()}`;
+}
+
 /** Score added to a sentence that opens with the subject of a "What is X?" / "What does X do?" question (and, for "What is", says what it is). */
 const DEFINES_BONUS = 0.15;
 
@@ -424,6 +435,14 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
     if (!subject.terms.every((term) => opening.includes(term))) return false;
     return !subject.copula || /^[^.;:]{0,100}?\b(?:is|are)\b/i.test(text);
   };
+  // One-letter options as typed: `-x` is not `-X` ("What does git clean -x do?" was answered with -X's description).
+  const shortOptions = new Set([...askingClause(question ?? query).matchAll(SHORT_OPTION)].map((match) => match[0]));
+  const optionFit = (sentence: { own: string; text: string }) => {
+    if (shortOptions.size === 0) return 0;
+    const opens = OPENING_SHORT_OPTION.exec(sentence.own)?.[1] ?? OPENING_SHORT_OPTION.exec(sentence.text)?.[1];
+    if (opens === undefined || shortOptions.has(opens)) return opens === undefined ? 0 : DEFINES_BONUS;
+    return shortOptions.has(swapCase(opens)) ? -DEFINES_BONUS : 0;
+  };
   const askedNames = new Set(indexedTokens(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
   // A hyphenated name made of words typed apart ("npm-ci" for "npm ci") names them too.
   const isAsked = (token: string) => askedNames.has(token) || (token.includes('-') && token.split('-').every((part) => part === '' || askedNames.has(part)));
@@ -570,7 +589,8 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
       (names ? HOW_TO_BONUS : 0) +
       (sentence.opensSection || startsWithAsked(sentence.text) ? SUBJECT_BONUS : 0) +
       (sentence.about ? ABOUT_BONUS : 0) +
-      ((sentence.opensSection && subject !== undefined) || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0);
+      ((sentence.opensSection && subject !== undefined) || definesSubject(sentence.own, sentence.terms) ? DEFINES_BONUS : 0) +
+      optionFit(sentence);
     candidates.push({ text: sentence.text, n: sentence.n, score, position: sentence.position, terms: sentence.terms, names, showsName });
   }
   if (bestCoverage < MIN_CHUNK_COVERAGE || candidates.length === 0) return uncovered(undefined, bestCoverage);
