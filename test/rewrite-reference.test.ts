@@ -353,6 +353,13 @@ describe('referents from salience', () => {
   it('the focus of a question is its object, its subject or what it asks about, never a generic word', () => {
     expect(questionFocus('How do I publish a package to the npm registry?').candidate?.phrase).toBe('package');
     expect(questionFocus('How does find_package locate a config file?').candidate?.phrase).toBe('find_package');
+    // A subject without an article, its verb and the verb's object: the subject alone ("curl handle" is no thing);
+    // with more words, where the verb stands is a guess, and there is no focus.
+    expect(questionFocus('How does curl handle proxies?').candidate?.phrase).toBe('curl');
+    expect(questionFocus('How does valgrind detect leaks?').candidate?.phrase).toBe('valgrind');
+    expect(questionFocus('How do worker threads share memory?').candidate).toBeUndefined();
+    expect(questionFocus('Does the build directory matter?').candidate?.phrase).toBe('build directory');
+    expect(rewrite('how do I set it with an environment variable?', ['How does curl handle proxies?'])).not.toMatch(/curl handle/);
     expect(questionFocus('What are generator expressions in CMake?').candidate?.phrase).toBe('generator expressions');
     expect(questionFocus('What does the recursive option of fs.readdir do?')).toMatchObject({ candidate: { phrase: 'recursive option' }, owner: { phrase: 'fs.readdir' } });
     expect(questionFocus('Are the Lite pricing plans available with all account types?').candidate?.phrase).toBe('Lite pricing plans');

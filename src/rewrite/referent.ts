@@ -167,9 +167,23 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
     const stop = list[i]?.lower;
     const endedByVerb = stop !== undefined && (AUXILIARIES.has(stop) || (isFiller(stop) && !isStopword(stop)));
     const endedByEnd = stop === undefined && /\?/.test(words.at(-1)!.trailing);
-    if (!endedByVerb && !endedByEnd) {
+    if (stop === undefined && !endedByEnd && !determiner && words.length === 3) {
+      // "How does curl handle proxies?": the subject, its verb and the verb's object ("curl handle" is no thing).
+      words.splice(1);
+      i -= 2;
+    } else if (stop === undefined && !endedByEnd && !determiner && words.length > 3) {
+      // "How does git rebase handle conflicts?": where the verb stands is a guess; no focus rather than a wrong one.
+      return { end: i };
+    } else if (!endedByVerb && !endedByEnd) {
       words.pop();
       i--;
+    } else if (endedByEnd && words.length === 3) {
+      // "How does curl handle proxies?": the subject, its verb and the verb's object ("curl handle" is no thing).
+      words.splice(1);
+      i -= 2;
+    } else if (endedByEnd && words.length > 3) {
+      // "How does git rebase handle conflicts?": where the verb stands is a guess; no focus rather than a wrong one.
+      return { end: i };
     } else if (endedByEnd) {
       words.pop();
       i--;
