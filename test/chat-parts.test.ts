@@ -267,6 +267,11 @@ describe('names the index has never seen', () => {
     ['How do I create a topic instead of Kafka or rather than RabbitMQ?', []],
     ['How do I create a topic without root using Podman?', ['Podman']],
     ['How do I create a topic without Docker, in Kafka?', ['Kafka']],
+    // Only the phrase's first name, and not SQL's WITHOUT or Python's except.
+    ['How do I create a topic without ZooKeeper now that KRaft exists?', ['KRaft']],
+    ['How do I create a topic instead of using Docker?', []],
+    ['What does except ValueError do?', ['ValueError']],
+    ['How do I create an index WITHOUT ROWID?', ['WITHOUT', 'ROWID']],
   ])('%s', (question, expected) => {
     expect(namesUnknownToIndex(question, holding, () => 5000)).toEqual(expected);
   });
@@ -452,6 +457,13 @@ describe('extractive answers on ranked chunks', () => {
     // A how-to question followed by another question is still one.
     const then = 'How do I run Cachegrind on a program? Is it slow?';
     expect(extractiveAnswer(then, chunks, then).sentences[0]!.text).toBe('To run Cachegrind on a program, use: valgrind --tool=cachegrind prog');
+  });
+  test('a how-to question followed by another question takes its verb from the part that asks how', () => {
+    const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);
+    const question = 'How do I install the Relay agent? Is it free?';
+    const quoted = extractiveAnswer(question, chunks, question).sentences.map((s) => s.text);
+    expect(quoted).toContain('sudo apt-get install orbit-relay');
+    expect(quoted).not.toContain('orbit-relay.service - Orbitly Relay agent');
   });
   test('"how do I" is answered by the code line with the question\'s verb, not by output that shares its other words', () => {
     const chunks = ranked(['Relay', 'The Relay is an agent you install on your own machines. You install it once per machine.\n\n```sh\nsudo apt-get install orbit-relay\nsystemctl status orbit-relay\norbit-relay.service - Orbitly Relay agent\n```']);

@@ -153,14 +153,6 @@ describe('ask and piped chat for scripts and transcripts', () => {
     const pasted = await ragline(['ask'], { env, input: 'error: out of memory\n'.repeat(600) });
     expect(pasted.code).toBe(2);
     expect(pasted.stderr).toContain('The question is 12,599 characters long; at most 10,000 are taken.');
-    // Punctuation alone is no question (it was answered as small talk and stored); an emoji alone is a reply and taken.
-    const marks = await ragline(['ask', '???'], { env });
-    expect(marks.code).toBe(2);
-    expect(marks.stderr).toContain('The question has no words.');
-    const transcript = await ragline(['chat', '--new'], { env, input: '???\n👍\n' });
-    expect(transcript.stderr).toMatch(/The question has no words\.\n.*Type a question in words, or \/help for the commands\./);
-    expect(transcript.stdout).toContain('› 👍');
-    expect(transcript.stderr).not.toMatch(/👍[\s\S]*error/);
     // Refused before any database is looked for; characters counted as a person counts them (an emoji is one).
     const nowhere = { ...env, RAGLINE_DB: path.join(os.tmpdir(), `ragline-missing-${process.pid}`, 'none.db') };
     const long = await ragline(['ask'], { env: nowhere, input: 'x'.repeat(10_001) });

@@ -51,7 +51,7 @@ describe('gzip-compressed documents', () => {
 
   test("a project's plain-text files named by custom are read as text, gzipped too, and a README for one platform; a licence or a script is not", async () => {
     for (const name of ['README', 'docs/Readme', 'INSTALL', 'NEWS.gz', 'ChangeLog', 'changelog.Debian.gz', 'README.Debian', 'README.source', 'FAQ', 'TODO', 'README.emacs', 'README.win32', 'AUTHORS', 'THANKS', 'FEATURES.gz']) expect([name, kindOf(name)]).toEqual([name, 'text']);
-    for (const name of ['copyright', 'COPYING', 'LICENSE', 'Makefile', 'README.sh', 'README.py', 'README.php', 'README.java', 'README.exe', 'README.png', 'README.docx', 'README.SH', 'NEWS.old.gz', 'my-readme', 'READMEx', 'install', 'todo', 'usage']) expect([name, kindOf(name)]).toEqual([name, undefined]);
+    for (const name of ['copyright', 'COPYING', 'LICENSE', 'Makefile', 'README.sh', 'README.py', 'README.php', 'README.java', 'README.exe', 'README.png', 'README.docx', 'README.SH', 'README.tsx', 'README.sql', 'README.mp4', 'README.deb', 'NEWS.old.gz', 'my-readme', 'READMEx', 'install', 'todo', 'usage']) expect([name, kindOf(name)]).toEqual([name, undefined]);
     const debian = tempDir('ragline-doc-');
     fs.writeFileSync(path.join(debian, 'README'), 'GNU bc\n======\n\nbc is an arbitrary precision calculator language.\n');
     fs.writeFileSync(path.join(debian, 'NEWS.gz'), zlib.gzipSync('Version 1.07\n\nThe -s flag now processes exactly the POSIX bc language.\n'));

@@ -54,6 +54,9 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     // After a verb of saying or seeing, "that" opens a clause even before a preposition.
     ['The manual states that in version 1.10 the default changed; why?', []],
     ['I noticed that for large projects the build is slow', []],
+    // ... but a "that" that ends the clause is a pronoun after them too, and "explain that" always one.
+    ['Does the manual mention that?', ['pronoun:that (singular)']],
+    ['Can you explain that in more detail?', ['pronoun:that (singular)']],
     // "one" standing for a noun said before; the word itself is the reference.
     ['Which one prints a compilation database?', ['one:one (singular)']],
     ['What is the depth of the console one?', ['one:one (singular)']],
@@ -61,6 +64,9 @@ describe('referring expressions: one module for the gate and the rewriter', () =
     ['is there a faster one?', ['one:one (singular)']],
     ['can I rerun just the ones that failed?', ['one:ones (plural)']],
     // Not "one": a number, a partitive, the generic pronoun, "no one".
+    ['how do I move a build from one to another?', ['one:one (singular)']],
+    ['How do I change my login shell to one?', ['one:one (singular)']],
+    ['I already set up my rules. How do I assign a build statement to one?', ['one:one (singular)']],
     ['How do I set the depth to one?', []],
     ['Can I limit parallel jobs to one?', []],
     ['can I go from one to two pools?', []],
@@ -158,6 +164,11 @@ describe('referents from salience', () => {
     expect(rewriter.rewriteSync({ question: 'which kinds of keywords can I declare with it?', history, topics: [], policy: 'auto' }).standaloneQuery).toBe(
       'which kinds of keywords can I declare with cmake_parse_arguments?',
     );
+    // An example's names (a file, a made-up name) are not the answer's; nor is a question about something wrong a question for a tool.
+    const example = [{ question: asked, standaloneQuery: asked, answer: 'Run `node app.js`; app.js starts `my_server.start()`, and my_server.start() listens. app.js logs.', quoted: true }];
+    expect(rewriter.rewriteSync({ question: 'does it work on Windows?', history: example, topics: [], policy: 'auto' }).standaloneQuery).not.toMatch(/app\.js|my_server/);
+    const wrong = [{ question: 'Is there something wrong with my config?', standaloneQuery: 'Is there something wrong with my config?', answer, quoted: true }];
+    expect(rewriter.rewriteSync({ question: 'how do I fix it?', history: wrong, topics: [], policy: 'auto' }).standaloneQuery).not.toMatch(/cmake_parse_arguments/);
     // One name once: not enough to say it is the answer's.
     const once = [{ question: asked, standaloneQuery: asked, answer: 'Use `cmake_parse_arguments` in your function.', quoted: true }];
     expect(rewriter.rewriteSync({ question: 'which kinds of keywords can I declare with it?', history: once, topics: [], policy: 'auto' }).standaloneQuery).toMatch(/with it\? \(/);
@@ -167,15 +178,20 @@ describe('referents from salience', () => {
   });
 
   it('answerName counts names as written, in code and in prose, and wants one clearly ahead', () => {
-    expect(answerName('`MY_INSTALL` and `my_install()` and my_install, then `cmake_parse_arguments` and cmake_parse_arguments()')).toBeUndefined();
+    expect(answerName('`BUILD_ALL` and `build_all()` and build_all, then `cmake_parse_arguments` and cmake_parse_arguments()')).toBeUndefined();
     expect(answerName('Run `npm fund`. Then `npm fund <pkg>` opens it; `npm fund` lists them.')).toMatchObject({ phrase: 'npm fund', name: true });
     expect(answerName('i.e. this, e.g. that, i.e. again, e.g. again')).toBeUndefined();
+    // A run of underscores before an unpaired backtick is read in one pass (the pattern had taken 131 s for 50).
+    expect(answerName(`a${'_'.repeat(5_000)}\``)).toBeUndefined();
+    expect(answerName('`__init__` and __init__ and `__init__`')).toMatchObject({ phrase: '__init__' });
   });
 
   it('a demonstrative phrase in the last question ("this service") is as salient as its focus: "it" is left as typed, not guessed', () => {
     const query = rewrite('example words of disgust it can detect?', ['Do I have to use a certain browser to use this service?']);
     expect(query).not.toMatch(/browser can detect/);
     expect(query).toMatch(/^example words of disgust it can detect\? \(/);
+    // A demonstrative after a preposition is a circumstance, not a rival.
+    expect(rewrite('does it need root?', ['How do I install the Relay agent on this machine?'])).toBe('does the Relay agent need root?');
     // Without one, the focus is taken.
     expect(rewrite('can it play video?', ['Do I have to use a certain browser?'])).toBe('can the certain browser play video?');
   });
@@ -188,6 +204,7 @@ describe('referents from salience', () => {
     // The article is the noun's: "a user", "an option".
     expect(rewrite('How do I add a role to one?', ['What are users?'])).toBe('How do I add a role to a user?');
     expect(rewrite('How do I add a variable to one?', ['What are environments?'])).toBe('How do I add a variable to an environment?');
+    expect(rewrite('How do I add a job to one?', ['What are hours in cron?'])).toBe('How do I add a job to an hour?');
     const depth = rewrite('What is the depth of the console one?', [pools], ['How do I assign a build statement to one?', assign]);
     expect(depth).toBe('What is the depth of the console pool?');
     expect(rewrite('Since which version is it available?', [pools], ['How do I assign a build statement to one?', assign], ['What is the depth of the console one?', depth])).toBe(
@@ -269,6 +286,9 @@ describe('referents from salience', () => {
     expect(rewrite('and recursively?', ['How do I create a directory with fs?'])).toBe('How do I create a directory with fs recursively?');
     // A manner in place of the one the question had.
     expect(rewrite('and horizontally?', ['How do I split a tmux window vertically?'])).toBe('How do I split a tmux window horizontally?');
+    // Only the opposite manner is replaced; a verb ending in -ly is no manner.
+    expect(rewrite('and recursively?', ['How do I delete files permanently?'])).toBe('How do I delete files permanently recursively?');
+    expect(rewrite('and interactively?', ['How do I apply a patch?'])).toBe('How do I apply a patch interactively?');
   });
 
   it('"it" for a focus that belongs to an "of" phrase keeps it: the default value of scale, not any default value', () => {

@@ -121,6 +121,8 @@ describe('symlinked folders', () => {
     expect(files({ include: ['!*.md'] })).toEqual(['a/y.txt']);
     // a/ left out, but for a/z.md.
     expect(files({ exclude: ['a/', '!a/z.md'] })).toEqual(['a/z.md', 'a.md', 'b.md', 'sub/kept.md']);
+    // A "!" glob alone excludes nothing, as a lone "!" line in .gitignore ignores nothing.
+    expect(files({ exclude: ['!a/'] })).toEqual(files({}));
   });
 
   test('a folder the globs leave out whole where it is is walked where a link to it is; a file left out at both places is counted once, where it is', () => {

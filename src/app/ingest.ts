@@ -576,8 +576,8 @@ function realPath(file: string): string {
  * Globs given for one subfolder (`only` = ["relnotes/"], or its places: ["real/",
  * "alias/"] for a symlink to it), made relative to the folder it is ingested under: the
  * subfolder's path put before them, its glob characters escaped ("a(b)/", "x{1,2}/" are
- * names), and a leading "./" read as the subfolder itself. A glob becomes one per place;
- * a negated one a single glob for them all (one per place would each match the others').
+ * names), and a leading "./" read as the subfolder itself. A glob becomes one per place,
+ * a negated one a single glob for them all.
  */
 function underSubfolder(only: readonly string[], globs: string[] | undefined): string[] | undefined {
   if (!globs?.length || only.length === 0 || !only.every((entry) => entry.endsWith('/'))) return undefined;

@@ -219,6 +219,12 @@ function isHowToQuestion(text: string): boolean {
   return HOW_TO.test(askingClause(text)) || HOW_TO.test(text);
 }
 
+/** The part of a how-to question that asks how: its asking part, or the question when that part asks something else ("How do I install it? Is it free?"). */
+function howToClause(text: string): string {
+  const asking = askingClause(text);
+  return HOW_TO.test(asking) ? asking : text;
+}
+
 /** A question that opens "how do I ...", "how to ...", "and how can we ...". */
 const HOW_TO = /^\s*(?:and\s+|so\s+|but\s+)?how\s+(?:do|can|could|should|would|to|might)\b/i;
 
@@ -276,8 +282,8 @@ function toolsCount(total: () => number): () => boolean {
   return () => (large ??= total() >= MIN_CHUNKS_FOR_TOOLS);
 }
 
-/** A word that opens a phrase of what the question does not want: "without an APM agent", "except Docker". */
-const EXCLUDING = /^(?:without|except|excluding)$/i;
+/** A word that opens a phrase of what the question does not want: "without an APM agent" (written as a word, not as SQL's WITHOUT). */
+const EXCLUDING = /^[Ww]ithout$/;
 /** The second word of such an opening, after EXCLUDING_BEFORE: "instead of", "rather than", "other than". */
 const EXCLUDING_AFTER = /^(?:of|than)$/i;
 const EXCLUDING_BEFORE = /^(?:instead|rather|other)$/i;
@@ -303,17 +309,21 @@ function typedNames(typed: string, tools: () => boolean): { word: string; parts:
   let first = true;
   let previous = '';
   // Inside a phrase the question says it does not want ("without installing an APM agent", "instead of Docker"):
-  // a name there is not asked about, and no document needs to hold it.
+  // its first name is not asked about, and no document needs to hold it.
   let excluded = false;
+  /** Words read since the phrase opened. */
+  let inPhrase = 0;
   for (const match of question.matchAll(TYPED_WORD)) {
     const word = match[0];
     // Only what stands between this word and the one before decides (linear in the question).
     const between = question.slice(after, match.index);
     const opensSentence = first || /[.!?:]\s*$/.test(between);
-    // (The phrase ends at punctuation or where another opens: "without root using podman" asks about podman.)
-    if (/[,;:.!?()]/.test(between) || EXCLUSION_ENDS.test(word)) excluded = false;
+    // (The phrase ends at punctuation or where another opens, not right after its opener: "without root using
+    // podman" asks about podman, "instead of using Docker" not about Docker.)
+    if (/[,;:.!?()]/.test(between) || (inPhrase > 0 && EXCLUSION_ENDS.test(word))) excluded = false;
     if (EXCLUDING.test(word) || (EXCLUDING_AFTER.test(word) && EXCLUDING_BEFORE.test(previous))) {
       excluded = true;
+      inPhrase = 0;
       after = match.index + word.length;
       first = false;
       previous = word;
@@ -325,7 +335,14 @@ function typedNames(typed: string, tools: () => boolean): { word: string; parts:
     after = match.index + word.length;
     first = false;
     previous = word;
-    if (excluded || /\d/.test(word) || !(instrument || writtenAsName(word, opensSentence)) || names.some((name) => name.word === word)) continue;
+    const isName = !/\d/.test(word) && (instrument || writtenAsName(word, opensSentence));
+    if (excluded) {
+      inPhrase++;
+      // Only the phrase's first name: "without ZooKeeper now that KRaft exists" asks about KRaft.
+      if (isName) excluded = false;
+      continue;
+    }
+    if (!isName || names.some((name) => name.word === word)) continue;
     const parts = indexedTokens(word).filter((token) => !isStopword(token));
     if (parts.length > 0) names.push({ word, parts });
   }
@@ -425,7 +442,7 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   const typedHowTo = isHowToQuestion(question ?? query);
   const howToText = typedHowTo ? (question ?? query) : isHowToQuestion(query) ? query : undefined;
   const howTo = howToText !== undefined;
-  const howToVerb = howToText === undefined ? undefined : actionVerb(askingClause(howToText));
+  const howToVerb = howToText === undefined ? undefined : actionVerb(howToClause(howToText));
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const subject = questionSubject(question ?? query);
   // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?

@@ -37,8 +37,10 @@ export function describeKinds(byExtension: ReadonlyMap<string, DocumentKind>, by
  * document, not a README for one platform or tool (`README.php`, `README.png`, `README.SH`; any case).
  */
 const NOT_A_README_SUFFIX = new Set(
-  `sh bash zsh fish py pl pm rb js mjs cjs ts json yml yaml toml xml bat cmd ps1 c h cc cpp hpp cs java kt go rs swift
-  php lua tcl exe dll so o a jar class bin png jpg jpeg gif svg ico webp zip tar bz2 xz tgz doc docx odt rtf xls xlsx ppt pptx`.split(/\s+/),
+  `sh bash zsh fish py pyc pl pm rb js mjs cjs ts tsx jsx vue svelte json yml yaml toml xml sql bat cmd ps1 c h cc cpp hpp
+  cs java kt kts scala go rs swift php lua tcl r wasm exe dll so o a jar class bin deb rpm apk msi dmg iso png jpg jpeg gif
+  svg ico webp bmp tiff mp3 mp4 wav ogg flac avi mov mkv webm ttf otf woff woff2 zip tar bz2 xz tgz rar 7z zst lock
+  doc docx odt rtf xls xlsx ods ppt pptx odp`.split(/\s+/),
 );
 
 /**

@@ -112,8 +112,8 @@ interface LinkedFolder {
 }
 
 export function walk(root: string, options: WalkOptions): WalkResult {
-  const includeMatch = options.include?.length ? globMatcher(options.include) : undefined;
-  const excludeMatch = options.exclude?.length ? globMatcher(options.exclude) : undefined;
+  const includeMatch = options.include?.length ? globMatcher(options.include, true) : undefined;
+  const excludeMatch = options.exclude?.length ? globMatcher(options.exclude, false) : undefined;
   const asked = options.only ? askedBy(options.only) : undefined;
   const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
   const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
@@ -429,16 +429,18 @@ function leave(home: string): void {
 
 /**
  * Whether a path matches `globs` as a list of .gitignore patterns: one of those without
- * "!" (any path when all have one), and none of those with "!" ("*.md" and
- * "!drafts/**" is the Markdown outside drafts/). Given to picomatch as one list, a
- * negated glob matched every other path, so it widened the list instead of narrowing it.
+ * "!", and none of those with "!" ("*.md" and "!drafts/**" is the Markdown outside
+ * drafts/). When all have "!", any path but theirs for an include list, and none for an
+ * exclude list (a lone "!" pattern in .gitignore ignores nothing). Given to picomatch
+ * as one list, a negated glob matched every other path, so it widened the list instead
+ * of narrowing it.
  */
-function globMatcher(globs: readonly string[]): (path: string) => boolean {
+function globMatcher(globs: readonly string[], include: boolean): (path: string) => boolean {
   const read = globs.map(asInGitignore);
   const positive = read.filter((glob) => !glob.startsWith('!'));
   const negative = read.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
   const picomatch = loadPicomatch();
-  const any = positive.length > 0 ? picomatch(positive, { dot: true }) : () => true;
+  const any = positive.length > 0 ? picomatch(positive, { dot: true }) : () => include;
   const but = negative.length > 0 ? picomatch(negative, { dot: true }) : () => false;
   return (path) => any(path) && !but(path);
 }

@@ -305,7 +305,8 @@ function resolveReference(
         if (found.focus.list && reference.number === 'singular') return undefined;
         // "Do I have to use a certain browser to use this service?": "this service" is as salient as the focus, and
         // "it can detect" may be either; which one would be a guess.
-        if (reference.kind === 'pronoun' && !found.focus.candidate!.name && findReferences(withoutContext(found.turn.standaloneQuery)).some((earlier) => earlier.kind === 'determiner' && earlier.number === reference.number)) return undefined;
+        // (Not one after a preposition, a circumstance: "install the Relay agent on this machine".)
+        if (reference.kind === 'pronoun' && !found.focus.candidate!.name && competingDemonstrative(withoutContext(found.turn.standaloneQuery), reference.number)) return undefined;
         // "them" after "How do I run a script in all of the workspaces?": a phrase that is plural beats a generic "a script"
         // (not a person: "remove them" after "let a coworker publish" is the coworker).
         if (reference.number === 'plural' && found.focus.candidate!.number === 'singular' && !isPerson(found.focus.candidate!)) {
@@ -353,11 +354,41 @@ function resolveReference(
 
 /** Whether `noun` takes "an": a vowel sound first ("an option", "an update"), not a "yoo" ("a user", "a unit"). */
 function anArticle(noun: string): boolean {
-  return /^(?:[aeio]|u(?!s[aeiu]|ni|ti|r[aeiou]|ri))/i.test(noun) && !/^(?:one|once|eu)/i.test(noun);
+  return (/^(?:[aeio]|u(?!s[aeiu]|ni|ti|r[aeiou]|ri))/i.test(noun) && !/^(?:one|once|eu)/i.test(noun)) || /^(?:hour|honou?r|honest|heir)/i.test(noun);
 }
 
+/** Whether `question` has a demonstrative phrase of `number` that is a verb's subject or object ("use this service"), not a preposition's ("on this machine"). */
+function competingDemonstrative(question: string, number: Reference['number']): boolean {
+  return findReferences(question).some(
+    (earlier) => earlier.kind === 'determiner' && earlier.number === number && !AFTER_PREPOSITION.test(question.slice(Math.max(0, earlier.start - 12), earlier.start)),
+  );
+}
+
+/** A preposition just before a phrase. */
+const AFTER_PREPOSITION = /\b(?:on|in|to|for|with|from|at|into|onto|of|by|via|under|inside|within|across|through|over|about|behind|without|like)\s+$/i;
+
+/** Manners that exclude each other: "and horizontally?" after "... vertically?" asks instead, not as well. */
+const OPPOSITE_MANNER = new Map(
+  [
+    ['vertically', 'horizontally'],
+    ['globally', 'locally'],
+    ['statically', 'dynamically'],
+    ['synchronously', 'asynchronously'],
+    ['temporarily', 'permanently'],
+    ['manually', 'automatically'],
+    ['explicitly', 'implicitly'],
+    ['remotely', 'locally'],
+    ['recursively', 'non-recursively'],
+    ['interactively', 'non-interactively'],
+  ].flatMap(([a, b]) => [
+    [a!, b!],
+    [b!, a!],
+  ]),
+);
+
 /** "Is there something that parses those?", "is there an npm command that ...", "are there any tools for ...": asks what does a job. */
-const ASKS_WHETHER_THERE_IS = /^(?:is|are)\s+there\s+(?:(?:a|an|any|some)\s+)?(?:[\w.+#-]+\s+){0,2}?(?:something|anything|way|tool|tools|command|commands|option|options|function|setting|flag|module|api|method|program|utility|helper|variable|property|built-?in)\b/i;
+const ASKS_WHETHER_THERE_IS =
+  /^(?:is|are)\s+there\s+(?:(?:a|an|any|some)\s+)?(?:[\w.+#-]+\s+){0,2}?(?:something|anything|way|tool|tools|command|commands|option|options|function|setting|flag|module|api|method|program|utility|helper|variable|property|built-?in)\b(?!\s+(?:wrong|else|odd|off|missing|broken|weird|strange|bad|amiss)\b)/i;
 
 /** What ends a clause between two pronouns: "does it work, and can I stream it?" */
 const CLAUSE_BREAK = /[,;]|\b(?:and|or|but|then|so|if|when|because|while)\b/i;
@@ -442,12 +473,10 @@ function replaceFocus(question: string, history: readonly ConversationTurn[]): {
     if (inPlace) return { text: inPlace, back };
     if (circumstance) {
       if (earlier.toLowerCase().includes(swapped.toLowerCase())) return undefined;
-      // "and horizontally?" after "How do I split a window vertically?": the manner in place of the one it had.
-      const manner = /^[a-z]+ly$/i.test(swapped) ? [...earlier.matchAll(/\b[A-Za-z]+ly\b/g)].filter((word) => isAdverb(word[0]) && !/^(?:only|really|actually|quickly|easily|simply|just)$/i.test(word[0])) : [];
-      if (manner.length === 1) {
-        const at = manner[0]!.index!;
-        return { text: `${earlier.slice(0, at)}${swapped}${earlier.slice(at + manner[0]![0].length)}?`, back };
-      }
+      // "and horizontally?" after "How do I split a window vertically?": the opposite manner in place of the one it had.
+      const opposite = OPPOSITE_MANNER.get(swapped.toLowerCase());
+      const manner = opposite === undefined ? undefined : new RegExp(`\\b${opposite}\\b`, 'i').exec(earlier);
+      if (manner) return { text: `${earlier.slice(0, manner.index)}${swapped}${earlier.slice(manner.index + manner[0].length)}?`, back };
       return { text: `${earlier} ${swapped}?`, back };
     }
     const focus = questionFocus(earlier).candidate;

@@ -75,11 +75,19 @@ const TIME_NOUNS = new Set(['year', 'month', 'week', 'time', 'morning', 'quarter
 const THAT_CONJUNCTION_BEFORE = new Set(
   `check checks ensure ensures verify verifies say says said know knows sure mean means confirm think
   believe true given assuming show shows prove proves so such seems seem clear possible note
-  requirement requires require make guarantee guarantees hope way fact
-  state states stated claim claims claimed notice noticed hear heard find found learn learned learnt realize realized
+  requirement requires require make guarantee guarantees hope way fact`.split(/\s+/).filter(Boolean),
+);
+
+/**
+ * Verbs of saying, seeing and knowing, after which `that` opens a clause ("The manual
+ * states that in version 1.10 ...", "I noticed that for large projects ...") unless it
+ * ends the clause ("Does the manual mention that?").
+ */
+const SAYING_BEFORE = new Set(
+  `state states stated claim claims claimed notice noticed hear heard find found learn learned learnt realize realized
   realise realised assume assumed guess suppose supposed expect expected understand understood suggest suggests
   suggested recommend recommends recommended wrote written documented mention mentions doubt figured discovered
-  remember forgot imagine explain explains explained warn warns warned imply implies implied indicate indicates`.split(/\s+/).filter(Boolean),
+  remember forgot imagine explains explained warn warns warned imply implies implied indicate indicates`.split(/\s+/).filter(Boolean),
 );
 
 /** Words after which `that` is the pronoun: question frames and prepositions ("is that ...", "about that"). */
@@ -107,9 +115,14 @@ const AFTER_OBJECT = new Set(
   later now first up off out down back away`.split(/\s+/).filter(Boolean),
 );
 
+/** Whether a word that ends at `end` ends its clause: punctuation or the question's end follows. */
+function endsClause(question: string, end: number): boolean {
+  return /^\s*(?:[?!.,;:)]|$)/.test(question.slice(end, end + 8));
+}
+
 /** Whether a word that ends at `end` ends its clause (punctuation or the question's end follows) or has a word of AFTER_OBJECT after it. */
 function endsPhrase(question: string, end: number, after: string | undefined): boolean {
-  return /^\s*(?:[?!.,;:)]|$)/.test(question.slice(end, end + 8)) || (after !== undefined && AFTER_OBJECT.has(after));
+  return endsClause(question, end) || (after !== undefined && AFTER_OBJECT.has(after));
 }
 
 /** Stopwords that are verbs: a pronoun after them is their object ("use it", "get them"). */
@@ -310,7 +323,7 @@ export function findReferences(question: string, options: ReferenceOptions = {})
     if (DEMONSTRATIVES.has(word) && after && TIME_NOUNS.has(after)) continue;
     // ("Which version added that?", "how do I trigger that from a terminal?": a conjunction or a relative
     // pronoun opens a clause; a "that" its clause ends with, or a preposition follows, is a verb's object.)
-    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || (!THAT_PRONOUN_BEFORE.has(before) && !endsPhrase(question, end, after)))) continue;
+    if (word === 'that' && before && (THAT_CONJUNCTION_BEFORE.has(before) || (SAYING_BEFORE.has(before) && !endsClause(question, end)) || (!THAT_PRONOUN_BEFORE.has(before) && !endsPhrase(question, end, after)))) continue;
 
     // "that command", "those files": a demonstrative with its noun names what it points back to.
     // ("will this break my build?": an article or possessive after the next word makes it a verb, "this" its subject.)
@@ -352,7 +365,16 @@ export function findReferences(question: string, options: ReferenceOptions = {})
 }
 
 /** Verbs that set a number, after which "to one" is the number: "set the depth to one", "limit jobs to one". */
-const SETS_A_QUANTITY = /\b(?:set|sets|setting|limit|limits|limited|limiting|reduce|reduces|reduced|cap|caps|capped|change|changes|changed|increase|increases|decrease|decreases|lower|lowers|raise|raises|restrict|restricts|defaults?|equals?|bump|drop|drops|shrink|scale)\b/i;
+const SETS_A_QUANTITY = /\b(?:set|sets|setting|limit|limits|limited|limiting|reduce|reduces|reduced|cap|caps|capped|increase|increases|decrease|decreases|lower|lowers|raise|raises|restrict|restricts|defaults?|equals?|bump|drop|drops|shrink|scale)\b/i;
+/** A number, in digits or words: "two", "10". */
+const NUMBER_WORD = /^(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|many|several)$/;
+
+/** The clause of `question` that ends at `end`: back to the last punctuation mark, at most EARLIER_CHARS. */
+function ownClause(question: string, end: number): string {
+  const before = question.slice(Math.max(0, end - EARLIER_CHARS), end);
+  const breakAt = Math.max(before.lastIndexOf('.'), before.lastIndexOf('?'), before.lastIndexOf('!'), before.lastIndexOf(';'), before.lastIndexOf(','));
+  return before.slice(breakAt + 1);
+}
 
 /** Words that open a phrase whose noun `one` stands for: "which one", "the per-user one", "a faster one". */
 const ONE_DETERMINERS = new Set(['which', 'the', 'this', 'that', 'these', 'those', 'a', 'an']);
@@ -377,8 +399,9 @@ function phraseOfOne(question: string, words: readonly Word[], i: number): numbe
   // A preposition's object that ends the clause: "to one?", "from one".
   if (PREPOSITIONS.has(before)) {
     if (lower !== 'one' || !endsPhrase(question, end, after)) return undefined;
-    // The number: "from one to two pools", "set the depth to one", "limit parallel jobs to one".
-    if (after === 'to' || (before === 'to' && SETS_A_QUANTITY.test(question.slice(Math.max(0, start - EARLIER_CHARS), start)))) return undefined;
+    // The number: "from one to two pools", "set the depth to one", "limit parallel jobs to one" (a verb of its own clause).
+    if (after === 'to' && NUMBER_WORD.test(words[i + 2]?.lower ?? '')) return undefined;
+    if (before === 'to' && SETS_A_QUANTITY.test(ownClause(question, start))) return undefined;
     return start;
   }
   // An article or demonstrative, then up to two modifiers: "the console one", "a newer one".

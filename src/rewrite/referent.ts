@@ -405,7 +405,10 @@ export function questionNames(question: string): Candidate[] {
 /** A code span of an answer that names one thing: an identifier, a call, an option, or a command of up to three words (`npm fund`). */
 const NAMING_SPAN = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|::|-)[\w$]+)*(?:\(\))?|--?[A-Za-z][\w-]*|[a-z][\w-]*(?: [a-z][\w-]*){1,2})$/;
 /** An identifier in an answer's prose that is written as one: an underscore or a dot between its parts, or a call. */
-const PROSE_IDENTIFIER = /(?<![\w.$`-])[A-Za-z_$][\w$]*(?:(?:_|\.)[A-Za-z0-9_$]+)+(?:\(\))?(?![\w`])/g;
+const PROSE_IDENTIFIER = /(?<![\w.$`-])_*[A-Za-z$][A-Za-z0-9$]*(?:[_.]+[A-Za-z0-9$]+)+_*(?:\(\))?(?![\w`])/g;
+
+/** An example's name, not a tool's: a file (`app.js`, `main.c`), or one made up for the example (`my_server`, `foo.bar`). */
+const PLACEHOLDER = /\.(?:js|mjs|cjs|ts|jsx|tsx|py|rb|go|rs|java|c|h|cc|cpp|hpp|txt|json|md|ya?ml|toml|xml|html|sh|log|conf|cfg|ini)$|^(?:my|your|our|foo|bar|baz|example|sample|test)(?:[._]|$)/i;
 
 /**
  * The thing an answer names most, when a question asked whether there is something
@@ -420,7 +423,7 @@ export function answerName(answer: string): Candidate | undefined {
     const shown = written.trim();
     // (As written: `MY_INSTALL` is not `my_install`.)
     const key = shown.replace(/\(\)$/, '');
-    if (key.length < 3 || isFiller(key.toLowerCase()) || /^(?:i\.e|e\.g|cf|vs|etc)$/i.test(key)) return;
+    if (key.length < 3 || isFiller(key.toLowerCase()) || /^(?:i\.e|e\.g|cf|vs|etc)$/i.test(key) || PLACEHOLDER.test(key)) return;
     const entry = counts.get(key);
     if (entry) entry.count++;
     else counts.set(key, { shown, count: 1 });

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { checkAskable } from '../../app/limits.js';
 import type { Command } from 'commander';
 import { Chat } from '../../app/chat.js';
 import { applyRetention } from '../../app/prune.js';
@@ -62,9 +61,6 @@ A question may start with a path (/etc/hosts format?); to start one with any oth
 const SLASH_COMMANDS = [...HELP.matchAll(/^ {2}(\/[a-z]+)/gm)].map((match) => match[1]!);
 /** Every command name a "/" line may give: those /help lists and /quit's aliases. */
 const COMMAND_NAMES = new Set([...SLASH_COMMANDS.map((command) => command.slice(1)), 'exit', 'q']);
-
-/** What a refused question is told in the chat: empty, no words, or too long. */
-const QUESTION_HINT = 'Type a question in words, or /help for the commands.';
 
 /**
  * A line that starts with "/": a command, or a question. "//" escapes the slash
@@ -205,7 +201,6 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       if (!json) output.out(`${output.color.bold('›')} ${oneLine(line, 500)}`);
       let result;
       try {
-        checkAskable(line, 'question', QUESTION_HINT);
         result = await runTurnWithOutput(chat, line, output, {
           k: state.k,
           rewritePolicy: state.rewritePolicy,
@@ -280,8 +275,6 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
     });
     try {
       // in the chat's session: /new, /sessions and /fork switch it
-      // (Checked here too, for a hint about the chat rather than the library.)
-      checkAskable(question, 'question', QUESTION_HINT);
       const result = await runTurnWithOutput(chat, question, output, {
         k: state.k,
         rewritePolicy: state.rewritePolicy,
