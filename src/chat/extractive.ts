@@ -211,18 +211,16 @@ function questionTerms(text: string): Set<string> {
 }
 
 /**
- * "How do I ...", "how can we ...", "how to ...": questions answered by a command or
- * setting; read on the part that asks ("npm install fails with ERESOLVE; how do I make
- * it ignore peer dependencies?").
+ * The part of a "How do I ...", "how can we ...", "how to ..." question that asks how
+ * (such questions are answered by a command or setting): its asking part when that
+ * asks how ("npm install fails with ERESOLVE; how do I make it ignore peer
+ * dependencies?"), else the question when it opens so ("How do I install it? Is it
+ * free?"); undefined for any other question.
  */
-function isHowToQuestion(text: string): boolean {
-  return HOW_TO.test(askingClause(text)) || HOW_TO.test(text);
-}
-
-/** The part of a how-to question that asks how: its asking part, or the question when that part asks something else ("How do I install it? Is it free?"). */
-function howToClause(text: string): string {
+function howToPart(text: string): string | undefined {
   const asking = askingClause(text);
-  return HOW_TO.test(asking) ? asking : text;
+  if (HOW_TO.test(asking)) return asking;
+  return HOW_TO.test(text) ? text : undefined;
 }
 
 /** A question that opens "how do I ...", "how to ...", "and how can we ...". */
@@ -321,20 +319,18 @@ function typedNames(typed: string, tools: () => boolean): { word: string; parts:
     // (The phrase ends at punctuation or where another opens, not right after its opener: "without root using
     // podman" asks about podman, "instead of using Docker" not about Docker.)
     if (/[,;:.!?()]/.test(between) || (inPhrase > 0 && EXCLUSION_ENDS.test(word))) excluded = false;
-    if (EXCLUDING.test(word) || (EXCLUDING_AFTER.test(word) && EXCLUDING_BEFORE.test(previous))) {
-      excluded = true;
-      inPhrase = 0;
-      after = match.index + word.length;
-      first = false;
-      previous = word;
-      continue;
-    }
+    const opensExclusion = EXCLUDING.test(word) || (EXCLUDING_AFTER.test(word) && EXCLUDING_BEFORE.test(previous));
     // "with pytest?", "using rsync to ...": the tool a thing is done with is named, in any
     // case, when it stands alone ("with several partitions" names no tool).
-    const instrument = INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length)) && tools();
+    const instrument = !opensExclusion && INSTRUMENT.test(previous) && /^\s+$/.test(between) && AFTER_TOOL.test(question.slice(match.index + word.length)) && tools();
     after = match.index + word.length;
     first = false;
     previous = word;
+    if (opensExclusion) {
+      excluded = true;
+      inPhrase = 0;
+      continue;
+    }
     const isName = !/\d/.test(word) && (instrument || writtenAsName(word, opensSentence));
     if (excluded) {
       inPhrase++;
@@ -439,10 +435,13 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   const typed = question === undefined ? undefined : questionTerms(question);
   const typedCounts = typed !== undefined && typed.size > 0;
   // "and on Windows?" after "How do I install the Relay agent?" is a how-to question by its rewrite.
-  const typedHowTo = isHowToQuestion(question ?? query);
-  const howToText = typedHowTo ? (question ?? query) : isHowToQuestion(query) ? query : undefined;
-  const howTo = howToText !== undefined;
-  const howToVerb = howToText === undefined ? undefined : actionVerb(howToClause(howToText));
+  const typedHowToPart = howToPart(question ?? query);
+  const typedHowTo = typedHowToPart !== undefined;
+  const howToAsked = typedHowToPart ?? howToPart(query);
+  const howTo = howToAsked !== undefined;
+  const howToVerb = howToAsked === undefined ? undefined : actionVerb(howToAsked);
+  // The part of the question that asks, read once for the options it names and for coverage below.
+  const asking = askingClause(question ?? query);
   // Names the user typed, whole ("process.nextTick", "massif"): a sentence that opens with one is about it.
   const subject = questionSubject(question ?? query);
   // Does `text` open with the question's subject (all its words among its first ones), and say what it is when asked?
@@ -453,11 +452,12 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
     return !subject.copula || /^[^.;:]{0,100}?\b(?:is|are)\b/i.test(text);
   };
   // One-letter options as typed: `-x` is not `-X` ("What does git clean -x do?" was answered with -X's description).
-  const shortOptions = new Set([...askingClause(question ?? query).matchAll(SHORT_OPTION)].map((match) => match[0]));
+  const shortOptions = new Set([...asking.matchAll(SHORT_OPTION)].map((match) => match[0]));
   const optionFit = (sentence: { own: string; text: string }) => {
     if (shortOptions.size === 0) return 0;
     const opens = OPENING_SHORT_OPTION.exec(sentence.own)?.[1] ?? OPENING_SHORT_OPTION.exec(sentence.text)?.[1];
-    if (opens === undefined || shortOptions.has(opens)) return opens === undefined ? 0 : DEFINES_BONUS;
+    if (opens === undefined) return 0;
+    if (shortOptions.has(opens)) return DEFINES_BONUS;
     return shortOptions.has(swapCase(opens)) ? -DEFINES_BONUS : 0;
   };
   const askedNames = new Set(indexedTokens(question ?? query, { identifiers: true }).filter((token) => !isStopword(token)));
@@ -494,7 +494,6 @@ export function extractiveAnswer(typedQuery: string, chunks: readonly RetrievedC
   // ... How do I decode the chunks safely?") is covered when the part that asks is, if
   // it has two content words or more: half of a long scene's words are seldom in one chunk.
   const judged = typedCounts ? [...typed] : queryTerms;
-  const asking = askingClause(question ?? query);
   const askingWords = asking === (question ?? query) ? [] : [...questionTerms(asking)].filter((term) => judged.includes(term));
   // One word alone ("How do I fix that?") is in too many chunks to say the question is covered.
   const askingTerms = askingWords.length >= 2 ? askingWords : [];

@@ -110,8 +110,6 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery = `${question.trim()} (${context.join(', ')})`;
     }
     // In place, the rewrite is what was asked; with context appended, the question is, less the words that point back.
-    // (Only the references with words of their own go, "the second one", as ownWords reads a question: a pronoun is a
-    // stopword to the keyword search, and cutting it only moved the question's vector.)
     const asked = standaloneQuery.startsWith(`${question.trim()} (`) ? withoutReferences(question, references) : standaloneQuery;
     if (!vague) return { standaloneQuery, decision: 'rewritten', reason, model: this.id, asked };
     return {

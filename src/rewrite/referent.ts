@@ -167,24 +167,17 @@ function phraseAt(list: Token[], start: number, role: Candidate['role'], subject
     const stop = list[i]?.lower;
     const endedByVerb = stop !== undefined && (AUXILIARIES.has(stop) || (isFiller(stop) && !isStopword(stop)));
     const endedByEnd = stop === undefined && /\?/.test(words.at(-1)!.trailing);
-    if (stop === undefined && !endedByEnd && !determiner && words.length === 3) {
-      // "How does curl handle proxies?": the subject, its verb and the verb's object ("curl handle" is no thing).
+    if (endedByVerb) {
+      // "How does npm ci work?": the run is the subject.
+    } else if (stop === undefined && words.length >= 3 && (!determiner || endedByEnd)) {
+      // A run without an article (or one ending at a "?" left in the clause) to the clause's end is the subject, its verb and the verb's object: "How does curl
+      // handle proxies?" is about curl ("curl handle" is no thing); with more words ("How does git rebase handle
+      // conflicts?") where the verb stands is a guess, and there is no focus rather than a wrong one.
+      if (words.length > 3) return { end: i };
       words.splice(1);
       i -= 2;
-    } else if (stop === undefined && !endedByEnd && !determiner && words.length > 3) {
-      // "How does git rebase handle conflicts?": where the verb stands is a guess; no focus rather than a wrong one.
-      return { end: i };
-    } else if (!endedByVerb && !endedByEnd) {
-      words.pop();
-      i--;
-    } else if (endedByEnd && words.length === 3) {
-      // "How does curl handle proxies?": the subject, its verb and the verb's object ("curl handle" is no thing).
-      words.splice(1);
-      i -= 2;
-    } else if (endedByEnd && words.length > 3) {
-      // "How does git rebase handle conflicts?": where the verb stands is a guess; no focus rather than a wrong one.
-      return { end: i };
-    } else if (endedByEnd) {
+    } else {
+      // "does the compiler support it?": the run's last word is the verb.
       words.pop();
       i--;
     }
