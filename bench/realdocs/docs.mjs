@@ -1,7 +1,8 @@
 // Where the real documentation lives on this machine, and the folder of links the
 // real-document benchmark ingests: CMake's Help pages (reStructuredText), the Node.js
 // API docs (Markdown; the HTML copies beside them are left out), npm's own docs
-// (Markdown, inside the npm package) and the Valgrind manual (HTML).
+// (Markdown, inside the npm package) and the Valgrind manual (HTML); pip's docs and the
+// held-out set's (Docker's reference, SQLite's manual) are sets of their own.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,10 +14,17 @@ export const SOURCES = [
   { name: 'valgrind', dirs: ['/usr/share/doc/valgrind/html'] },
   // A set of its own (`--set pip`): pip's Sphinx sources as Debian ships them (RST and MyST, some gzipped).
   { name: 'pip', dirs: ['/usr/share/doc/python3-pip/html'] },
+  // The held-out set (`--set heldout-12`), on documentation not installed by default:
+  //   apt-get install -y docker-doc sqlite3-doc
+  // docker-doc is the Docker CLI and Dockerfile references in Markdown (many gzipped); sqlite3-doc
+  // is SQLite's website as HTML. The sqlite3 package alone leaves changelogs in the same folder,
+  // so that folder counts only when the manual's own index page is there (`marker`).
+  { name: 'docker', dirs: ['/usr/share/doc/docker-doc'], marker: 'reference/commandline/run.md.gz' },
+  { name: 'sqlite', dirs: ['/usr/share/doc/sqlite3'], marker: 'index.html' },
 ];
 
-/** The documentation sets of each conversation set (`--set`): the default one, and pip's. */
-export const SETS = { default: ['cmake', 'node', 'npm', 'valgrind'], pip: ['pip'] };
+/** The documentation sets of each conversation set (`--set`): the default one, pip's, and the held-out one. */
+export const SETS = { default: ['cmake', 'node', 'npm', 'valgrind'], pip: ['pip'], 'heldout-12': ['docker', 'sqlite'] };
 
 /** Globs left out of the ingest: Node's HTML pages duplicate its Markdown ones. */
 export const EXCLUDE = ['node/**/*.html', 'node/**/*.htm'];
@@ -42,7 +50,7 @@ export function stageDocs(out, names = SETS.default) {
   const found = [];
   const missing = [];
   for (const source of SOURCES.filter((candidate) => names.includes(candidate.name))) {
-    const dir = source.dirs.find((candidate) => fs.existsSync(candidate));
+    const dir = source.dirs.find((candidate) => fs.existsSync(path.join(candidate, source.marker ?? '')));
     const link = path.join(folder, source.name);
     if (!dir) {
       missing.push(source.name);

@@ -10,11 +10,14 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9|later-10] [--set pip]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9|later-10] [--set pip|heldout-12]
 //
 // `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
 // index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
-// gzipped, as Debian ships them.
+// gzipped, as Debian ships them. `--set heldout-12` plays bench/realdocs/heldout-12.json
+// over Docker's reference and SQLite's manual (`apt-get install -y docker-doc sqlite3-doc`;
+// its own index, bench/out/realdocs-heldout-12): a held-out set, whose misses are not read
+// while the work it measures is under way.
 //
 // Each conversation belongs to a fixed half of the set (halfOf its id, bench/turn/common.mjs):
 // the answerer is tuned on 'dev' and checked on 'held-out'; facts are reported for both.
