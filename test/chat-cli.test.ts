@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI, type RecordedRequest } from './helpers/openai-server.js';
+import { OFFLINE_REWRITER_ID } from '../src/rewrite/offline.js';
 
 const API_KEY = 'sk-test-CHAT-SECRET-93b1f0c6a2d84e57';
 const CHAT_MODEL = 'fake-chat-model';
@@ -335,7 +336,9 @@ describe('a conversation against an OpenAI-compatible server', () => {
     // Two answers, no rewrite; two query embeddings, none for the thanks.
     expect(server.requestsTo('chat').map((r) => (isRewriteRequest(r) ? 'rewrite' : 'answer'))).toEqual(['answer', 'answer']);
     expect(server.requestsTo('embeddings').map((r) => r.body.input)).toEqual([[Q1], [standalone]]);
-    expect(server.requests).toHaveLength(4);
+    // Besides the OpenAI API: only the short probes that ask which server this is.
+    expect(server.requests.filter((r) => r.route === 'chat' || r.route === 'embeddings')).toHaveLength(4);
+    expect(server.requests.filter((r) => r.route !== 'chat' && r.route !== 'embeddings').every((r) => r.method === 'GET')).toBe(true);
 
     const lines = result.stdout.split('\n');
     const rewriteLines = lines.filter((line) => line.startsWith('↳'));
@@ -361,7 +364,7 @@ describe('a conversation against an OpenAI-compatible server', () => {
     expect(thanks!.chunks).toEqual([]);
   });
 
-  it('a failing rewrite (500, no retries left) falls back to the question as asked, and the answer still comes', async () => {
+  it("a failing rewrite (500, no retries left) gives way to the offline rewriter's, and the answer still comes", async () => {
     useIndex('remote');
     scriptModel();
     const env = serverEnv({ remoteEmbeddings: true });
@@ -373,11 +376,11 @@ describe('a conversation against an OpenAI-compatible server', () => {
 
     const chats = server.requestsTo('chat');
     expect(chats.map((r) => (isRewriteRequest(r) ? 'rewrite' : 'answer'))).toEqual(['answer', 'rewrite', 'answer']);
-    expect(server.requestsTo('embeddings').map((r) => r.body.input)).toEqual([[Q1], [FOLLOW_UP]]);
+    const offline = 'does the API key expire?';
+    expect(server.requestsTo('embeddings').map((r) => r.body.input)).toEqual([[Q1], [offline, FOLLOW_UP]]);
 
     const line = result.stdout.split('\n').find((l) => l.startsWith('↳'));
-    expect(line).toMatch(/^↳ searching for the question as asked \(rewrite fell back: rewrite failed: .*500.*\)$/);
-    expect(line).toContain(server.baseURL);
+    expect(line).toMatch(/^↳ searching for: does the API key expire\? \(rewritten: offline rewrite, as the model failed: .*500/);
     expect(result.stdout).toContain(ANSWER_2.join(''));
     expect(result.stderr).not.toMatch(/error/i);
 
@@ -385,14 +388,14 @@ describe('a conversation against an OpenAI-compatible server', () => {
     expect(turn).toMatchObject({
       status: 'answered',
       question: FOLLOW_UP,
-      standalone_query: FOLLOW_UP,
-      rewrite_decision: 'fallback',
+      standalone_query: offline,
+      rewrite_decision: 'rewritten',
       answer: ANSWER_2.join(''),
-      rewrite_model: `openai:${REWRITE_MODEL}`,
+      rewrite_model: OFFLINE_REWRITER_ID,
     });
-    expect(turn!.rewrite_reason).toMatch(/^rewrite failed: /);
+    expect(turn!.rewrite_reason).toMatch(/^offline rewrite, as the model failed: .*500/);
     expect(turn!.rewrite_error).toMatch(/500/);
-    expect(lastUser({ messages: JSON.parse(turn!.prompt_json!) })).toContain(`Question: ${FOLLOW_UP}`);
+    expect(lastUser({ messages: JSON.parse(turn!.prompt_json!) })).toContain(`Question (as asked): ${FOLLOW_UP}\nStandalone question (the same, with context from the conversation): ${offline}`);
     expectKeyNowhere(first, result);
   });
 });
@@ -438,11 +441,11 @@ const failures: FailureCase[] = [
       server.queueFailure({
         route: 'chat',
         status: 400,
-        body: { error: { message: `Context too long for key ${API_KEY}.`, code: 'context_length_exceeded' } },
+        body: { error: { message: `Invalid temperature for key ${API_KEY}.`, code: 'invalid_value' } },
       });
       return {};
     },
-    message: (url) => `The server at ${url} refused the chat request for model "${CHAT_MODEL}" (400): Context too long for key [redacted].`,
+    message: (url) => `The server at ${url} refused the chat request for model "${CHAT_MODEL}" (400): Invalid temperature for key [redacted].`,
     hint: /ragline config show/,
   },
   {

@@ -256,11 +256,11 @@ describe('search against a failing server', () => {
 
   it('5xx exhausted: says how often it tried, names the model, exit 1', async () => {
     const before = server.requestsTo('embeddings').length;
-    server.queueFailure({ route: 'embeddings', status: 500, count: 10 });
+    server.queueFailure({ route: 'embeddings', status: 502, count: 10 });
     const result = await search();
     expect(result.code).toBe(1);
     expect(errorLines(result).message).toMatch(
-      new RegExp(`^The server at ${escape(server.baseURL)} failed with 500 after 2 retries \\(model "${EMBED_MODEL}"\\)`),
+      new RegExp(`^The server at ${escape(server.baseURL)} failed with 502 after 2 retries \\(model "${EMBED_MODEL}"\\)`),
     );
     expect(server.requestsTo('embeddings').length - before).toBe(3);
     expectKeyNowhere(result);

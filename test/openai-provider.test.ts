@@ -167,6 +167,7 @@ describe('OpenAIChatModel', () => {
       { type: 'token', text: 'is ' },
       { type: 'token', text: 'a tool.' },
       { type: 'usage', usage: { promptTokens: 12, completionTokens: 4 } },
+      { type: 'finish', reason: 'stop' },
     ]);
     expect(server.requestsTo('chat')[0]!.body).toEqual({
       model: 'test-model',
@@ -183,6 +184,7 @@ describe('OpenAIChatModel', () => {
     expect(await complete(new OpenAIChatModel(settings()), question)).toEqual({
       text: 'An answer from the default responder',
       usage: { promptTokens: 3, completionTokens: 6 },
+      finishReason: 'stop',
     });
   });
 
@@ -240,7 +242,7 @@ describe('retries', () => {
   });
 
   it('succeeds when a 5xx clears up within the retries', async () => {
-    server.queueFailure({ route: 'chat', status: 500, count: 2 });
+    server.queueFailure({ route: 'chat', status: 503, count: 2 });
     server.queueChat('fine now');
     expect((await complete(new OpenAIChatModel(settings()), question)).text).toBe('fine now');
     expect(server.requestsTo('chat')).toHaveLength(3);

@@ -1,13 +1,13 @@
 // The LLM rewriter against a real OpenAI-compatible server on 127.0.0.1: what the
-// condense prompt carries, how the reply is cleaned, every fallback (the question is
-// searched as typed, with the reason), and that the gate saves the model call.
+// condense prompt carries, how the reply is cleaned, every fallback (the offline
+// rewriter's rewrite, with the reason), and that the gate saves the model call.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAbortError } from '../src/providers/describe-error.js';
 import { OpenAIChatModel } from '../src/providers/openai.js';
 import type { Topic } from '../src/domain/index.js';
-import { createRewriter, type ConversationTurn, type RewriteRequest } from '../src/rewrite/index.js';
-import { sanitizeRewrite } from '../src/rewrite/llm.js';
+import { createRewriter, OFFLINE_REWRITER_ID, type ConversationTurn, type RewriteRequest } from '../src/rewrite/index.js';
+import { LlmRewriter, sanitizeRewrite } from '../src/rewrite/llm.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 let server: FakeOpenAI;
@@ -89,43 +89,59 @@ describe('LLM rewriter: prompt and output', () => {
   });
 
   it('rewrites a standalone question under policy always, and reports the policy', async () => {
-    server.queueChat('How do I install the Relay agent on Windows?');
+    server.queueChat('How do I install the Orbitly Relay agent on Windows?');
     const outcome = await createRewriter(model()).rewrite(request({ question: 'How do I install the Relay agent on Windows?', policy: 'always' }));
     expect(outcome).toMatchObject({ decision: 'rewritten', reason: 'rewrite policy: always' });
     expect(server.requestsTo('chat')).toHaveLength(1);
   });
 });
 
-describe('LLM rewriter: fallbacks to the question as typed', () => {
+describe("LLM rewriter: a model's rewrite that cannot be used gives way to the offline rewriter's", () => {
+  // The offline rewriter resolves "it" against the last question's noun phrase.
+  const offline = 'Does the API key expire?';
+
   it('server error after the retries are used up', async () => {
-    server.queueFailure({ route: 'chat', status: 500, count: 2 });
+    server.queueFailure({ route: 'chat', status: 503, count: 2 });
     const outcome = await createRewriter(model(1)).rewrite(request());
-    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'fallback' });
-    expect(outcome.reason).toMatch(/^rewrite failed: The server at .* failed with 500 after 1 retry/);
-    expect(outcome.error).toMatch(/500/);
+    expect(outcome).toMatchObject({ standaloneQuery: offline, decision: 'rewritten', model: OFFLINE_REWRITER_ID });
+    expect(outcome.reason).toMatch(/^offline rewrite, as the model failed: The server at .* failed with 503 after 1 retry/);
+    expect(outcome.error).toMatch(/503/);
     expect(server.requestsTo('chat')).toHaveLength(2);
   });
 
   it.each([
-    ['an empty reply', '   \n  ', 'rewrite was empty'],
-    ['a bare label', 'Standalone question:', 'rewrite was empty'],
-    ['an overlong reply', `Do Orbitly API keys expire ${'and what happens to them '.repeat(20)}?`, /^rewrite too long \(\d+ > \d+ characters\)$/],
-    ['an answer', 'Yes, API keys expire after 90 days.', 'rewrite looks like an answer'],
-    ['several sentences without a question', 'API keys expire after 90 days. You can rotate them in Settings.', /^rewrite looks like an answer/],
+    ['an empty reply', '   \n  ', 'the rewrite was empty'],
+    ['a bare label', 'Standalone question:', 'the rewrite was empty'],
+    ['an overlong reply', `Do Orbitly API keys expire ${'and what happens to them '.repeat(20)}?`, /^the rewrite was too long \(\d+ > \d+ characters\)$/],
+    ['an answer', 'Yes, API keys expire after 90 days.', 'the model answered instead of rewriting'],
+    ['several sentences without a question', 'API keys expire after 90 days. You can rotate them in Settings.', /^the model answered instead of rewriting/],
+    ['a statement given instead of the question', 'Orbitly API keys never expire.', /a statement, not a question/],
+    ['the question unchanged', 'Does it expire?', 'the model returned the question unchanged'],
   ])('%s', async (_name, reply, reason) => {
     server.queueChat(reply);
     const outcome = await createRewriter(model()).rewrite(request());
-    expect(outcome.standaloneQuery).toBe('Does it expire?');
-    expect(outcome.decision).toBe('fallback');
-    if (typeof reason === 'string') expect(outcome.reason).toBe(reason);
-    else expect(outcome.reason).toMatch(reason);
+    expect(outcome.standaloneQuery).toBe(offline);
+    expect(outcome.decision).toBe('rewritten');
+    expect(outcome.model).toBe(OFFLINE_REWRITER_ID);
+    const why = outcome.reason.replace(/^offline rewrite, as /, '').replace(/ \([^()]*\)$/, '');
+    if (typeof reason === 'string') expect(why).toBe(reason);
+    else expect(why).toMatch(reason);
+    // The trail keeps what the model said.
+    if (reply.trim()) expect(outcome.error).toContain(reply.trim().slice(0, 20));
+  });
+
+  it('without an offline rewriter to fall back on, the question is searched as typed', async () => {
+    server.queueChat('Yes, API keys expire after 90 days.');
+    const outcome = await new LlmRewriter(model()).rewrite(request());
+    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'fallback', reason: 'the model answered instead of rewriting; searching the question as typed' });
   });
 
   it('a model slower than the rewrite timeout', async () => {
     server.queueChat({ content: 'Do Orbitly API keys expire?', chunkDelayMs: 2000 });
     const started = Date.now();
     const outcome = await createRewriter(model(), { timeoutMs: 100 }).rewrite(request());
-    expect(outcome).toMatchObject({ standaloneQuery: 'Does it expire?', decision: 'fallback', reason: 'rewrite timed out' });
+    expect(outcome).toMatchObject({ standaloneQuery: offline, decision: 'rewritten' });
+    expect(outcome.reason).toMatch(/^offline rewrite, as the model did not answer within 0.1 s \(RAGLINE_REWRITE_TIMEOUT_MS\)/);
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
@@ -169,8 +185,8 @@ describe('LLM rewriter: the eager gate', () => {
 
 describe('sanitizeRewrite', () => {
   it('allows a rewrite of a short question up to the floor length and caps at 300 characters', () => {
-    expect(sanitizeRewrite('x'.repeat(120), 'Why?')).toEqual({ ok: true, text: 'x'.repeat(120) });
-    expect(sanitizeRewrite('x'.repeat(121), 'Why?').ok).toBe(false);
+    expect(sanitizeRewrite(`Why ${'x'.repeat(115)}?`, 'Why?')).toEqual({ ok: true, text: `Why ${'x'.repeat(115)}?` });
+    expect(sanitizeRewrite(`Why ${'x'.repeat(116)}?`, 'Why?').ok).toBe(false);
     expect(sanitizeRewrite('y'.repeat(301), 'q'.repeat(200)).ok).toBe(false);
   });
 

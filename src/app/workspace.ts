@@ -146,7 +146,7 @@ export class Workspace {
   /** The follow-up rewriter (the configured model's, or the offline one). */
   async rewriter(): Promise<QueryRewriter> {
     const model = await this.rewriteModel();
-    return (await rewriters()).createRewriter(model);
+    return (await rewriters()).createRewriter(model, { timeoutMs: this.config.rewrite.timeoutMs, maxTokens: this.config.rewrite.maxTokens });
   }
 
   /** The model that extracts each exchange's topics: the rewrite model unless topics.extractor is local; undefined offline. */
@@ -157,7 +157,13 @@ export class Workspace {
   /** What a turn in `sessionId` runs with: the providers are made once and shared. */
   async turnContext(sessionId: string): Promise<TurnContext> {
     const [retriever, rewriter, answerModel, topicModel] = await Promise.all([this.retriever(), this.rewriter(), this.answerModel(), this.topicModel()]);
-    return { db: this.db, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel };
+    return { db: this.db, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel, loadingModels: [answerModel, topicModel].filter((model) => model !== undefined) };
+  }
+
+  /** Starts loading the configured models on their server (a local server loads a model on its first request). */
+  async warmModels(): Promise<void> {
+    const models = [await this.rewriteModel(), await this.answerModel()];
+    for (const model of models) void model?.ready?.().catch(() => {});
   }
 
   /**

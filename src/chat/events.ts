@@ -49,6 +49,26 @@ export interface TokenEvent {
   text: string;
 }
 
+/** The answer model has started reasoning before it answers (its reasoning is not shown or stored). */
+export interface ThinkingEvent {
+  type: 'thinking';
+}
+
+/**
+ * The `text` given as tokens so far was the model's reasoning (it closed a `</think>`
+ * it never opened): it is not part of the answer and is not stored.
+ */
+export interface RetractEvent {
+  type: 'retract';
+  text: string;
+}
+
+/** Something the turn is waiting on, e.g. `loading model qwen3:8b …`. */
+export interface StatusEvent {
+  type: 'status';
+  text: string;
+}
+
 /** One `[n]` the answer cites, resolved to the chunk it numbered. */
 export interface Citation {
   n: number;
@@ -82,4 +102,4 @@ export interface ErrorEvent {
   status: 'failed';
 }
 
-export type TurnEvent = StartEvent | RewriteEvent | RetrievalEvent | TokenEvent | DoneEvent | ErrorEvent;
+export type TurnEvent = StartEvent | RewriteEvent | RetrievalEvent | StatusEvent | ThinkingEvent | TokenEvent | RetractEvent | DoneEvent | ErrorEvent;

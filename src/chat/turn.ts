@@ -41,6 +41,16 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (history.summaryComputed) timings.summaryMs = timings.historyMs;
     if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
 
+    // A local server loading a model: say so, and wait for it before the rewrite's clock starts.
+    for (const model of context.loadingModels ?? []) {
+      const ready = model.ready?.(signal);
+      if (!ready) continue;
+      const quick = await Promise.race([ready.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 300, false).unref())]);
+      if (!quick && model.loading) yield { type: 'status', text: `loading model ${model.id.replace(/^openai:/, '')} …` };
+      await ready;
+    }
+    if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
+
     const rewrite = await timed(timings, 'rewriteMs', () =>
       gateAndRewrite(context.rewriter, { question: asked, history, config, policy: state.policy, signal, termShare: termShares(db) }),
     );

@@ -58,6 +58,19 @@ export class TurnView {
         output.out();
         return;
       }
+      case 'status':
+        // Progress, not the answer: on stderr, so that a piped answer stays clean.
+        if (!this.options.quiet) output.err(output.errColor.dim(oneLine(event.text)));
+        return;
+      case 'thinking':
+        if (!this.options.quiet) output.err(output.errColor.dim('thinking …'));
+        return;
+      case 'retract':
+        this.flush();
+        if (this.streamed) output.out();
+        this.streamed = false;
+        output.err(output.errColor.yellow('(the text above was the model\'s reasoning, not its answer; it is not kept)'));
+        return;
       case 'token':
         // Model output is untrusted too (it may echo document text).
         if (this.wrapper) this.wrapper.push(sanitizeForTerminal(event.text));

@@ -22,9 +22,32 @@ export interface Config {
   baseURL?: string;
   apiKey?: string;
   models: { chat: string; rewrite: string; embedding: string };
-  embedding: { dimensions?: number; batchSize: number; concurrency: number };
+  embedding: {
+    dimensions?: number;
+    batchSize: number;
+    concurrency: number;
+    /** A server of its own for embeddings (llama.cpp and vLLM serve one model per process). Default: baseURL. */
+    baseURL?: string;
+    /** Its key. Default: apiKey. */
+    apiKey?: string;
+    /** Put before each query / each document before embedding; unset: chosen by model name (src/providers/embedding-prefixes.ts). */
+    queryPrefix?: string;
+    documentPrefix?: string;
+  };
+  /** The answer model's limits. */
+  answer: {
+    /** Tokens the model may generate; unset: the server's default. */
+    maxTokens?: number;
+    /** The model's context window in tokens, overriding what the server reports; the answer prompt is fitted to it. */
+    contextTokens?: number;
+  };
   request: {
+    /** Wait for a response to start (headers, and a stream's first token). */
     timeoutMs: number;
+    /** Longest silence inside a stream once it has started. */
+    idleMs: number;
+    /** How long a model may take to load (a local server's first request) before calls give up waiting for it. */
+    loadTimeoutMs: number;
     maxRetries: number;
     /** Ceiling of the first wait before a retry, in ms; it doubles on each retry. */
     retryBaseMs: number;
@@ -40,7 +63,7 @@ export interface Config {
      */
     rawWeight?: number;
   };
-  rewrite: { policy: RewritePolicy; timeoutMs: number };
+  rewrite: { policy: RewritePolicy; timeoutMs: number; maxTokens: number };
   history: {
     /** Approximate tokens of earlier turns carried verbatim; older turns go into the running summary. */
     tokenBudget: number;
@@ -93,6 +116,8 @@ interface Setting {
 }
 
 const text: Parser = (raw) => raw.trim();
+/** Taken as written: an embedding prefix ends in the space the model expects. */
+const verbatim: Parser = (raw) => raw;
 /**
  * A number as a person writes one in decimal ("5", "0.3", "-2"), else NaN: `Number()`
  * alone also reads "0x10", "1e2", "0b11" and "Infinity", which no option means.
@@ -245,7 +270,15 @@ const SETTINGS: Setting[] = [
   { key: 'embedding.dimensions', env: ['RAGLINE_EMBED_DIMENSIONS'], parse: wholeNumber(1, 8192) },
   { key: 'embedding.batchSize', env: ['RAGLINE_EMBED_BATCH'], parse: wholeNumber(1, 2048) },
   { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: wholeNumber(1, 64) },
+  { key: 'embedding.baseURL', env: ['RAGLINE_EMBED_BASE_URL'], parse: url },
+  { key: 'embedding.apiKey', env: ['RAGLINE_EMBED_API_KEY'], parse: text },
+  { key: 'embedding.queryPrefix', env: ['RAGLINE_EMBED_QUERY_PREFIX'], parse: verbatim },
+  { key: 'embedding.documentPrefix', env: ['RAGLINE_EMBED_DOCUMENT_PREFIX'], parse: verbatim },
+  { key: 'answer.maxTokens', env: ['RAGLINE_ANSWER_MAX_TOKENS'], parse: wholeNumber(1, 1_000_000) },
+  { key: 'answer.contextTokens', env: ['RAGLINE_CONTEXT_TOKENS'], parse: wholeNumber(256, 10_000_000) },
   { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'request.idleMs', env: ['RAGLINE_STREAM_IDLE_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'request.loadTimeoutMs', env: ['RAGLINE_LOAD_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: wholeNumber(0, 100) },
   { key: 'request.retryBaseMs', env: ['RAGLINE_RETRY_BASE_MS'], parse: wholeNumber(0, MAX_TIMER_MS) },
   { key: 'chunk.size', env: ['RAGLINE_CHUNK_SIZE'], parse: wholeNumber(1, 1_000_000) },
@@ -255,6 +288,7 @@ const SETTINGS: Setting[] = [
   { key: 'retrieval.rawWeight', env: ['RAGLINE_RAW_WEIGHT'], parse: numberBetween(0, 100) },
   { key: 'rewrite.policy', env: ['RAGLINE_REWRITE'], parse: oneOf('auto', 'always', 'never') },
   { key: 'rewrite.timeoutMs', env: ['RAGLINE_REWRITE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'rewrite.maxTokens', env: ['RAGLINE_REWRITE_MAX_TOKENS'], parse: wholeNumber(1, 100_000) },
   { key: 'history.tokenBudget', env: ['RAGLINE_HISTORY_TOKENS'], parse: wholeNumber(1, 10_000_000) },
   { key: 'history.rewriteTurns', env: ['RAGLINE_REWRITE_TURNS'], parse: wholeNumber(1, 1000) },
   { key: 'history.answerTurns', env: ['RAGLINE_ANSWER_TURNS'], parse: wholeNumber(0, 1000) },
@@ -275,6 +309,8 @@ export const DEFAULTS: Record<string, unknown> = {
   'embedding.batchSize': 64,
   'embedding.concurrency': 2,
   'request.timeoutMs': 60_000,
+  'request.idleMs': 30_000,
+  'request.loadTimeoutMs': 300_000,
   'request.maxRetries': 4,
   'request.retryBaseMs': 500, // DEFAULT_BASE_DELAY_MS in src/providers/retry.ts
   'chunk.size': 3000,
@@ -283,6 +319,7 @@ export const DEFAULTS: Record<string, unknown> = {
   'retrieval.k': 5,
   'rewrite.policy': 'auto',
   'rewrite.timeoutMs': 15_000,
+  'rewrite.maxTokens': 120,
   'history.tokenBudget': 2000,
   'history.rewriteTurns': 3,
   'history.answerTurns': 3,

@@ -12,6 +12,9 @@ import {
 import { UserError } from '../util/errors.js';
 import { redactSecrets, registerSecret } from '../util/secrets.js';
 import { causeCode, isBadPort, retryRecordOf, StreamInterruptedError } from './retry.js';
+import { ServerStreamError, StreamStalledError } from './sse.js';
+import { EmptyReplyError, ReasoningExhaustedError } from './openai.js';
+import { isContextOverflow, isInputTooLarge, lacksEmbeddings } from './server-errors.js';
 
 export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
 
@@ -23,6 +26,8 @@ export interface ProviderErrorContext {
   apiKey?: string;
   /** The request timeout in force, to say how long we waited. */
   timeoutMs?: number;
+  /** The longest silence allowed inside a stream. */
+  idleMs?: number;
 }
 
 /** Exit code for a cancelled operation (128 + SIGINT), as shells report Ctrl-C. */
@@ -44,6 +49,10 @@ const MODEL_VARIABLE: Record<ProviderOperation, string> = {
 };
 const TIMEOUT_VARIABLE = (operation: ProviderOperation) =>
   operation === 'rewrite' ? 'RAGLINE_REWRITE_TIMEOUT_MS' : 'RAGLINE_TIMEOUT_MS';
+const MAX_TOKENS_VARIABLE = (operation: ProviderOperation) => (operation === 'rewrite' ? 'RAGLINE_REWRITE_MAX_TOKENS' : 'RAGLINE_ANSWER_MAX_TOKENS');
+/** What makes the answer prompt smaller. */
+const CONTEXT_FIX =
+  'Set RAGLINE_CONTEXT_TOKENS to the context the model is loaded with (ragline then fits the prompt to it), or lower RAGLINE_K, or load the model with a larger context (Ollama: OLLAMA_CONTEXT_LENGTH or num_ctx; llama-server: -c; vLLM: --max-model-len; LM Studio: the context length slider).';
 
 /**
  * True for a cancellation by the caller's AbortSignal, raw (SDK `APIUserAbortError`,
@@ -95,6 +104,64 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
     return describeConnectionFailure(error, url, afterRetries);
   }
 
+  if (isContextOverflow(error)) {
+    const detail = overflowDetail(error);
+    return {
+      message: `The prompt is longer than model "${model}" at ${url} can read${detail ? ` (${detail})` : ''}.`,
+      hint: CONTEXT_FIX,
+    };
+  }
+
+  if (operation === 'embed' && isInputTooLarge(error)) {
+    return {
+      message: `The embedding server at ${url} refused a text as too long for model "${model}": ${oneLine(errorText(error)).slice(0, 160)}`,
+      hint: 'Lower RAGLINE_CHUNK_SIZE (e.g. 1500) and re-ingest, or raise the server\'s batch size (llama-server: -b 4096 -ub 4096).',
+    };
+  }
+
+  if (operation === 'embed' && lacksEmbeddings(error)) {
+    return {
+      message: `The server at ${url} does not serve embeddings for model "${model}": ${oneLine(errorText(error)).slice(0, 160)}`,
+      hint: 'Set RAGLINE_EMBED_MODEL to an embedding model the server has (Ollama: `ollama pull nomic-embed-text`), point RAGLINE_EMBED_BASE_URL at a server started for embeddings (llama-server --embeddings), or use the offline embedder: RAGLINE_EMBED_PROVIDER=offline.',
+    };
+  }
+
+  if (error instanceof StreamStalledError) {
+    const stream = operation === 'rewrite' ? 'query rewrite' : operation === 'chat' ? 'answer' : noun;
+    return error.beforeFirstToken
+      ? {
+          message: `Model "${model}" at ${url} sent nothing for ${formatSeconds(error.ms)} after accepting the ${stream} request.`,
+          hint: `The model may still be loading or reading a long prompt: try again, or raise ${TIMEOUT_VARIABLE(operation)}.`,
+        }
+      : {
+          message: `The ${stream} stream from ${url} stalled: nothing for ${formatSeconds(error.ms)} (model "${model}").`,
+          hint: "Check the server's log; raise RAGLINE_STREAM_IDLE_MS if the model is just slow.",
+        };
+  }
+
+  if (error instanceof ReasoningExhaustedError) {
+    return {
+      message: `Model "${model}" at ${url} was still reasoning when it reached its ${error.maxTokens ?? ''}${error.maxTokens ? '-token ' : ''}limit, and gave no ${operation === 'rewrite' ? 'rewrite' : 'answer'}.`,
+      hint: `Raise ${MAX_TOKENS_VARIABLE(operation)}, or use a model that does not reason for ${operation === 'rewrite' ? 'RAGLINE_REWRITE_MODEL' : 'RAGLINE_CHAT_MODEL'}.`,
+    };
+  }
+
+  if (error instanceof EmptyReplyError) {
+    return {
+      message: error.onlyReasoning
+        ? `Model "${model}" at ${url} reasoned but gave no ${operation === 'rewrite' ? 'rewrite' : 'answer'}.`
+        : `Model "${model}" at ${url} returned an empty reply${error.finishReason ? ` (finish reason: ${error.finishReason})` : ''}.`,
+      hint: `Some servers (LM Studio among them) answer a prompt longer than the model's context with an empty reply. ${CONTEXT_FIX}`,
+    };
+  }
+
+  if (error instanceof ServerStreamError) {
+    return {
+      message: `The server at ${url} reported an error during the ${noun} request (model "${model}"): ${oneLine(error.message).slice(0, 200)}`,
+      hint: "Check the server's log.",
+    };
+  }
+
   if (error instanceof StreamInterruptedError) {
     const stream = operation === 'rewrite' ? 'query rewrite stream' : 'answer stream';
     return {
@@ -134,6 +201,12 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
       return {
         message: `The server at ${url} is still rate limiting requests (429)${afterRetries}.`,
         hint: 'Wait a minute and try again; for large ingests, lower RAGLINE_EMBED_CONCURRENCY.',
+      };
+    }
+    if (status === 501) {
+      return {
+        message: `The server at ${url} does not implement the ${noun} request (501)${detail ? `: ${detail}` : '.'}`,
+        hint: operation === 'embed' ? 'Start the server with embeddings on (llama-server --embeddings), or use the offline embedder: RAGLINE_EMBED_PROVIDER=offline.' : 'Check the base URL and the server.',
       };
     }
     if (typeof status === 'number' && status >= 500) {
@@ -186,6 +259,23 @@ function describeConnectionFailure(error: APIConnectionError, url: string, after
   };
 }
 
+
+function errorText(error: unknown): string {
+  if (error instanceof APIError) return serverMessage(error) ?? error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** "8,412 tokens, the model reads 4,096", from what the server said, when it said it. */
+function overflowDetail(error: unknown): string | undefined {
+  const text = errorText(error);
+  const body: any = error instanceof APIError ? error.error : error instanceof ServerStreamError ? error.body : undefined;
+  const inner = body?.error ?? body;
+  const prompt = Number(inner?.n_prompt_tokens) || Number(/you requested (\d+)/i.exec(text)?.[1]) || undefined;
+  const context = Number(inner?.n_ctx) || Number(/maximum context length is (\d+)/i.exec(text)?.[1]) || Number(/context length of only (\d+)/i.exec(text)?.[1]) || undefined;
+  if (prompt && context) return `${prompt.toLocaleString('en-US')} tokens; it reads ${context.toLocaleString('en-US')}`;
+  if (context) return `it reads ${context.toLocaleString('en-US')} tokens`;
+  return undefined;
+}
 
 /** The server's own words, on one line and short, or undefined when it gave none. */
 function serverMessage(error: APIError): string | undefined {

@@ -18,6 +18,8 @@ export function openAISettings(config: Config, model: string, timeoutMs = config
     apiKey: config.apiKey,
     model,
     timeoutMs,
+    idleMs: config.request.idleMs,
+    loadTimeoutMs: config.request.loadTimeoutMs,
     maxRetries: config.request.maxRetries,
     retry: { baseDelayMs: config.request.retryBaseMs },
   };
@@ -49,5 +51,6 @@ export async function createChatModel(config: Config): Promise<ChatModel | undef
 export async function createRewriteModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
   const { OpenAIChatModel } = await import('./openai.js');
-  return new OpenAIChatModel({ ...openAISettings(config, config.models.rewrite, config.rewrite.timeoutMs), operation: 'rewrite' });
+  // The rewrite's own deadline (rewrite.timeoutMs) is kept by the rewriter; the request limits are the usual ones.
+  return new OpenAIChatModel({ ...openAISettings(config, config.models.rewrite), operation: 'rewrite' });
 }

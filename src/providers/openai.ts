@@ -20,7 +20,10 @@ import type { ChatMessage, TokenUsage } from '../domain/index.js';
 import type { ChatChunk, ChatModel, ChatOptions, Embedder } from './types.js';
 import { describeProviderError, type ProviderErrorContext, type ProviderOperation } from './describe-error.js';
 import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolicy } from './retry.js';
-import { APIUserAbortError, OpenAIError } from 'openai/error';
+import { APIError, APIUserAbortError, OpenAIError } from 'openai/error';
+import { noThinkingRequest, ThinkSplitter, thinksByDefault, type Piece } from './reasoning.js';
+import { modelInfo } from './server-info.js';
+import { readEvents, ServerStreamError, StreamStalledError, type ServerSentEvent } from './sse.js';
 
 export interface OpenAISettings {
   /** Server root including `/v1`. Default: OpenAI's API. */
@@ -28,8 +31,12 @@ export interface OpenAISettings {
   /** Sent as `Authorization: Bearer`. Optional for local servers (a placeholder is sent). */
   apiKey?: string;
   model: string;
-  /** How long to wait for the server to start answering a request. Default 60 s. */
+  /** How long to wait for the server to start answering a request (headers, and a stream's first token). Default 60 s. */
   timeoutMs?: number;
+  /** Longest silence between two pieces of a stream once it has started. Default 30 s. */
+  idleMs?: number;
+  /** How long a first request may take while a local server loads the model. Default 5 min. */
+  loadTimeoutMs?: number;
   /** Retries for 429, 5xx and dropped connections. Default 4. */
   maxRetries?: number;
   /** Embedding batches in flight at once. Default 2. */
@@ -50,6 +57,8 @@ export const OPENAI_API_BASE_URL = 'https://api.openai.com/v1';
 /** Sent when a local server needs no key, because the SDK refuses to run without one. */
 export const PLACEHOLDER_API_KEY = 'ragline-no-key';
 export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_IDLE_MS = 30_000;
+export const DEFAULT_LOAD_TIMEOUT_MS = 300_000;
 export const DEFAULT_CONCURRENCY = 2;
 export const DEFAULT_MAX_BATCH = 64;
 
@@ -188,6 +197,10 @@ export class OpenAIEmbedder implements Embedder {
 export class OpenAIChatModel implements ChatModel {
   readonly id: string;
   readonly #connection: Connection;
+  /** Set when the server rejected the no-thinking fields once; they are not sent again. */
+  #plainRequests = false;
+  #warmUp: Promise<void> | undefined;
+  #warm = false;
 
   /**
    * `operation` only changes how errors read ("answer stream" or "query rewrite stream"):
@@ -199,32 +212,87 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /**
-   * Streams tokens, then one usage chunk if the server reported usage. Retries (per the
-   * retry policy) only until the first token has arrived; after that a dropped stream is
-   * an error, never a silently shortened answer.
+   * Local servers (Ollama, llama.cpp, LM Studio, vLLM) load a model on its first
+   * request, and Ollama aborts the load when that request's client gives up
+   * (ollama/ollama#9625): a rewrite with a 15 s limit would abort a 20 s load and leave
+   * the answer waiting for a reload. So when the server says the model is not loaded
+   * (Ollama's /api/ps, LM Studio's model list), the first call sends a one-token request
+   * with the load limit of its own and waits for it; later calls start at once.
+   */
+  ready(signal?: AbortSignal): Promise<void> {
+    if (this.#connection.isOpenAI || this.#warm) return Promise.resolve();
+    this.#warmUp ??= (async () => {
+      const { settings } = this.#connection;
+      const info = await modelInfo(this.#connection.baseURL, settings.apiKey, settings.model);
+      if (info.loaded === false) await this.#load();
+    })().finally(() => {
+      this.#warm = true;
+    });
+    return signal ? untilAborted(this.#warmUp, signal) : this.#warmUp;
+  }
+
+  get loading(): boolean {
+    return this.#warmUp !== undefined && !this.#warm;
+  }
+
+  async #load(): Promise<void> {
+    const { settings } = this.#connection;
+    try {
+      const client = await this.#connection.client();
+      const request = noThinkingRequest(false, settings.model);
+      await client.chat.completions.create(
+        { model: settings.model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, stream: false, ...request.fields } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+        { timeout: settings.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS, maxRetries: 0 },
+      );
+    } catch {
+      // The call that follows meets the same failure and reports it.
+    }
+  }
+
+  /** The server this model is served by (its base URL). */
+  get baseURL(): string {
+    return this.#connection.baseURL;
+  }
+
+  /**
+   * Streams tokens (and reasoning, apart), then one usage chunk if the server reported
+   * usage. Retries (per the retry policy) only until the first piece has arrived; after
+   * that a dropped stream is an error, never a silently shortened answer. A reply with
+   * no text at all is an error too, never an empty answer.
    */
   async *stream(messages: ChatMessage[], options: ChatOptions = {}): AsyncGenerator<ChatChunk> {
     const { signal } = options;
     const call = followSignal(signal);
-    const state: StreamState = { finished: false };
+    const state: StreamState = {
+      finished: false,
+      content: 0,
+      reasoning: 0,
+      splitter: new ThinkSplitter(thinksByDefault(this.#connection.settings.model)),
+    };
     let opened: OpenedStream | undefined;
     try {
       const client = await this.#connection.client();
       opened = await withRetry(
-        () => this.#open(client, messages, { ...options, signal: call.signal }),
+        () => this.#openWithFallback(client, messages, { ...options, signal: call.signal }),
         this.#connection.retryOptions(signal),
       );
-      for (const chunk of opened.buffered) yield* tokensOf(chunk, state);
+      for (const event of opened.buffered) yield* piecesOf(event, state);
       while (true) {
         if (signal?.aborted) throw new APIUserAbortError();
-        const next = await nextChunk(opened.iterator, signal);
+        const next = await nextEvent(opened.iterator, signal);
         if (next.done) break;
-        yield* tokensOf(next.value, state);
+        yield* piecesOf(next.value, state);
       }
-      // The SDK ends a stream quietly when its request is aborted; make that visible.
       if (signal?.aborted) throw new APIUserAbortError();
-      if (!state.finished) throw new StreamInterruptedError();
+      yield* flush(state);
+      if (!state.finished) throw state.content > 0 || state.reasoning > 0 ? new StreamInterruptedError() : new EmptyReplyError(undefined);
+      if (state.content === 0) {
+        throw state.reasoning > 0 && state.finishReason === 'length'
+          ? new ReasoningExhaustedError(options.maxTokens)
+          : new EmptyReplyError(state.finishReason, state.reasoning > 0);
+      }
       if (state.usage) yield { type: 'usage', usage: state.usage };
+      if (state.finishReason) yield { type: 'finish', reason: state.finishReason };
     } catch (error) {
       throw this.#connection.describe(error);
     } finally {
@@ -234,31 +302,51 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
-  /** Starts the request and reads up to the first token, so failures until then can be retried. */
-  async #open(client: OpenAI, messages: ChatMessage[], options: ChatOptions): Promise<OpenedStream> {
-    const stream = await client.chat.completions.create(
-      {
-        model: this.#connection.settings.model,
-        messages,
-        stream: true,
-        stream_options: { include_usage: true },
-        ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
-        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-      },
-      { signal: options.signal },
-    );
-    const iterator = stream[Symbol.asyncIterator]();
-    const buffered: ChatCompletionChunk[] = [];
+  /** Opens the stream; a server that rejects the no-thinking fields is asked again without them. */
+  async #openWithFallback(client: OpenAI, messages: ChatMessage[], options: ChatOptions): Promise<OpenedStream> {
+    const extras = options.thinking === false && !this.#plainRequests;
+    try {
+      return await this.#open(client, messages, options, extras);
+    } catch (error) {
+      if (extras && error instanceof APIError && error.status === 400 && REJECTED_FIELD.test(serverText(error))) {
+        this.#plainRequests = true;
+        return this.#open(client, messages, options, false);
+      }
+      throw error;
+    }
+  }
+
+  /** Starts the request and reads up to the first piece of text, so failures until then can be retried. */
+  async #open(client: OpenAI, messages: ChatMessage[], options: ChatOptions, noThinking: boolean): Promise<OpenedStream> {
+    const { settings } = this.#connection;
+    const request = noThinking ? noThinkingRequest(this.#connection.isOpenAI, settings.model) : { fields: {} };
+    const sent = request.promptSuffix ? withSuffix(messages, request.promptSuffix) : messages;
+    const started = performance.now();
+    const body = {
+      model: settings.model,
+      messages: sent,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...request.fields,
+    } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+    const response = await client.chat.completions.create(body, { signal: options.signal }).asResponse();
+    if (!response.body) throw new EmptyReplyError(undefined);
+    const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const iterator = readEvents(response.body, {
+      // The first token may take as long as the request was allowed, counted from its start.
+      firstByteMs: Math.max(1, timeoutMs - (performance.now() - started)),
+      idleMs: settings.idleMs ?? DEFAULT_IDLE_MS,
+      signal: options.signal,
+    });
+    const buffered: ServerSentEvent[] = [];
     try {
       while (true) {
-        const next = await nextChunk(iterator, options.signal);
-        if (next.done) {
-          if (options.signal?.aborted) throw new APIUserAbortError();
-          if (!buffered.some(isFinal)) throw new StreamInterruptedError();
-          break;
-        }
+        const next = await nextEvent(iterator, options.signal);
+        if (next.done) break;
         buffered.push(next.value);
-        if (next.value.choices.some((choice) => choice.delta?.content)) break;
+        if (next.value.error !== undefined || hasText(next.value) || next.value.data === '[DONE]') break;
       }
     } catch (error) {
       await iterator.return?.(undefined).catch(() => {});
@@ -268,46 +356,153 @@ export class OpenAIChatModel implements ChatModel {
   }
 }
 
-type ChatCompletionChunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+/** A 400 that names a field we sent only to switch thinking off. */
+const REJECTED_FIELD = /chat_template_kwargs|enable_thinking|reasoning_effort|\bthink\b|unrecogni[sz]ed|unknown (?:field|parameter|argument)|extra (?:fields|inputs)/i;
+
+/** The model reasoned until the token limit and never answered. */
+export class ReasoningExhaustedError extends Error {
+  constructor(readonly maxTokens: number | undefined) {
+    super(`The model was still reasoning when it reached the ${maxTokens ?? 'output'}-token limit.`);
+    this.name = 'ReasoningExhaustedError';
+  }
+}
+
+/** The server answered 200 and finished without any text. */
+export class EmptyReplyError extends Error {
+  constructor(
+    readonly finishReason: string | undefined,
+    readonly onlyReasoning = false,
+  ) {
+    super(onlyReasoning ? 'The model reasoned but gave no answer.' : 'The server returned an empty reply.');
+    this.name = 'EmptyReplyError';
+  }
+}
 
 interface OpenedStream {
-  iterator: AsyncIterator<ChatCompletionChunk>;
-  /** Chunks read while opening: up to and including the first one with text. */
-  buffered: ChatCompletionChunk[];
+  iterator: AsyncGenerator<ServerSentEvent>;
+  /** Events read while opening: up to and including the first one with text. */
+  buffered: ServerSentEvent[];
 }
 
 interface StreamState {
   finished: boolean;
+  finishReason?: string;
   usage?: TokenUsage;
+  /** Characters of answer and of reasoning passed on. */
+  content: number;
+  reasoning: number;
+  splitter: ThinkSplitter;
 }
 
-function* tokensOf(chunk: ChatCompletionChunk, state: StreamState): Generator<ChatChunk> {
-  if (chunk.usage) {
-    state.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+interface Delta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+}
+
+function parseEvent(event: ServerSentEvent): any {
+  if (event.error !== undefined) throw streamError(event.error);
+  if (event.data === undefined || event.data === '[DONE]') return undefined;
+  let parsed: any;
+  try {
+    parsed = JSON.parse(event.data);
+  } catch {
+    throw new ServerStreamError(`unreadable event: ${event.data.slice(0, 200)}`);
   }
-  const choice = chunk.choices.find((candidate) => candidate.index === 0) ?? chunk.choices[0];
-  if (!choice) return;
-  if (choice.delta?.content) yield { type: 'token', text: choice.delta.content };
-  if (choice.finish_reason) state.finished = true;
+  if (event.event === 'error' || (parsed && typeof parsed === 'object' && parsed.error)) throw streamError(parsed.error ?? parsed);
+  return parsed;
 }
 
-function isFinal(chunk: ChatCompletionChunk): boolean {
-  return chunk.choices.some((choice) => choice.finish_reason);
+function streamError(raw: unknown): ServerStreamError {
+  let body = raw;
+  if (typeof raw === 'string') {
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = raw;
+    }
+  }
+  const inner = body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : body;
+  const message =
+    typeof inner === 'string' ? inner : inner && typeof inner === 'object' && typeof (inner as any).message === 'string' ? (inner as any).message : JSON.stringify(inner);
+  return new ServerStreamError(message, body);
+}
+
+function hasText(event: ServerSentEvent): boolean {
+  if (event.data === undefined || event.data === '[DONE]') return false;
+  try {
+    const delta: Delta | undefined = JSON.parse(event.data)?.choices?.[0]?.delta;
+    return Boolean(delta?.content || delta?.reasoning_content || delta?.reasoning);
+  } catch {
+    return true; // let parseEvent report it
+  }
+}
+
+function* piecesOf(event: ServerSentEvent, state: StreamState): Generator<ChatChunk> {
+  if (event.data === '[DONE]') {
+    state.finished = true;
+    return;
+  }
+  const chunk = parseEvent(event);
+  if (!chunk) return;
+  if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number') {
+    state.usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens ?? 0 };
+  }
+  const choices: any[] = Array.isArray(chunk.choices) ? chunk.choices : [];
+  const choice = choices.find((candidate) => candidate.index === 0) ?? choices[0];
+  if (!choice) return;
+  const delta: Delta = choice.delta ?? {};
+  const thought = delta.reasoning_content || delta.reasoning;
+  if (thought) {
+    state.reasoning += thought.length;
+    yield { type: 'reasoning', text: thought };
+  }
+  if (delta.content) yield* fromSplitter(state.splitter.push(delta.content), state);
+  if (choice.finish_reason) {
+    state.finished = true;
+    state.finishReason = choice.finish_reason;
+  }
+}
+
+function* flush(state: StreamState): Generator<ChatChunk> {
+  yield* fromSplitter(state.splitter.end(), state);
+}
+
+function* fromSplitter(pieces: Piece[], state: StreamState): Generator<ChatChunk> {
+  for (const piece of pieces) {
+    if (piece.kind === 'content') {
+      state.content += piece.text.length;
+      yield { type: 'token', text: piece.text };
+    } else if (piece.kind === 'reasoning') {
+      state.reasoning += piece.text.length;
+      yield { type: 'reasoning', text: piece.text };
+    } else {
+      state.content -= piece.text.length;
+      yield { type: 'retract', text: piece.text };
+    }
+  }
+}
+
+function withSuffix(messages: ChatMessage[], suffix: string): ChatMessage[] {
+  const last = messages.length - 1;
+  return messages.map((message, index) => (index === last && message.role === 'user' ? { ...message, content: `${message.content}${suffix}` } : message));
+}
+
+function serverText(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  return `${typeof body?.message === 'string' ? body.message : ''} ${error.message}`;
 }
 
 /**
- * Reads one chunk. A dropped connection surfaces from undici as a bare `TypeError:
+ * Reads one event. A dropped connection surfaces from undici as a bare `TypeError:
  * terminated`; it becomes a StreamInterruptedError so it can be retried and described.
  */
-async function nextChunk(
-  iterator: AsyncIterator<ChatCompletionChunk>,
-  signal: AbortSignal | undefined,
-): Promise<IteratorResult<ChatCompletionChunk>> {
+async function nextEvent(iterator: AsyncGenerator<ServerSentEvent>, signal: AbortSignal | undefined): Promise<IteratorResult<ServerSentEvent>> {
   try {
     return await iterator.next();
   } catch (error) {
     if (signal?.aborted) throw new APIUserAbortError();
-    if (error instanceof OpenAIError || error instanceof SyntaxError) throw error;
+    if (error instanceof OpenAIError || error instanceof StreamStalledError || error instanceof ServerStreamError) throw error;
     throw new StreamInterruptedError(undefined, { cause: error });
   }
 }
@@ -326,6 +521,11 @@ class Connection {
     if (client) this.#client = Promise.resolve(client);
   }
 
+  /** Whether this is OpenAI's own API (which rejects fields other servers accept). */
+  get isOpenAI(): boolean {
+    return /^https:\/\/api\.openai\.com(\/|$)/.test(this.baseURL);
+  }
+
   client(): Promise<OpenAI> {
     this.#client ??= createOpenAIClient(this.settings);
     return this.#client;
@@ -342,6 +542,7 @@ class Connection {
       operation: this.operation,
       apiKey: this.settings.apiKey,
       timeoutMs: this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      idleMs: this.settings.idleMs ?? DEFAULT_IDLE_MS,
     };
     return describeProviderError(error, context);
   }
@@ -363,6 +564,25 @@ function followSignal(parent: AbortSignal | undefined) {
     abort: () => controller.abort(),
     release: () => parent?.removeEventListener('abort', forward),
   };
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the promise itself runs on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new APIUserAbortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new APIUserAbortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 async function withChildSignal<T>(parent: AbortSignal | undefined, request: (signal: AbortSignal) => Promise<T>): Promise<T> {

@@ -7,6 +7,7 @@
 // not at all: backing off for seconds against a stopped server helps nobody.
 
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai/error';
+import { isPermanent } from './server-errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. Default 4. */
@@ -59,15 +60,20 @@ export function retryRecordOf(error: unknown): RetryRecord | undefined {
   return typeof error === 'object' && error !== null ? records.get(error) : undefined;
 }
 
-/** 429, 408 and 5xx answers, dropped connections and interrupted streams. Not timeouts or aborts. */
+/**
+ * 429, 408 and 5xx answers (but 501, "not implemented"), dropped connections and
+ * interrupted streams. Not timeouts, stalls, aborts, other 4xx, nor errors that say
+ * the request itself cannot succeed (a prompt over the context, no embeddings).
+ */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof APIUserAbortError) return false;
+  if (isPermanent(error)) return false;
   // A timed-out request already cost the whole timeout; repeating it multiplies the wait.
   if (error instanceof APIConnectionTimeoutError) return false;
   if (error instanceof APIConnectionError) return true;
   if (error instanceof StreamInterruptedError) return true;
   if (error instanceof APIError && typeof error.status === 'number') {
-    return error.status === 429 || error.status === 408 || error.status >= 500;
+    return error.status === 429 || error.status === 408 || (error.status >= 500 && error.status !== 501);
   }
   return false;
 }
@@ -153,6 +159,7 @@ export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
 
+  let previous: string | undefined;
   for (let retries = 0; ; retries++) {
     if (options.signal?.aborted) throw new APIUserAbortError();
     try {
@@ -164,6 +171,10 @@ export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T
         return error;
       };
       if (!isRetryable(error) || retries >= Math.min(maxRetries, retryLimitFor(error))) throw giveUp({ retries });
+      // The same 500 twice is the server's answer, not a passing fault.
+      const signature = error instanceof APIError && error.status === 500 ? serverSaid(error) : undefined;
+      if (signature !== undefined && signature === previous) throw giveUp({ retries });
+      previous = signature;
 
       const asked = error instanceof APIError ? retryAfterMs(error.headers, now()) : undefined;
       if (asked !== undefined && asked > maxDelayMs) throw giveUp({ retries, serverAskedMs: asked });
@@ -173,4 +184,9 @@ export async function withRetry<T>(attempt: (attemptNumber: number) => Promise<T
       await sleep(delayMs, options.signal);
     }
   }
+}
+
+function serverSaid(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  return typeof body?.message === 'string' ? body.message : error.message;
 }

@@ -23,13 +23,24 @@ export interface Embedder {
 /** One piece of a streamed completion. */
 export type ChatChunk =
   | { type: 'token'; text: string }
-  | { type: 'usage'; usage: TokenUsage };
+  /** The model's reasoning ("thinking"): never part of the answer, never stored or sent back. */
+  | { type: 'reasoning'; text: string }
+  /** The `text` already given as tokens was reasoning after all (a stray `</think>`): take it back. */
+  | { type: 'retract'; text: string }
+  | { type: 'usage'; usage: TokenUsage }
+  /** Why the model stopped (`stop`, `length`...), when the server said. */
+  | { type: 'finish'; reason: string };
 
 export interface ChatOptions {
   signal?: AbortSignal;
   /** Upper bound on generated tokens. */
   maxTokens?: number;
   temperature?: number;
+  /**
+   * `false` asks the server not to think (rewrite, topics, summary: short replies
+   * under a small token limit). Unset: the server's default.
+   */
+  thinking?: boolean;
 }
 
 /** Generates text from messages, streamed. */
@@ -37,6 +48,14 @@ export interface ChatModel {
   /** Stable identifier recorded with every turn, e.g. `openai:gpt-4o-mini` or `offline:extractive-v1`. */
   readonly id: string;
   stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatChunk>;
+  /**
+   * Resolves once the model is loaded and answering (a local server loads a model on its
+   * first request, which can take longer than a call's own time limit); starts that
+   * load the first time. Never rejects for the server's errors: the call after reports them.
+   */
+  ready?(signal?: AbortSignal): Promise<void>;
+  /** True while `ready()` is still waiting for the model to load. */
+  readonly loading?: boolean;
 }
 
 /** Collects a whole completion from a streaming model. */
@@ -44,12 +63,15 @@ export async function complete(
   model: ChatModel,
   messages: ChatMessage[],
   options?: ChatOptions,
-): Promise<{ text: string; usage?: TokenUsage }> {
+): Promise<{ text: string; usage?: TokenUsage; finishReason?: string }> {
   let text = '';
   let usage: TokenUsage | undefined;
+  let finishReason: string | undefined;
   for await (const chunk of model.stream(messages, options)) {
     if (chunk.type === 'token') text += chunk.text;
-    else usage = chunk.usage;
+    else if (chunk.type === 'retract') text = text.slice(chunk.text.length);
+    else if (chunk.type === 'usage') usage = chunk.usage;
+    else if (chunk.type === 'finish') finishReason = chunk.reason;
   }
-  return { text, usage };
+  return { text, usage, finishReason };
 }

@@ -15,7 +15,10 @@ export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './t
 export { OfflineRewriter, OFFLINE_REWRITER_ID, DEFAULT_VAGUE, contentWords, isVague, type OfflineRewriterOptions, type VagueOptions } from './offline.js';
 export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';
 
-/** The LLM rewriter for `model`, or the offline rewriter when there is no model. */
+/**
+ * The LLM rewriter for `model` (falling back to the offline rewriter when the model's
+ * rewrite fails or is refused), or the offline rewriter when there is no model.
+ */
 export function createRewriter(model: ChatModel | undefined, options: LlmRewriterOptions = {}): QueryRewriter {
-  return model ? new LlmRewriter(model, options) : new OfflineRewriter();
+  return model ? new LlmRewriter(model, { fallback: new OfflineRewriter(), ...options }) : new OfflineRewriter();
 }

@@ -51,7 +51,7 @@ export async function extractTopicsWithModel(
   const timer = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timer, options.signal]) : timer;
   try {
-    const { text, usage } = await complete(model, buildTopicMessages(exchange.question, exchange.answer), { signal, maxTokens: 80, temperature: 0 });
+    const { text, usage } = await complete(model, buildTopicMessages(exchange.question, exchange.answer), { signal, maxTokens: 80, temperature: 0, thinking: false });
     const terms = parseTopicReply(text);
     return terms.length > 0 ? { terms, usage } : undefined;
   } catch {

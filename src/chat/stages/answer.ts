@@ -9,6 +9,7 @@ import type { TurnEvent } from '../events.js';
 import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
 import { extractiveAnswer, namesAgainstIndex } from '../extractive.js';
 import { buildAnswerMessages } from '../prompt.js';
+import { withoutReasoning } from '../../providers/reasoning.js';
 import type { TurnContext, TurnState } from './state.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
@@ -84,18 +85,27 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     question,
     standaloneQuery,
     chunks: state.chunks,
-    history: answerWindow.map((t) => ({ question: t.question, answer: t.answer ?? '' })),
+    // An answer stored before reasoning was kept apart may hold a <think> block: never sent back.
+    history: answerWindow.map((t) => ({ question: t.question, answer: withoutReasoning(t.answer ?? '') })),
     summary: state.history?.summary,
     scope: config.assistant?.scope,
   });
+  let thinking = false;
   try {
-    for await (const chunk of answerModel.stream(state.prompt, { signal })) {
+    for await (const chunk of answerModel.stream(state.prompt, { signal, maxTokens: config.answer?.maxTokens })) {
       if (chunk.type === 'usage') {
         state.usage.answer = chunk.usage;
-        continue;
+      } else if (chunk.type === 'reasoning') {
+        // Shown as "thinking", never as the answer, never stored or sent back.
+        if (!thinking) yield { type: 'thinking' };
+        thinking = true;
+      } else if (chunk.type === 'retract') {
+        state.answer = state.answer.slice(chunk.text.length);
+        yield { type: 'retract', text: chunk.text };
+      } else if (chunk.type === 'token') {
+        state.answer += chunk.text;
+        yield { type: 'token', text: chunk.text };
       }
-      state.answer += chunk.text;
-      yield { type: 'token', text: chunk.text };
     }
   } finally {
     state.timings.answerMs = performance.now() - started;

@@ -137,7 +137,7 @@ export async function buildHistory(exchanges: readonly Exchange[], previous: Con
         previous.summary,
         due.newlyFallen.map((turn) => ({ question: turn.question, answer: turn.answer ?? '' })),
       );
-      const { text, usage } = await complete(settings.model, messages, { signal: settings.signal, maxTokens: SUMMARY_MAX_TOKENS, temperature: 0 });
+      const { text, usage } = await complete(settings.model, messages, { signal: settings.signal, maxTokens: SUMMARY_MAX_TOKENS, temperature: 0, thinking: false });
       if (text.trim()) return { verbatim, topics, summary: text.trim(), summaryThrough: due.through, summaryComputed: true, summaryUsage: usage };
     } catch (error) {
       if (settings.signal?.aborted || isAbortError(error)) throw error;

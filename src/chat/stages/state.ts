@@ -23,6 +23,8 @@ export interface TurnContext {
   summaryModel?: ChatModel;
   /** Extracts each answered exchange's topics (the rewrite model, when one is configured); local extractor without one. */
   topicModel?: ChatModel;
+  /** Models a turn waits for while they load (shown as `loading model …`). */
+  loadingModels?: ChatModel[];
   config: Config;
   sessionId: string;
   /** A planned session (store's planSession) with this id: stored with the first turn's question. */
