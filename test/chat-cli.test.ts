@@ -432,7 +432,7 @@ const failures: FailureCase[] = [
       server.queueFailure({ route: 'chat', status: 404 });
       return { extra: { RAGLINE_CHAT_MODEL: 'no-such-model' } };
     },
-    message: (url) => `Model "no-such-model" was not found at ${url}.`,
+    message: (url) => `Model "no-such-model" was not found at ${url}. The server has: fake-chat-model, fake-embed-model.`,
     hint: /RAGLINE_CHAT_MODEL.*ollama pull no-such-model/,
   },
   {

@@ -115,7 +115,7 @@ describe('a turn with an OpenAI-compatible server', () => {
     });
     server.queueChat({
       chunks: ['API keys ', 'expire after ', '90 days ', 'by default [1][2].'],
-      usage: { prompt_tokens: 321, completion_tokens: 12 },
+      usage: { prompt_tokens: 4321, completion_tokens: 12 },
     });
     const embeddingsBefore = server.requestsTo('embeddings').length;
 
@@ -146,7 +146,7 @@ describe('a turn with an OpenAI-compatible server', () => {
       status: 'answered',
       answer: 'API keys expire after 90 days by default [1][2].',
       answerKind: 'llm',
-      usage: { rewrite: { promptTokens: 30, completionTokens: 7 }, answer: { promptTokens: 321, completionTokens: 12 } },
+      usage: { rewrite: { promptTokens: 30, completionTokens: 7 }, answer: { promptTokens: 4321, completionTokens: 12 } },
       models: { rewrite: 'test:rewrite-model', chat: 'openai:fake-chat-model', embed: 'openai:fake-embed-model' },
     });
     expect(finished.citations.map((c) => [c.n, c.chunkId])).toEqual([

@@ -183,7 +183,7 @@ describe('OpenAIChatModel', () => {
     server.onChat(() => 'An answer from the default responder');
     expect(await complete(new OpenAIChatModel(settings()), question)).toEqual({
       text: 'An answer from the default responder',
-      usage: { promptTokens: 3, completionTokens: 6 },
+      usage: { promptTokens: 4, completionTokens: 6 },
       finishReason: 'stop',
     });
   });
@@ -330,8 +330,9 @@ describe('error messages', () => {
   it('404 for a chat model: says which model and how to pick another', async () => {
     server.queueFailure({ route: 'chat', status: 404 });
     const error = await failure(collect(new OpenAIChatModel(settings({ model: 'llama9' })).stream(question)));
-    expect(error.message).toBe(`Model "llama9" was not found at ${server.baseURL}.`);
-    expect(error.hint).toMatch(/^List models with `ragline doctor` or set RAGLINE_CHAT_MODEL/);
+    // The server's own list of models is named (GET /v1/models here; Ollama's /api/tags there).
+    expect(error.message).toBe(`Model "llama9" was not found at ${server.baseURL}. The server has: fake-chat-model, fake-embed-model.`);
+    expect(error.hint).toMatch(/^Set RAGLINE_CHAT_MODEL to a model the server has/);
   });
 
   it('404 for an embedding model points at the embedding setting', async () => {

@@ -63,7 +63,7 @@ describe('fake OpenAI server', () => {
     }
     expect(plain).not.toContain('"usage"');
     const usageChunk = JSON.parse(withUsage.split('\n\n').at(-3)!.slice(6));
-    expect(usageChunk).toMatchObject({ choices: [], usage: { completion_tokens: 2, prompt_tokens: 2 } });
+    expect(usageChunk).toMatchObject({ choices: [], usage: { completion_tokens: 2, prompt_tokens: 3 } }); // 'hello there': 11 characters, 4 a token
   });
 
   it('applies queued failures to the next N requests of their route only', async () => {

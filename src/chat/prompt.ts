@@ -174,3 +174,65 @@ export function buildSummaryMessages(previousSummary: string | undefined, exchan
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+
+/** Characters per token assumed when fitting a prompt: low, so that an estimate errs on the long side. */
+export const CHARS_PER_TOKEN = 3.2;
+
+/** Tokens `messages` will take, estimated from their length (with a few per message for the template). */
+export function estimateTokens(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, message) => sum + Math.ceil(message.content.length / CHARS_PER_TOKEN) + 8, 0);
+}
+
+export interface FittedPrompt {
+  messages: ChatMessage[];
+  /** Documents and earlier exchanges kept, of those given. */
+  chunks: number;
+  exchanges: number;
+  /** Documents cut short to fit. */
+  shortened: number;
+  /** Whether anything was left out or cut. */
+  trimmed: boolean;
+  estimatedTokens: number;
+}
+
+/**
+ * The answer prompt within `budgetTokens`: earlier exchanges go first (oldest first),
+ * then documents from the lowest ranked (at least one is kept), then the documents
+ * left are cut short, each to an equal share. The system prompt and the question are
+ * never cut: they are what a server that truncates silently would lose first.
+ */
+export function fitAnswerPrompt(input: AnswerPromptInput, budgetTokens: number): FittedPrompt {
+  let history = [...(input.history ?? [])];
+  let chunks = [...input.chunks];
+  const build = () => buildAnswerMessages({ ...input, history, chunks });
+  let messages = build();
+  const result = (shortened = 0): FittedPrompt => ({
+    messages,
+    chunks: chunks.length,
+    exchanges: history.length,
+    shortened,
+    trimmed: shortened > 0 || chunks.length < input.chunks.length || history.length < (input.history?.length ?? 0),
+    estimatedTokens: estimateTokens(messages),
+  });
+  while (estimateTokens(messages) > budgetTokens && history.length > 0) {
+    history = history.slice(1);
+    messages = build();
+  }
+  while (estimateTokens(messages) > budgetTokens && chunks.length > 1) {
+    chunks = chunks.slice(0, -1);
+    messages = build();
+  }
+  if (estimateTokens(messages) <= budgetTokens || chunks.length === 0) return result();
+  const over = (estimateTokens(messages) - budgetTokens) * CHARS_PER_TOKEN;
+  const total = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  const keep = Math.max(200, Math.floor((total - over) / chunks.length));
+  chunks = chunks.map((chunk) => (chunk.text.length > keep ? { ...chunk, text: `${cutAtWord(chunk.text, keep)} …` } : chunk));
+  messages = build();
+  return result(chunks.filter((chunk) => chunk.text.endsWith(' …')).length);
+}
+
+function cutAtWord(text: string, max: number): string {
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return space > max * 0.8 ? cut.slice(0, space) : cut;
+}

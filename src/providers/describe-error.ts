@@ -30,6 +30,9 @@ export interface ProviderErrorContext {
   idleMs?: number;
 }
 
+/** The model names ragline falls back to when none is set: OpenAI's, meaningless to another server. */
+const OPENAI_DEFAULTS = new Set(['gpt-4o-mini', 'text-embedding-3-small']);
+
 /** Exit code for a cancelled operation (128 + SIGINT), as shells report Ctrl-C. */
 export const EXIT_CANCELLED = 130;
 
@@ -181,9 +184,12 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
     }
     if (status === 404) {
       if (operation !== 'models' && mentionsModel(error, detail)) {
+        const openAIDefault = OPENAI_DEFAULTS.has(model) && !/^https:\/\/api\.openai\.com/.test(context.baseURL);
         return {
-          message: `Model "${model}" was not found at ${url}.`,
-          hint: `List models with \`ragline doctor\` or set ${MODEL_VARIABLE[operation]} to one the server has (for Ollama: \`ollama pull ${model}\`).`,
+          message: `Model "${model}" was not found at ${url}.${openAIDefault ? ` ("${model}" is OpenAI's default, used because ${MODEL_VARIABLE[operation]} is not set.)` : ''}`,
+          hint: openAIDefault
+            ? `Set ${MODEL_VARIABLE[operation]} to a model this server has (\`ragline doctor\` lists them).`
+            : `Set ${MODEL_VARIABLE[operation]} to a model the server has (\`ragline doctor\` lists them), or fetch this one on the server (Ollama: \`ollama pull ${model}\`).`,
         };
       }
       return {

@@ -44,7 +44,7 @@ export async function createEmbedder(config: Config, options: { bulk?: boolean }
 export async function createChatModel(config: Config): Promise<ChatModel | undefined> {
   if (!usesRemoteChat(config)) return undefined;
   const { OpenAIChatModel } = await import('./openai.js');
-  return new OpenAIChatModel({ ...openAISettings(config, config.models.chat), operation: 'chat' });
+  return new OpenAIChatModel({ ...openAISettings(config, config.models.chat), contextTokens: config.answer?.contextTokens, operation: 'chat' });
 }
 
 /** The rewrite model, or undefined offline (the offline rewriter is used then). */

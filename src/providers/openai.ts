@@ -37,6 +37,8 @@ export interface OpenAISettings {
   idleMs?: number;
   /** How long a first request may take while a local server loads the model. Default 5 min. */
   loadTimeoutMs?: number;
+  /** The model's context window in tokens, overriding what the server reports. */
+  contextTokens?: number;
   /** Retries for 429, 5xx and dropped connections. Default 4. */
   maxRetries?: number;
   /** Embedding batches in flight at once. Default 2. */
@@ -75,7 +77,27 @@ export async function createOpenAIClient(settings: OpenAISettings): Promise<Open
     apiKey,
     maxRetries: 0,
     timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetch: fetchWithErrorBodies,
   });
+}
+
+/**
+ * fetch, with error bodies put in the shape the SDK reads: OpenAI's is
+ * `{"error": {"message": ...}}`, but older vLLM answers `{"object": "error", "message": ...}`
+ * (vllm-project/vllm#12886) and the SDK would drop its words.
+ */
+async function fetchWithErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+  const shaped = body && typeof body === 'object' && !body.error && typeof body.message === 'string' ? { error: body } : body;
+  return new Response(JSON.stringify(shaped), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Model ids the server lists (GET /models), for `ragline doctor`. */
@@ -235,6 +257,18 @@ export class OpenAIChatModel implements ChatModel {
     return this.#warmUp !== undefined && !this.#warm;
   }
 
+  #window: Promise<{ tokens: number; source: string } | undefined> | undefined;
+
+  /** RAGLINE_CONTEXT_TOKENS, else what the server says (asked once). */
+  contextWindow(signal?: AbortSignal): Promise<{ tokens: number; source: string } | undefined> {
+    const { settings } = this.#connection;
+    if (settings.contextTokens) return Promise.resolve({ tokens: settings.contextTokens, source: 'RAGLINE_CONTEXT_TOKENS' });
+    this.#window ??= modelInfo(this.#connection.baseURL, settings.apiKey, settings.model, signal).then((info) =>
+      info.contextTokens ? { tokens: info.contextTokens, source: info.contextSource ?? info.kind } : undefined,
+    );
+    return this.#window;
+  }
+
   async #load(): Promise<void> {
     const { settings } = this.#connection;
     try {
@@ -294,7 +328,7 @@ export class OpenAIChatModel implements ChatModel {
       if (state.usage) yield { type: 'usage', usage: state.usage };
       if (state.finishReason) yield { type: 'finish', reason: state.finishReason };
     } catch (error) {
-      throw this.#connection.describe(error);
+      throw await this.#connection.describeWithModels(error);
     } finally {
       // Closes the HTTP response if the caller stopped early or something failed.
       await opened?.iterator.return?.(undefined).catch(() => {});
@@ -533,6 +567,17 @@ class Connection {
 
   retryOptions(signal: AbortSignal | undefined) {
     return { ...this.settings.retry, maxRetries: this.settings.maxRetries ?? DEFAULT_MAX_RETRIES, signal };
+  }
+
+  /** As `describe`, and for a model the server does not have, the models it has. */
+  async describeWithModels(error: unknown): Promise<UserError> {
+    const described = this.describe(error);
+    if (!(error instanceof APIError) || error.status !== 404 || !/^Model ".*" was not found/.test(described.message)) return described;
+    const info = await modelInfo(this.baseURL, this.settings.apiKey, this.settings.model).catch(() => undefined);
+    const models = info?.models?.filter(Boolean) ?? [];
+    if (models.length === 0) return described;
+    const shown = models.length > 12 ? `${models.slice(0, 12).join(', ')} and ${models.length - 12} more` : models.join(', ');
+    return new UserError(`${described.message} The server has: ${shown}.`, { hint: described.hint, exitCode: described.exitCode, cause: error });
   }
 
   describe(error: unknown): UserError {

@@ -56,6 +56,8 @@ export interface ChatModel {
   ready?(signal?: AbortSignal): Promise<void>;
   /** True while `ready()` is still waiting for the model to load. */
   readonly loading?: boolean;
+  /** The model's context window in tokens: a setting, else what the server says; undefined when neither says. */
+  contextWindow?(signal?: AbortSignal): Promise<{ tokens: number; source: string } | undefined>;
 }
 
 /** Collects a whole completion from a streaming model. */

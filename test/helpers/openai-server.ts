@@ -28,10 +28,21 @@ export interface ChatReply {
   content?: string;
   /** How the answer is split into streamed deltas; defaults to words with their trailing space. */
   chunks?: string[];
-  /** Reported usage; defaults to word counts of the prompt and the number of chunks. */
+  /** Reported usage; defaults to the prompt's characters / 4 and the number of chunks. */
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Pause before each streamed content chunk, e.g. to abort mid-answer. */
   chunkDelayMs?: number;
+  /**
+   * Reasoning streamed before the content, in this delta field: `reasoning_content`
+   * (llama.cpp --reasoning-format deepseek, ggml-org/llama.cpp#11607; vLLM's reasoning
+   * parsers; DeepSeek's API) or `reasoning` (Ollama's /v1, ollama/ollama#15288; vLLM since
+   * vllm-project/vllm#27755; LM Studio, lmstudio-ai/lmstudio-bug-tracker#894).
+   */
+  reasoning?: { field: 'reasoning_content' | 'reasoning'; chunks: string[] };
+  /** The finish reason sent at the end. Default `stop`. */
+  finishReason?: string;
+  /** After this many content chunks the stream goes silent with the connection open (a stalled stream). */
+  stallAfterChunks?: number;
 }
 
 export interface FailureSpec {
@@ -53,13 +64,50 @@ export interface FailureSpec {
   cutStreamAfterChunks?: number;
   /** How many matching requests fail this way. Default 1. */
   count?: number;
+  /**
+   * Fail inside a stream that started with HTTP 200, as servers report errors there:
+   * - `error-line`: an `error: {...}` SSE field line (older llama.cpp, ggml-org/llama.cpp#14566);
+   * - `data-error`: `data: {"error": {...}}` (LM Studio, lmstudio-ai/lmstudio-bug-tracker#2322);
+   * - `empty`: headers, then `data: [DONE]` and nothing else (LM Studio,
+   *   lmstudio-ai/lmstudio-bug-tracker#2339).
+   * `body` is the error object sent.
+   */
+  inStream?: 'error-line' | 'data-error' | 'empty';
 }
+
+/**
+ * Which server's own endpoints to answer besides the OpenAI API, as they document them:
+ * - `ollama`: GET /api/version, GET /api/tags, POST /api/show, GET /api/ps
+ *   (ollama/ollama#11331 added `context_length` to /api/ps);
+ * - `llama.cpp`: GET /props with `default_generation_settings.n_ctx` (ggml-org/llama.cpp#5307);
+ * - `vllm`: `max_model_len` and `owned_by: "vllm"` in GET /v1/models;
+ * - `lmstudio`: GET /api/v0/models with `state`, `loaded_context_length`, `max_context_length`.
+ */
+export type Flavor = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
 
 export interface StartOptions {
   /** Length of the default hash vectors. Default 8. */
   embeddingDimensions?: number;
   /** Ids listed by GET /v1/models. */
   models?: string[];
+  /** Default: a bare OpenAI-compatible server with no endpoints of its own. */
+  flavor?: Flavor;
+  /** The context window the server reports (and, with `truncate`, enforces). */
+  contextTokens?: number;
+  /**
+   * Ollama cuts a prompt longer than its context silently, keeping its end, and counts
+   * only what it kept in `usage.prompt_tokens` ("truncating input prompt",
+   * ollama/ollama#10368). Prompts are measured at four characters a token.
+   */
+  truncate?: boolean;
+  /**
+   * A model that is not loaded yet takes this long to answer its first request; a client
+   * that disconnects during the load aborts it, and the next request starts it again
+   * ("client connection closed before server finished loading, aborting load",
+   * ollama/ollama#9625). Models in `loaded` start loaded.
+   */
+  loadMs?: number;
+  loaded?: string[];
 }
 
 export interface FakeOpenAI {
@@ -78,6 +126,8 @@ export interface FakeOpenAI {
   /** Replaces the embedding function (one vector per input text). */
   onEmbeddings(handler: (input: string[], body: any) => number[][]): void;
   setModels(ids: string[]): void;
+  /** Model loads started, aborted by a client that left, and finished (StartOptions.loadMs). */
+  readonly loads: { started: number; aborted: number; finished: number };
   close(): Promise<void>;
 }
 
@@ -107,6 +157,44 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
     return `Echo: ${lastUser?.content ?? ''}`;
   };
   let embed = (input: string[], _body: any): number[][] => input.map((text) => hashVector(text, dimensions));
+  const flavor = options.flavor ?? 'openai';
+  const loaded = new Set(options.loaded ?? []);
+  const loads = { started: 0, aborted: 0, finished: 0 };
+
+  /** Waits out a model's load (see StartOptions.loadMs); false when the client left first, which aborts it. */
+  async function load(model: string, res: ServerResponse): Promise<boolean> {
+    if (!options.loadMs || loaded.has(model)) return true;
+    loads.started++;
+    const until = Date.now() + options.loadMs;
+    while (Date.now() < until) {
+      if (res.destroyed || res.socket?.destroyed) {
+        loads.aborted++;
+        return false;
+      }
+      await sleep(Math.min(50, until - Date.now()));
+    }
+    loaded.add(model);
+    loads.finished++;
+    return true;
+  }
+
+  /** The server's own endpoints (Flavor), or undefined when this path is not one of them. */
+  function own(method: string, path: string, body: any): unknown | undefined {
+    const context = options.contextTokens;
+    if (flavor === 'ollama') {
+      if (method === 'GET' && path === '/api/version') return { version: '0.12.6' };
+      if (method === 'GET' && path === '/api/tags') return { models: models.map((name) => ({ name, model: name })) };
+      if (method === 'POST' && path === '/api/show') {
+        return models.includes(body?.model) ? { parameters: context ? `num_ctx                        ${context}` : '', model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 } } : undefined;
+      }
+      if (method === 'GET' && path === '/api/ps') return { models: [...loaded].map((name) => ({ name, model: name, ...(context ? { context_length: context } : {}) })) };
+    }
+    if (flavor === 'llama.cpp' && method === 'GET' && path === '/props') return { default_generation_settings: { n_ctx: context ?? 4096 }, total_slots: 1 };
+    if (flavor === 'lmstudio' && method === 'GET' && path === '/api/v0/models') {
+      return { object: 'list', data: models.map((id) => ({ id, object: 'model', type: 'llm', state: loaded.has(id) ? 'loaded' : 'not-loaded', max_context_length: 32768, ...(loaded.has(id) && context ? { loaded_context_length: context } : {}) })) };
+    }
+    return undefined;
+  }
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -130,16 +218,20 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
     const reply = queued ?? normaliseReply(chatResponder(body));
     const chunks = reply.chunks ?? (reply.content ?? '').match(/\S+\s*|\s+/g) ?? [];
     const content = reply.content ?? chunks.join('');
-    const promptWords = (body?.messages ?? [])
-      .map((message: any) => String(message.content ?? ''))
-      .join(' ')
-      .split(/\s+/)
-      .filter(Boolean).length;
-    const usage = reply.usage ?? { prompt_tokens: promptWords, completion_tokens: chunks.length };
+    // About four characters a token, as real tokenizers count English prose.
+    const promptChars = (body?.messages ?? []).reduce((sum: number, message: any) => sum + String(message.content ?? '').length, 0);
+    const promptTokens = Math.ceil(promptChars / 4);
+    const counted = options.truncate && options.contextTokens ? Math.min(promptTokens, options.contextTokens) : promptTokens;
+    const usage = reply.usage ?? { prompt_tokens: counted, completion_tokens: chunks.length };
     return { ...reply, content, chunks, usage };
   }
 
-  async function handle(route: Route | undefined, body: any, res: ServerResponse): Promise<void> {
+  async function handle(route: Route | undefined, body: any, res: ServerResponse, method = 'POST', path = ''): Promise<void> {
+    if (route === undefined) {
+      const answer = own(method, path, body);
+      if (answer !== undefined) return sendJSON(res, 200, answer);
+    }
+    if ((route === 'chat' || route === 'embeddings') && !(await load(String(body?.model), res))) return;
     const failure = takeFailure(route);
     if (failure?.delayMs) await sleep(failure.delayMs);
     if (res.destroyed) return;
@@ -150,6 +242,14 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
         return;
       }
       return streamChat(body, nextChatReply(body, false), res, failure.cutStreamAfterChunks);
+    }
+    if (failure?.inStream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const error = failure.body ?? { message: 'failure', type: 'server_error' };
+      if (failure.inStream === 'error-line') res.end(`error: ${JSON.stringify(error)}\n\n`);
+      else if (failure.inStream === 'data-error') res.end(`data: ${JSON.stringify({ error })}\n\n`);
+      else res.end('data: [DONE]\n\n');
+      return;
     }
     if (failure) return sendFailure(failure, body, res);
 
@@ -186,7 +286,11 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       case 'models':
         return sendJSON(res, 200, {
           object: 'list',
-          data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'ragline-test' })),
+          data: models.map((id) =>
+            flavor === 'vllm'
+              ? { id, object: 'model', created: 0, owned_by: 'vllm', max_model_len: options.contextTokens ?? 4096 }
+              : { id, object: 'model', created: 0, owned_by: 'ragline-test' },
+          ),
         });
       default:
         return sendJSON(res, 404, { error: { message: 'Unknown path', type: 'invalid_request_error' } });
@@ -199,7 +303,17 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...extra })}\n\n`;
 
     res.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
+    for (const text of reply.reasoning?.chunks ?? []) {
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+      if (res.destroyed) return;
+      res.write(chunk([{ index: 0, delta: { [reply.reasoning!.field]: text }, finish_reason: null }]));
+    }
     for (const [index, text] of reply.chunks.entries()) {
+      if (reply.stallAfterChunks !== undefined && index >= reply.stallAfterChunks) {
+        // Silent with the connection open, until the client gives up.
+        while (!res.destroyed && !res.socket?.destroyed) await sleep(50);
+        return;
+      }
       if (cutAfter !== undefined && index >= cutAfter) break;
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
       if (res.destroyed) return;
@@ -211,7 +325,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       res.socket?.destroy();
       return;
     }
-    res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+    res.write(chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }]));
     if (body.stream_options?.include_usage) res.write(chunk([], { usage: withTotal(reply.usage) }));
     res.end('data: [DONE]\n\n');
   }
@@ -242,7 +356,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       const path = req.url ?? '/';
       const route = routeOf(req.method ?? 'GET', path.split('?')[0]!);
       requests.push({ method: req.method ?? 'GET', path, route, headers: req.headers, body, at });
-      handle(route, body, res).catch((error: unknown) => {
+      handle(route, body, res, req.method ?? 'GET', path.split('?')[0]!).catch((error: unknown) => {
         if (!res.headersSent) sendJSON(res, 500, { error: { message: String(error) } });
         else res.destroy();
       });
@@ -262,6 +376,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       void failures.push({ ...failure, route: failure.route ?? 'any', remaining: failure.count ?? 1 }),
     onEmbeddings: (handler) => void (embed = handler),
     setModels: (ids) => void (models = ids),
+    loads,
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const timer of timers) clearTimeout(timer);

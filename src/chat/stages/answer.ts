@@ -8,7 +8,7 @@ import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/in
 import type { TurnEvent } from '../events.js';
 import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
 import { extractiveAnswer, namesAgainstIndex } from '../extractive.js';
-import { buildAnswerMessages } from '../prompt.js';
+import { buildAnswerMessages, estimateTokens, fitAnswerPrompt } from '../prompt.js';
 import { withoutReasoning } from '../../providers/reasoning.js';
 import type { TurnContext, TurnState } from './state.js';
 
@@ -81,7 +81,7 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   // Searches have no answer to show the model; their questions live on in the rewrite.
   const answered = (state.history?.verbatim ?? []).filter((t) => t.answerKind !== 'search');
   const answerWindow = config.history.answerTurns > 0 ? answered.slice(-config.history.answerTurns) : [];
-  state.prompt = buildAnswerMessages({
+  const promptInput = {
     question,
     standaloneQuery,
     chunks: state.chunks,
@@ -89,7 +89,22 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     history: answerWindow.map((t) => ({ question: t.question, answer: withoutReasoning(t.answer ?? '') })),
     summary: state.history?.summary,
     scope: config.assistant?.scope,
-  });
+  };
+  state.prompt = buildAnswerMessages(promptInput);
+  // Fitted to the model's window where it is known: a server that truncates silently (Ollama) drops the start,
+  // which holds the instructions and the best documents.
+  const window = await answerModel.contextWindow?.(signal).catch(() => undefined);
+  if (window) {
+    const reserve = config.answer?.maxTokens ?? Math.min(1024, Math.floor(window.tokens / 4));
+    const fitted = fitAnswerPrompt(promptInput, window.tokens - reserve);
+    state.prompt = fitted.messages;
+    if (fitted.trimmed) {
+      const parts = [`${fitted.chunks} of ${state.chunks.length} documents`];
+      if (fitted.shortened > 0) parts.push(`${fitted.shortened} cut short`);
+      if (fitted.exchanges < promptInput.history.length) parts.push(`${fitted.exchanges} of ${promptInput.history.length} earlier exchanges`);
+      yield { type: 'status', text: `fitted the prompt to the model's ${window.tokens.toLocaleString('en-US')}-token context (${window.source}): ${parts.join(', ')}` };
+    }
+  }
   let thinking = false;
   try {
     for await (const chunk of answerModel.stream(state.prompt, { signal, maxTokens: config.answer?.maxTokens })) {
@@ -111,6 +126,16 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     state.timings.answerMs = performance.now() - started;
   }
   if (signal?.aborted) return 'interrupted';
+  // A server that cut the prompt to its context says so only in the tokens it counted.
+  const counted = state.usage.answer?.promptTokens;
+  const estimated = estimateTokens(state.prompt);
+  // Tokenizers give about 4 characters a token on prose; the estimate assumes 3.2, so a count under 55% of it is a cut.
+  if (counted !== undefined && counted > 0 && counted < estimated * 0.55) {
+    yield {
+      type: 'status',
+      text: `the server read ${counted.toLocaleString('en-US')} tokens of a prompt of about ${estimated.toLocaleString('en-US')}: it may have cut the prompt to its context. Set RAGLINE_CONTEXT_TOKENS to the model's context (or raise it on the server).`,
+    };
+  }
   if (context.topicModel) {
     const extracted = await extractTopicsWithModel(context.topicModel, { question, answer: state.answer }, { timeoutMs: TOPIC_TIMEOUT_MS, signal });
     if (extracted) {
