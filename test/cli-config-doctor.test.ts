@@ -380,9 +380,32 @@ describe('ragline doctor, with a server', () => {
     expect(check(report, 'server').status).toBe('ok');
     expect(check(report, 'model.chat').status).toBe('ok');
     expect(check(report, 'model.embedding').status).toBe('ok');
-    expect(server.requestsTo('models')).toHaveLength(1);
-    expect(server.requests.every((request) => request.route === 'models')).toBe(true);
-    expect(server.requestsTo('models')[0]!.headers.authorization).toBe(`Bearer ${ENV_KEY}`);
+    // Besides the model list: what the server says of itself (GETs) and one timed reply from the answer model.
+    expect(server.requests.every((request) => request.method === 'GET' || request.route === 'chat')).toBe(true);
+    expect(server.requestsTo('chat')).toHaveLength(1);
+    expect(server.requestsTo('chat')[0]!.body).toMatchObject({ max_tokens: 16, stream: true });
+    expect(server.requests.every((request) => request.headers.authorization === `Bearer ${ENV_KEY}`)).toBe(true);
+    expect(report.provider.roles).toEqual([
+      expect.objectContaining({ role: 'answer', model: 'fake-chat-model', serverKind: 'unknown', contextTokens: null, roundTripMs: expect.any(Number) }),
+    ]);
+    // A bare server says nothing of the context window: the fix is the setting.
+    expect(check(report, 'roundtrip.answer')).toMatchObject({ status: 'warn', fix: expect.stringContaining('RAGLINE_CONTEXT_TOKENS') });
+  });
+
+  it("shows each role's server, context window and round trip (Ollama)", async () => {
+    const ollama = await startOpenAIServer({ models: ['qwen3:8b', 'llama3.2:3b', 'nomic-embed-text'], flavor: 'ollama', contextTokens: 8192, loaded: ['qwen3:8b', 'llama3.2:3b'] });
+    try {
+      const result = await run(['doctor', '--json'], remote({ RAGLINE_BASE_URL: ollama.baseURL, RAGLINE_CHAT_MODEL: 'qwen3:8b', RAGLINE_REWRITE_MODEL: 'llama3.2:3b', RAGLINE_EMBED_MODEL: 'nomic-embed-text' }));
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      expect(report.provider.roles.map((role: any) => [role.role, role.model, role.serverKind, role.contextTokens])).toEqual([
+        ['answer', 'qwen3:8b', 'ollama', 8192],
+        ['rewrite', 'llama3.2:3b', 'ollama', 8192],
+      ]);
+      expect(check(report, 'roundtrip.rewrite').message).toMatch(/^The rewrite model "llama3\.2:3b" at .* \(ollama\) replied in \d+ ms; context 8,192 tokens \(Ollama \/api\/ps\)\.$/);
+    } finally {
+      await ollama.close();
+    }
   });
 
   it('warns about a configured model the server does not list, naming it and the fix', async () => {

@@ -1,13 +1,14 @@
 // The checks of `ragline doctor` as data: the database, the index, an ingest left
 // unfinished, SQLite and sqlite-vec, the embedder against the index, and the model
 // server. Each check is ok, warn or fail with a one-line fix. Nothing is changed: the database is opened
-// read-only (an outdated schema is reported, not migrated) and the only network
-// call is GET /models.
+// read-only (an outdated schema is reported, not migrated). Against a server: GET /models, what
+// the server says of itself (src/providers/server-info.ts) and a one-line reply from each chat role.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
-import { createEmbedder } from '../providers/index.js';
+import { createEmbedder, openAISettings } from '../providers/index.js';
+import { complete } from '../providers/types.js';
 import { displayURL } from '../providers/describe-error.js';
 import { listModels, OPENAI_API_BASE_URL } from '../providers/openai.js';
 import { vocabularyTable } from '../retrieve/term-stats.js';
@@ -55,7 +56,21 @@ export interface DoctorFacts {
     reachable: boolean | null;
     /** The server's model list, when it offered one. */
     serverModels: string[] | null;
+    /** Each role's model tried once: its server, context window and a timed round trip. */
+    roles: RoleCheck[];
   };
+}
+
+export interface RoleCheck {
+  role: 'answer' | 'rewrite';
+  server: string;
+  /** Which server it is, when it says (ollama, llama.cpp, vllm, lmstudio, openai). */
+  serverKind: string;
+  model: string;
+  contextTokens: number | null;
+  contextSource: string | null;
+  /** How long a one-line reply took, or null when it failed. */
+  roundTripMs: number | null;
 }
 
 export const DEFAULT_DOCTOR_TIMEOUT_MS = 5_000;
@@ -108,6 +123,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
       embedderReason: choice.reason,
       reachable: null,
       serverModels: null,
+      roles: [],
     },
   };
   const provider = facts.provider;
@@ -127,6 +143,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
   checks.push(...(database.unfinished ?? []));
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
+  if (provider.chat === 'openai' && provider.reachable !== false) await checkRoles(config, provider, checks);
   return { checks, facts };
 }
 
@@ -461,6 +478,51 @@ async function checkProvider(config: Config, provider: DoctorFacts['provider'], 
         message: `The ${role} model "${model}" is not in the server's model list${models.length ? ` (${some})` : ' (it lists none)'}.`,
         fix: `Set ${variable} to a model the server has, or install it (for Ollama: \`ollama pull ${model}\`).`,
       });
+    }
+  }
+}
+
+/** A one-line reply from the answer model and the rewrite model, timed, with what the server says of the context window. */
+async function checkRoles(config: Config, provider: DoctorFacts['provider'], checks: Check[]): Promise<void> {
+  const { OpenAIChatModel } = await import('../providers/openai.js');
+  const { serverKind } = await import('../providers/server-info.js');
+  const baseURL = config.baseURL ?? OPENAI_API_BASE_URL;
+  const roles: Array<{ role: RoleCheck['role']; model: string; variable: string }> = [{ role: 'answer', model: config.models.chat, variable: 'RAGLINE_CHAT_MODEL' }];
+  if (config.models.rewrite !== config.models.chat) roles.push({ role: 'rewrite', model: config.models.rewrite, variable: 'RAGLINE_REWRITE_MODEL' });
+  const kind = await serverKind(baseURL, config.apiKey);
+  for (const { role, model, variable } of roles) {
+    const chatModel = new OpenAIChatModel({
+      ...openAISettings(config, model),
+      contextTokens: config.answer?.contextTokens,
+      maxRetries: 0,
+      operation: role === 'rewrite' ? 'rewrite' : 'chat',
+    });
+    const window = await chatModel.contextWindow().catch(() => undefined);
+    const facts: RoleCheck = {
+      role,
+      server: displayURL(baseURL),
+      serverKind: kind,
+      model,
+      contextTokens: window?.tokens ?? null,
+      contextSource: window?.source ?? null,
+      roundTripMs: null,
+    };
+    provider.roles.push(facts);
+    const contextText = window ? `context ${window.tokens.toLocaleString('en-US')} tokens (${window.source})` : 'context length not reported';
+    await chatModel.ready();
+    const started = performance.now();
+    try {
+      await complete(chatModel, [{ role: 'user', content: 'Reply with the single word OK.' }], { maxTokens: 16, temperature: 0, thinking: false });
+      facts.roundTripMs = Math.round(performance.now() - started);
+      checks.push({
+        id: `roundtrip.${role}`,
+        status: window ? 'ok' : 'warn',
+        message: `The ${role} model "${model}" at ${facts.server}${kind === 'unknown' ? '' : ` (${kind})`} replied in ${facts.roundTripMs} ms; ${contextText}.`,
+        ...(window ? {} : { fix: 'Set RAGLINE_CONTEXT_TOKENS to the context the model is served with, so that prompts are fitted to it.' }),
+      });
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      checks.push({ id: `roundtrip.${role}`, status: 'fail', message: `The ${role} model "${model}": ${error.message}`, fix: error.hint ?? `Check ${variable}.` });
     }
   }
 }

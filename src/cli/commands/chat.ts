@@ -118,6 +118,8 @@ ${HELP}`,
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
         if (interactive) void workspace.warmInBackground().catch(() => {});
+        // A local server loads a model on its first request: start that while the user types.
+        if (interactive) void workspace.warmModels().catch(() => {});
         const chat = await chooseSession(workspace, flags, interactive, io);
         if (!chat) {
           // The picker was cancelled (Ctrl-C or Escape): leave quietly.
