@@ -452,10 +452,9 @@ describe('ragline doctor, with a server', () => {
   });
 
   it('gives up on a server that does not answer within --timeout', async () => {
-    server.queueFailure({ route: 'models', status: 200, delayMs: 3_000 });
-    const started = Date.now();
+    // An answer a minute away: had doctor waited for it, the test would run past its timeout.
+    server.queueFailure({ route: 'models', status: 200, delayMs: 60_000 });
     const result = await run(['doctor', '--json', '--timeout', '300'], remote());
-    expect(Date.now() - started).toBeLessThan(2_900);
     expect(result.code).toBe(1);
     expect(check(JSON.parse(result.stdout), 'server').message).toMatch(/did not answer .* within 0\.3 s/);
   });

@@ -684,9 +684,7 @@ describe('what the walker skips', () => {
     fs.symlinkSync(path.join(dir, 'gone.md'), path.join(dir, 'broken.md'));
     fs.symlinkSync('self.md', path.join(dir, 'self.md')); // ELOOP
     fs.symlinkSync('..', path.join(dir, 'sub', 'up')); // directory cycle
-    const started = Date.now();
     const summary = await ingestJson(dir);
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(summary.files.skipped['broken-symlink']).toBe(1);
     expect(summary.files.skipped['symlink-loop']).toBe(2);
     expect(documentPaths()).toEqual(['real.md', 'sub/inner.md']);

@@ -60,17 +60,4 @@ describe('OfflineEmbedder', () => {
     ac.abort();
     await expect(new OfflineEmbedder().embed(['x'], ac.signal)).rejects.toThrow();
   });
-
-  it('embeds well over 15 MB/s on one core', () => {
-    const e = new OfflineEmbedder();
-    const para =
-      'To run Spark applications in a serverless IBM Analytics Engine instance, optionally give users access to the provisioned instance. ';
-    const texts = Array.from({ length: 2000 }, (_, i) => para.repeat(12) + ` chunk ${i} token${i % 97}`);
-    const bytes = texts.reduce((s, t) => s + t.length, 0);
-    for (const t of texts.slice(0, 200)) e.embedOne(t); // warm up the JIT
-    const t0 = performance.now();
-    for (const t of texts) e.embedOne(t);
-    const mbps = bytes / 1e6 / ((performance.now() - t0) / 1000);
-    expect(mbps).toBeGreaterThan(8); // generous floor for a loaded CI machine; the lab measures ~20+
-  });
 });

@@ -137,12 +137,11 @@ describe("LLM rewriter: a model's rewrite that cannot be used gives way to the o
   });
 
   it('a model slower than the rewrite timeout', async () => {
-    server.queueChat({ content: 'Do Orbitly API keys expire?', chunkDelayMs: 2000 });
-    const started = Date.now();
+    // Each word a minute apart: had the rewrite waited for it, the test would run past its timeout.
+    server.queueChat({ content: 'Do Orbitly API keys expire?', chunkDelayMs: 60_000 });
     const outcome = await createRewriter(model(), { timeoutMs: 100 }).rewrite(request());
     expect(outcome).toMatchObject({ standaloneQuery: offline, decision: 'rewritten' });
     expect(outcome.reason).toMatch(/^offline rewrite, as the model did not answer within 0.1 s \(RAGLINE_REWRITE_TIMEOUT_MS\)/);
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it("the user's cancellation propagates instead of falling back", async () => {

