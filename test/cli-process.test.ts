@@ -4,9 +4,9 @@
 // early. One case per command family; everything else about the commands is
 // tested in-process (test/helpers/cli.ts runCliInProcess). The MCP server's
 // process (protocol on stdout only, exit 0 when stdin closes) is in
-// test/mcp.test.ts; Ctrl-C in chat-cli, ingest-kill and ingest-failure; the
-// terminal in chat-pty and judge-pty; two processes at once in concurrency and
-// store; a full disk in disk-full.
+// test/mcp.test.ts; Ctrl-C in chat-cli, ingest-failure and soak/ingest-kill; the
+// terminal in soak/chat-pty and soak/judge-pty; two processes at once in
+// soak/concurrency and soak/store-contention; a full disk in soak/disk-full.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';

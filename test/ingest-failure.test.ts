@@ -2,12 +2,12 @@
 // batch out on its worker thread: the error is printed and the exit code is
 // meaningful (before, the batch that came back while the worker was being
 // stopped let the event loop empty, and Node quit with code 13 and no message).
-// A FIFO put in place of a file after the listing: skipped and counted, not read
-// (before, the read blocked forever and Ctrl-C could not stop it). Ctrl-C during
-// the last file or the last group: the run says it was interrupted and removes
-// nothing (before, it reported success, exit 0, having dropped the last group).
+// Ctrl-C during the last file or the last group: the run says it was interrupted
+// and removes nothing (before, it reported success, exit 0, having dropped the
+// last group). A FIFO put in place of a file after the listing, a race between
+// processes, is in test/soak/ingest-fifo.test.ts.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -55,51 +55,6 @@ test('the writer throwing with an embedding batch in flight prints the error and
   const code = await done;
   expect(stderr).toMatch(new RegExp(`^error: Another ingest \\(pid ${process.pid}, started [^)]+\\) is writing to this database\\.$`, 'm'));
   expect(code, stderr).toBe(1);
-}, 60_000);
-
-test('FIFOs that replace files after the listing are skipped and counted, never read; FIFOs there at the start are counted too', async () => {
-  const env = isolatedEnv(home);
-  const dbFile = path.join(home, 'r.db');
-  const docs = path.join(home, 'docs');
-  fs.mkdirSync(docs);
-  fs.writeFileSync(path.join(docs, 'first.md'), '# First\n\nThe first document.\n');
-  // An index exists, so the ingest below takes its lock at its first write, after the listing.
-  expect((await ragline(['--db', dbFile, 'ingest', docs], { env })).code).toBe(0);
-  const FILES = 3000;
-  const name = (i: number) => path.join(docs, `f${String(i).padStart(4, '0')}.md`);
-  for (let i = 0; i < FILES; i++) fs.writeFileSync(name(i), `# File ${i}\n\nAbout gadget-${i % 97} and sprocket-${i % 89}.\n`);
-  execFileSync('mkfifo', [path.join(docs, 'pipe-at-start.md')]);
-
-  const child = spawn(process.execPath, [BIN, '--db', dbFile, 'ingest', docs, '--json'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  // Once it holds its lock it has listed the folder: the last 300 files become FIFOs.
-  for (let waited = 0; ; waited += 5) {
-    if (waited > 20_000) throw new Error('the ingest never took its lock');
-    const db = new Database(dbFile, { readonly: true });
-    const lock = db.prepare("SELECT value FROM meta WHERE key = 'ingest.lock'").pluck().get() as string | undefined;
-    db.close();
-    if (lock && JSON.parse(lock).pid === child.pid) break;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  const swapped = Array.from({ length: 300 }, (_, k) => name(FILES - 300 + k));
-  for (const file of swapped) fs.unlinkSync(file);
-  execFileSync('mkfifo', swapped);
-
-  const code = await done;
-  clearTimeout(killer);
-  expect(code, stderr).toBe(0);
-  const summary = JSON.parse(stdout);
-  const notAFile = summary.files.skipped['not-a-file'] ?? 0;
-  // The FIFO there at the start, and the swapped ones the run had not read yet (or,
-  // in the moment between unlink and mkfifo, found missing: unreadable).
-  expect(notAFile).toBeGreaterThanOrEqual(2);
-  expect(summary.skippedPaths['not-a-file']).toContain('pipe-at-start.md');
-  expect(summary.files.added + notAFile + (summary.files.skipped.unreadable ?? 0)).toBe(FILES + 1);
 }, 60_000);
 
 test('Ctrl-C (the abort signal) does not wait for a group still being embedded: the ingest stops and reports itself interrupted', async () => {

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
-import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from './helpers/pty.js';
+import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from '../helpers/pty.js';
 
 const unavailable = ptyUnavailable();
 if (unavailable) console.warn(`judge-pty.test.ts skipped: ${unavailable}`);

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROOT, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
+import { ROOT, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
 
 const ROUNDS = 6;
 const FILES = 400;

@@ -14,8 +14,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
-import { prng } from './helpers/prng.js';
+import { BIN, ROOT, isolatedEnv, ragline, tempDir } from '../helpers/cli.js';
+import { prng } from '../helpers/prng.js';
 
 const SEED = 0x5eed_2024;
 const KILLS = 24;

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from './helpers/cli.js';
-import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from './helpers/pty.js';
-import { startOpenAIServer } from './helpers/openai-server.js';
+import { FIXTURE_DOCS, isolatedEnv, runCli, tempDir } from '../helpers/cli.js';
+import { KEY, ptyUnavailable, spawnRaglineInPty, type PtySession } from '../helpers/pty.js';
+import { startOpenAIServer } from '../helpers/openai-server.js';
 
 const unavailable = ptyUnavailable();
 if (unavailable) console.warn(`chat-pty.test.ts skipped: ${unavailable}`);

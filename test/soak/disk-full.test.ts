@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { FIXTURE_DOCS, isolatedEnv, ragline, runCli, tempDir } from './helpers/cli.js';
+import { FIXTURE_DOCS, isolatedEnv, ragline, runCli, tempDir } from '../helpers/cli.js';
 
 let home: string;
 let mountPoint: string;
