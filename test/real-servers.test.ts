@@ -179,10 +179,9 @@ describe('how small models write a rewrite: the shown query is the rewrite, word
 describe('time is bounded', () => {
   it('a stream that stalls after its headers ends the answer within RAGLINE_STREAM_IDLE_MS, naming it', async () => {
     await setUp(STANDALONE, { chunks: ['Keys ', 'expire ', 'after ', '90 days.'], stallAfterChunks: 2 });
-    const started = Date.now();
+    // The server stays silent until the client gives up: without the limit, the test runs past its timeout.
     const result = await ragline(['ask', Q1], { env: env({ RAGLINE_STREAM_IDLE_MS: '800' }) });
     expect(result.code).toBe(1);
-    expect(Date.now() - started).toBeLessThan(8000);
     expect(result.stderr).toMatch(/stalled: nothing for 0\.8 s/);
     expect(result.stderr).toContain('RAGLINE_STREAM_IDLE_MS');
     expect(server!.requestsTo('chat')).toHaveLength(1);
@@ -192,10 +191,9 @@ describe('time is bounded', () => {
     await setUp({ chunks: ['Do ', 'Orbitly'], stallAfterChunks: 1 });
     const first = await ragline(['ask', Q1], { env: env() });
     expect(first.code, first.stderr).toBe(0);
-    const started = Date.now();
+    // The server stays silent until the client gives up: without the limit, the test runs past its timeout.
     const result = await ragline(['ask', '--session', 'last', FOLLOW_UP], { env: env({ RAGLINE_REWRITE_TIMEOUT_MS: '700' }) });
     expect(result.code, result.stderr).toBe(0);
-    expect(Date.now() - started).toBeLessThan(6000);
     expect(shownQuery(result)).toMatch(/offline rewrite, as the model did not answer within 0\.7 s/);
   });
 
@@ -247,12 +245,10 @@ describe('context windows', () => {
       { route: 'chat', inStream: 'data-error', body: { message: 'Trying to keep the first 5120 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough.' } },
     ],
     ["LM Studio's empty 200 stream (lmstudio-ai/lmstudio-bug-tracker#2339)", { route: 'chat', inStream: 'empty' }],
-  ])('%s: one clear message naming the setting, no retries, in seconds', async (_name, failure) => {
+  ])('%s: one clear message naming the setting, no retries', async (_name, failure) => {
     await setUp(STANDALONE);
     server!.queueFailure({ ...failure, count: 5 });
-    const started = Date.now();
     const result = await ragline(['ask', Q1], { env: env() });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.code).toBe(1);
     const errors = result.stderr.split('\n').filter((line) => line.startsWith('error:'));
     expect(errors).toHaveLength(1);
