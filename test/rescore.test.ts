@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsPhraseQuery } from '../src/retrieve/fts-query.js';
 import type { FusedHit } from '../src/retrieve/fuse.js';
 import { addPhraseScores, boostTitleMatches, queryStems, titleCoverage } from '../src/retrieve/rescore.js';
+import { documentIdentity } from '../src/retrieve/copies.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { tempDir } from './helpers/cli.js';
@@ -123,7 +125,7 @@ describe('Retriever with phrases and title coverage', () => {
 });
 
 /** Ingests `files` into a new in-memory database and searches it for `query`, k = 5. */
-async function searchFiles(files: Record<string, string>, query: string, chunker = { size: 4000, overlap: 200 }) {
+async function searchFiles(files: Record<string, string | Buffer>, query: string, chunker = { size: 4000, overlap: 200 }) {
   const dir = tempDir('ragline-copies-');
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   const db = openDatabase(':memory:');
@@ -161,6 +163,51 @@ describe('Retriever and copies of a section in other files', () => {
     expect(hits).toHaveLength(5);
     expect(new Set(hits.map((hit) => hit.text.split('\n')[0])).size).toBe(5);
     expect(hits.map((hit) => hit.rank)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('gives a manual shipped as .html, .txt.gz and .md one slot of the top 3', async () => {
+    const sections = [
+      ['Memory management', 'bzip2 compresses large files in blocks. Compression needs about eight times the block size in memory, decompression about four times; the small-memory mode halves that at half the speed.'],
+      ['Recovering data from damaged files', 'bzip2recover writes each block of a damaged archive to a file of its own, so that the intact blocks can be decompressed.'],
+      ['Command-line options', 'The -k option keeps the input files, and -s reduces memory usage when decompressing, for machines with little memory.'],
+    ];
+    const markdown = `# The bzip2 manual\n\n${sections.map(([title, text]) => `## ${title}\n\n${text}\n`).join('\n')}`;
+    const html = `<html><body><h1>The bzip2 manual</h1>${sections.map(([title, text]) => `<h2>${title}</h2><p>${text}</p>`).join('')}</body></html>`;
+    // The plain-text manual as Debian ships one: no heading marks, lines cut at 72 columns.
+    const text = sections.map(([title, body]) => `${title!.toUpperCase()}\n\n${body!.replace(/(.{1,72})(?:\s|$)/g, '$1\n')}`).join('\n');
+    const hits = await searchFiles(
+      {
+        'manual.md': markdown,
+        'manual.html': html,
+        'manual.txt.gz': zlib.gzipSync(text),
+        'zlib.md': '# zlib\n\nzlib compresses in memory with a window of 32 KB; deflateInit sets how much memory it uses.\n',
+        'xz.md': '# xz\n\nThe memory usage of xz depends on the preset; decompression memory is limited with --memlimit.\n',
+      },
+      'how much memory does bzip2 need',
+    );
+    // Each file is one chunk: without the copies left out, the three formats would be the top 3.
+    const top3 = hits.slice(0, 3).map((hit) => hit.documentPath);
+    expect(top3.filter((p) => p.startsWith('manual.'))).toHaveLength(1);
+    expect(top3).toEqual(expect.arrayContaining(['zlib.md', 'xz.md']));
+  });
+
+  it('names a document by its folder and name without format extensions', () => {
+    expect(documentIdentity('docs/manual.pdf.gz')).toBe('docs/manual');
+    expect(documentIdentity('docs/manual.HTML')).toBe('docs/manual');
+    expect(documentIdentity('api/fs.md')).toBe('api/fs');
+    expect(documentIdentity('other/manual.txt')).not.toBe(documentIdentity('docs/manual.txt'));
+    expect(documentIdentity('NEWS.gz')).toBeUndefined();
+    expect(documentIdentity('README')).toBeUndefined();
+  });
+
+  it('leaves out a chunk whose text is a copy of a kept one in another format, under another name and heading; keeps such pages of one format', async () => {
+    const body = Array.from({ length: 6 }, (_, i) => `The spool daemon retries delivery ${i} times before the message bounces to the sender.`).join(' ');
+    const guide = `# Guide\n\n## Delivery retries\n\n${body}\n`;
+    const question = 'how many times does the spool daemon retry delivery';
+    const hits = await searchFiles({ 'guide.md': guide, 'all.html': `<html><body><h1>All pages</h1><h2>Retrying delivery</h2><p>${body}</p></body></html>` }, question);
+    expect(hits).toHaveLength(1);
+    // Two pages of a folder that say the same under other titles are its own pages (MTRAG's passages): both stay.
+    expect(await searchFiles({ 'guide.md': guide, 'howto.md': `# How-to\n\n## Retrying delivery\n\n${body}\n` }, question)).toHaveLength(2);
   });
 
   it('leaves out a short piece whose words are nearly all in a better-ranked copy of its section', async () => {

@@ -10,7 +10,11 @@
 // The database is cached under bench/out/realdocs (re-ingested only where a file
 // changed). Skips cleanly when none of the documentation is on this machine.
 //
-//   node bench/realdocs/run.mjs [--verbose] [--json] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9|later-10] [--set pip|heldout-12]
+//   node bench/realdocs/run.mjs [--verbose] [--json] [--with-copies] [--only <conversation id>] [--half dev|held-out|later|later-2|later-3|later-4|later-5|later-6|later-7|later-8|later-9|later-10] [--set pip|heldout-12]
+//
+// `--with-copies` ingests Node's HTML pages too (`fs.html` beside `fs.md`, and `all.html`,
+// as a user's folder has them; its own index, bench/out/realdocs-copies): copies of a
+// document in several formats must take one result slot, not several.
 //
 // `--set pip` plays bench/realdocs/pip.json over pip's documentation alone (its own
 // index, bench/out/realdocs-pip): Sphinx sources in reStructuredText and MyST, some
@@ -48,7 +52,8 @@ if (!SETS[setName]) {
   console.error(`--set: one of ${Object.keys(SETS).join(', ')}, got "${setName}"`);
   process.exit(2);
 }
-const out = path.join(root, setName === 'default' ? 'bench/out/realdocs' : `bench/out/realdocs-${setName}`);
+const withCopies = process.argv.includes('--with-copies');
+const out = path.join(root, setName === 'default' ? `bench/out/realdocs${withCopies ? '-copies' : ''}` : `bench/out/realdocs-${setName}`);
 const dbPath = path.join(out, 'realdocs.db');
 const verbose = process.argv.includes('--verbose');
 const asJson = process.argv.includes('--json');
@@ -69,7 +74,7 @@ const conversations = set.conversations.filter(
 );
 
 const env = { ...process.env, RAGLINE_PROVIDER: 'offline', NO_COLOR: '1', HOME: out };
-const ingest = spawnSync(process.execPath, [path.join(root, 'bin/ragline.js'), '--db', dbPath, 'ingest', folder, '--exclude', ...EXCLUDE, '--json'], {
+const ingest = spawnSync(process.execPath, [path.join(root, 'bin/ragline.js'), '--db', dbPath, 'ingest', folder, ...(withCopies ? [] : ['--exclude', ...EXCLUDE]), '--json'], {
   env,
   encoding: 'utf8',
   maxBuffer: 64 * 1024 * 1024,
@@ -112,6 +117,9 @@ function insertedWords(question, standaloneQuery) {
   return shown.slice(start, shown.length - end).join(' ');
 }
 
+/** A path without its format extensions: `node/fs.md` and `node/fs.html` are one document. */
+const formatless = (documentPath) => documentPath.replace(/\.gz$/, '').replace(/\.(?:md|html?|txt|rst|pdf)$/, '');
+
 const rows = [];
 const rewriteMs = [];
 for (const conversation of conversations) {
@@ -138,7 +146,8 @@ for (const conversation of conversations) {
       decision: rewrite.decision,
       reason: rewrite.reason,
       top5,
-      docHit: turn.doc.some((doc) => top5.includes(doc)),
+      // With copies, the expected document in another format counts (node/fs.html for node/fs.md).
+      docHit: turn.doc.some((doc) => top5.some((shown) => shown === doc || (withCopies && formatless(shown) === formatless(doc)))),
       answer: done.answer,
     };
     if (index > 0) {

@@ -15,6 +15,7 @@ import type { Embedder } from '../providers/types.js';
 import { indexedTokens, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { stem } from '../text/stem.js';
 import { isStopword } from '../text/stopwords.js';
+import { Copies } from './copies.js';
 import { buildFtsPhraseQuery, buildFtsQuery } from './fts-query.js';
 import { fuse, type FusedHit, type FuseOptions, type RankedHit } from './fuse.js';
 import { Fts5Search } from './fts5.js';
@@ -79,55 +80,6 @@ export interface RetrievalSettings {
 
 /** Measured on bench/mtrag (bench/lab/RESULTS.md). */
 export const DEFAULT_COLUMN_WEIGHTS: [number, number] = [4, 1];
-
-/** Share of the same words (Jaccard of the tokens) above which two chunks of a section with the same title are one. */
-const SAME_SECTION = 0.6;
-/** Share of the smaller chunk's words found in the other above which it is a piece of the same section. */
-const PIECE_OF_SECTION = 0.8;
-
-/**
- * The chunks kept so far, by section title, to tell a copy of one of them: the same
- * section in another file, with the same title and mostly the same words, as when a
- * folder holds a page as Markdown and as HTML (Node.js ships `fs.md`, `fs.html` and
- * `all.html`). Only the better-ranked copy is returned. A chunk's words are read only
- * once a second chunk with its title comes (in a turn's few results, seldom), and
- * shared words are counted through a word -> kept chunks index, so k = 1000
- * same-titled chunks stay cheap.
- */
-class SectionCopies {
-  readonly #byTitle = new Map<string, { kept: { path: string; text: string; words?: Set<string> }[]; sizes: number[]; postings: Map<string, number[]> }>();
-
-  /** True when `chunk` is a copy of a kept chunk; else keeps it. */
-  copyOrKeep(chunk: ChunkSource): boolean {
-    if (!chunk.heading) return false;
-    const title = (chunk.heading.split(' > ').pop() ?? '').trim().toLowerCase();
-    const group = this.#byTitle.get(title);
-    if (group === undefined) {
-      this.#byTitle.set(title, { kept: [{ path: chunk.documentPath, text: chunk.text }], sizes: [], postings: new Map() });
-      return false;
-    }
-    // Index the kept chunks not indexed yet (the first of a title waits for a second).
-    for (let index = group.sizes.length; index < group.kept.length; index++) {
-      const words = group.kept[index]!.words ?? new Set(indexedTokens(group.kept[index]!.text));
-      group.sizes.push(words.size);
-      for (const word of words) {
-        const list = group.postings.get(word);
-        if (list) list.push(index);
-        else group.postings.set(word, [index]);
-      }
-    }
-    const words = new Set(indexedTokens(chunk.text));
-    const shared = new Map<number, number>();
-    for (const word of words) for (const kept of group.postings.get(word) ?? []) shared.set(kept, (shared.get(kept) ?? 0) + 1);
-    for (const [kept, n] of shared) {
-      if (group.kept[kept]!.path === chunk.documentPath) continue;
-      // Mostly the same words, or a piece whose words nearly all are in the other (a section cut at other places).
-      if (n / (group.sizes[kept]! + words.size - n) >= SAME_SECTION || n / Math.min(group.sizes[kept]!, words.size) >= PIECE_OF_SECTION) return true;
-    }
-    group.kept.push({ path: chunk.documentPath, text: chunk.text, words });
-    return false;
-  }
-}
 
 export interface RetrieverOptions {
   /**
@@ -233,7 +185,7 @@ export class Retriever {
     // and read on while copies of a section left out below keep the results short of k.
     const window = settings.maxPerDocument ? candidates : settings.k;
     const perDocument = new Map<string, number>();
-    const copies = new SectionCopies();
+    const copies = new Copies();
     const results: RetrievedChunk[] = [];
     for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
       const top = fused.slice(start, start + window);
