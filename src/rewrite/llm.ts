@@ -93,7 +93,12 @@ export class LlmRewriter implements QueryRewriter {
     }
 
     const checked = sanitizeRewrite(text, question, topicsLine(request.topics));
-    if (!checked.ok) return this.#fallBack(request, { ...base, usage, why: checked.reason, error: `model replied: ${oneLine(text).slice(0, 300)}` });
+    if (!checked.ok) {
+      // A question given back unchanged is the model's judgment that it stands alone; the offline
+      // rewriter is asked with its own gate, and when that agrees the question is searched as typed.
+      const asked = checked.unchanged ? { ...request, policy: 'auto' as const } : request;
+      return this.#fallBack(asked, { ...base, usage, why: checked.reason, error: `model replied: ${oneLine(text).slice(0, 300)}`, unchanged: checked.unchanged });
+    }
     return { ...base, usage, standaloneQuery: checked.text, decision: 'rewritten', reason: decision.reason };
   }
 
@@ -103,7 +108,7 @@ export class LlmRewriter implements QueryRewriter {
    */
   async #fallBack(
     request: RewriteRequest,
-    failed: { model: string; prompt: ChatMessage[]; usage?: TokenUsage; why: string; error: string },
+    failed: { model: string; prompt: ChatMessage[]; usage?: TokenUsage; why: string; error: string; unchanged?: boolean },
   ): Promise<RewriteOutcome> {
     const trail = { prompt: failed.prompt, usage: failed.usage, error: failed.error };
     const fallback = this.options.fallback;
@@ -114,7 +119,14 @@ export class LlmRewriter implements QueryRewriter {
     if (offline.decision === 'rewritten') {
       return { ...offline, ...trail, model: offline.model ?? fallback.id, reason: `offline rewrite, as ${failed.why} (${offline.reason})` };
     }
-    return { ...offline, ...trail, model: failed.model, standaloneQuery: request.question, decision: 'fallback', reason: `${failed.why}; searching the question as typed` };
+    return {
+      ...offline,
+      ...trail,
+      model: failed.model,
+      standaloneQuery: request.question,
+      decision: failed.unchanged ? 'skipped' : 'fallback',
+      reason: `${failed.why}; searching the question as typed`,
+    };
   }
 }
 
@@ -155,7 +167,7 @@ function exchangeLines(turn: ConversationTurn, answerChars: number): string[] {
   return lines;
 }
 
-export type SanitizedRewrite = { ok: true; text: string } | { ok: false; reason: string };
+export type SanitizedRewrite = { ok: true; text: string } | { ok: false; reason: string; unchanged?: boolean };
 
 /** Keys a JSON reply may hold its question under. */
 const JSON_KEYS = ['standalone_question', 'standaloneQuestion', 'rewritten_question', 'rewrittenQuestion', 'question', 'query', 'search_query', 'rewrite', 'standalone', 'text'];
@@ -199,12 +211,12 @@ export function sanitizeRewrite(raw: string, question: string, topics = ''): San
   if (!line) return { ok: false, reason: 'the rewrite was empty' };
   const cap = Math.min(MAX_REWRITE_CHARS, Math.max(MIN_REWRITE_CAP, REWRITE_LENGTH_FACTOR * (question.length + topics.length)));
   if (line.length > cap) return { ok: false, reason: `the rewrite was too long (${line.length} > ${cap} characters)` };
+  if (normalised(line) === normalised(question)) return { ok: false, reason: 'the model returned the question unchanged', unchanged: true };
   if (ANSWER_START.test(line)) return { ok: false, reason: 'the model answered instead of rewriting' };
   const sentences = line.split(/(?<=[.!。])\s+/).filter(Boolean);
   const asks = /[?？]/.test(line) || ASKING_START.test(line);
   if (sentences.length >= 2 && !asks) return { ok: false, reason: 'the model answered instead of rewriting (several sentences, no question)' };
   if (isQuestion(question) && !asks) return { ok: false, reason: 'the model answered instead of rewriting (a statement, not a question)' };
-  if (normalised(line) === normalised(question)) return { ok: false, reason: 'the model returned the question unchanged' };
   return { ok: true, text: line };
 }
 
