@@ -291,6 +291,16 @@ describe('context windows', () => {
   });
 });
 
+describe('server-sent events as the standard allows them', () => {
+  it('CRLF line ends, data: without a space and keep-alive comments are read as events', async () => {
+    await setUp(STANDALONE, { chunks: ['Keys ', 'expire ', 'after 90 days [1].'] }, { sseDialect: 'loose' });
+    const result = await followUp();
+    expect(result.code, result.stderr).toBe(0);
+    expect(shownQuery(result)).toMatch(new RegExp(`^↳ searching for: ${escaped(STANDALONE)} \\(rewritten`));
+    expect(turns()[1].answer).toBe('Keys expire after 90 days [1].');
+  });
+});
+
 describe('setup a user can follow', () => {
   it("a 404 for a model lists the models the server has (Ollama's /api/tags)", async () => {
     await setUp(STANDALONE, ANSWER, { flavor: 'ollama', models: ['llama3.2:3b', 'nomic-embed-text:latest'], loaded: ['qwen3:8b'] });

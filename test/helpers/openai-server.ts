@@ -108,6 +108,12 @@ export interface StartOptions {
    */
   loadMs?: number;
   loaded?: string[];
+  /**
+   * `loose`: server-sent events as the standard allows and some servers and proxies
+   * send them: CRLF line ends, `data:` without a space, `: comment` keep-alive lines
+   * (WHATWG HTML, "Parsing an event stream"; OpenRouter's ": OPENROUTER PROCESSING").
+   */
+  sseDialect?: 'strict' | 'loose';
 }
 
 export interface FakeOpenAI {
@@ -213,7 +219,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
     return failure;
   }
 
-  function nextChatReply(body: any, consume: boolean): Required<Omit<ChatReply, 'chunkDelayMs'>> & ChatReply {
+  function nextChatReply(body: any, consume: boolean): Required<Pick<ChatReply, 'content' | 'chunks' | 'usage'>> & ChatReply {
     const queued = consume ? chatQueue.shift() : chatQueue[0];
     const reply = queued ?? normaliseReply(chatResponder(body));
     const chunks = reply.chunks ?? (reply.content ?? '').match(/\S+\s*|\s+/g) ?? [];
@@ -299,8 +305,10 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
 
   async function streamChat(body: any, reply: ReturnType<typeof nextChatReply>, res: ServerResponse, cutAfter?: number) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (payload: string) =>
+      options.sseDialect === 'loose' ? `: keep-alive\r\ndata:${payload}\r\n\r\n` : `data: ${payload}\n\n`;
     const chunk = (choices: unknown[], extra: object = {}) =>
-      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...extra })}\n\n`;
+      event(JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...extra }));
 
     res.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
     for (const text of reply.reasoning?.chunks ?? []) {
@@ -327,7 +335,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
     }
     res.write(chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason ?? 'stop' }]));
     if (body.stream_options?.include_usage) res.write(chunk([], { usage: withTotal(reply.usage) }));
-    res.end('data: [DONE]\n\n');
+    res.end(event('[DONE]'));
   }
 
   function sendFailure(failure: FailureSpec, body: any, res: ServerResponse) {
