@@ -5,9 +5,11 @@
 // runs the built CLI as a child process, to remove its session while it reads.
 
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
@@ -136,6 +138,45 @@ describe('starting a chat', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/A session named "keys" exists already/);
     expect(sessionRows()).toEqual(before);
+  });
+});
+
+describe('the REPL', () => {
+  it("names the --db it was started with in its parting hint, shell-quoted, so the replay opens that database", async () => {
+    const { run } = await import('../src/cli/main.js');
+    const other = path.join(home, 'other dir', "team's.db");
+    fs.mkdirSync(path.dirname(other));
+    expect((await ragline(['--db', other, 'ingest', docs], { env })).code).toBe(0);
+    /** A terminal: the REPL reads keys from it, one question, then Ctrl-D. */
+    const repl = async (args: string[]) => {
+      const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin }) as unknown as NodeJS.ReadStream;
+      const stdout = new PassThrough();
+      let shown = '';
+      stdout.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+      const running = run(args, { stdin, stdout: stdout as unknown as NodeJS.WriteStream, stderr: new PassThrough() as unknown as NodeJS.WriteStream, env, signals: new EventEmitter(), exit: () => {} });
+      const prompts = () => shown.split('› ').length - 1;
+      const until = async (done: () => boolean) => {
+        for (let waited = 0; !done(); waited += 20) {
+          if (waited > 20_000) throw new Error(`no prompt: ${shown}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await until(() => prompts() >= 1);
+      stdin.write('How do I rotate an API key?\r');
+      await until(() => prompts() >= 2);
+      stdin.write('\u0004');
+      expect(await running).toBe(0);
+      return shown;
+    };
+    const named = await repl(['--db', other, 'chat', '--new', 'keys rotation']);
+    const hint = named.match(/Replay it with: (.*)/)?.[1];
+    expect(hint).toBe(`ragline --db '${other.replace("'", "'\\''")}' replay 'keys rotation'`);
+    // What the hint says, run as a shell would split it, replays the session.
+    const words = [...hint!.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]!));
+    const replayed = await ragline(words.slice(1), { env });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    // Without --db (the default database, or RAGLINE_DB), the hint has none.
+    expect(await repl(['chat'])).toMatch(/Replay it with: ragline replay s-[0-9a-f]+\n/);
   });
 });
 

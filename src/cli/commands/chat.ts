@@ -16,7 +16,7 @@ import { decimalNumber, DEFAULTS, MAX_K, type ResolvedConfig } from '../../confi
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
-import { count } from '../../util/words.js';
+import { count, shellWord } from '../../util/words.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf, onStop, setExitCode, stopExitCode, type CliIo, type StopSignal } from '../io.js';
@@ -298,8 +298,17 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
     if (leaving) break;
   }
   if (chat.planned) output.out(color.dim('No question asked: nothing saved.'));
-  else output.out(color.dim(`session ${chat.session.name ?? chat.session.id} saved. Replay it with: ragline replay ${chat.session.name ?? chat.session.id}`));
+  else output.out(color.dim(`session ${chat.session.name ?? chat.session.id} saved. Replay it with: ${replayCommand(chat.session.name ?? chat.session.id, settings)}`));
   return leaving ? stopExitCode(leaving) : undefined;
+}
+
+/**
+ * The command that replays `session`, shell-quoted: with the --db the chat was
+ * started with, since a replay without it opens the default database instead.
+ */
+export function replayCommand(session: string, settings: Pick<ResolvedConfig, 'config' | 'sources'>): string {
+  const db = settings.sources['db'] === 'flag' ? ['--db', settings.config.db] : [];
+  return ['ragline', ...db, 'replay', session].map(shellWord).join(' ');
 }
 
 /**
