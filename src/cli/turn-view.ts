@@ -3,6 +3,7 @@
 // citations. Used by `chat`, `ask` and (for the rewrite and chunk lines) `replay`.
 
 import type { TurnEvent } from '../chat/events.js';
+import { EXTRACTIVE_LABEL } from '../chat/extractive.js';
 import { sanitizeForTerminal, oneLine } from '../util/sanitize.js';
 import type { Output } from './output.js';
 import { chunkLine } from './render.js';
@@ -71,17 +72,20 @@ export class TurnView {
         this.streamed = false;
         output.err(output.errColor.yellow('(the text above was the model\'s reasoning, not its answer; it is not kept)'));
         return;
-      case 'token':
+      case 'token': {
+        // -q prints the answer alone: an offline answer's label (one token, the whole answer) goes.
+        const answer = this.options.quiet && !this.streamed && event.text.startsWith(EXTRACTIVE_LABEL) ? event.text.slice(EXTRACTIVE_LABEL.length).trimStart() : event.text;
         // Model output is untrusted too (it may echo document text).
-        if (this.wrapper) this.wrapper.push(sanitizeForTerminal(event.text));
+        if (this.wrapper) this.wrapper.push(sanitizeForTerminal(answer));
         else {
-          const text = this.held + sanitizeForTerminal(event.text);
+          const text = this.held + sanitizeForTerminal(answer);
           const wordStart = text.search(/\S*$/);
           output.write(text.slice(0, wordStart));
           this.held = text.slice(wordStart);
         }
         this.streamed = true;
         return;
+      }
       case 'error':
         this.flush();
         if (this.streamed) output.out();
