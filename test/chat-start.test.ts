@@ -222,6 +222,33 @@ describe('ask and piped chat for scripts and transcripts', () => {
     }
   });
 
+  it('one-off asks share one session, "asks", searched as asked; ask --session last follows up on the last of them', async () => {
+    const asksHome = tempDir('ragline-asks-');
+    try {
+      const asksEnv = isolatedEnv(asksHome, { RAGLINE_DB: path.join(asksHome, 'asks.db') });
+      expect((await ragline(['ingest', docs], { env: asksEnv })).code).toBe(0);
+      const sessions = async () => JSON.parse((await ragline(['sessions', '--json'], { env: asksEnv })).stdout) as { name: string | null; turns: number }[];
+      for (const question of ['How do I rotate an API key?', 'What header does a webhook carry?', 'does it expire?']) {
+        const asked = await ragline(['ask', question], { env: asksEnv });
+        expect(asked.code, asked.stderr).toBe(0);
+        expect(asked.stderr).toContain('session asks');
+        // No follow-up of the ask before it: "does it expire?" is searched as asked.
+        expect(asked.stdout).toMatch(/↳ not rewritten/);
+      }
+      expect((await sessions()).map((s) => [s.name, s.turns])).toEqual([['asks', 3]]);
+      const followUp = await ragline(['ask', '--session', 'last', 'is it signed?'], { env: asksEnv });
+      expect(followUp.code, followUp.stderr).toBe(0);
+      expect(followUp.stdout).toMatch(/↳ searching for: .*\(rewritten: /);
+      // --session <name> still asks in that session only, and a chat is a session of its own.
+      expect((await ragline(['chat', '--new', 'keys'], { env: asksEnv, input: 'How do I rotate an API key?\n' })).code).toBe(0);
+      expect((await ragline(['ask', '--session', 'keys', 'does it expire?'], { env: asksEnv })).code).toBe(0);
+      expect((await ragline(['ask', 'What header does a webhook carry?'], { env: asksEnv })).code).toBe(0);
+      expect((await sessions()).map((s) => [s.name, s.turns])).toEqual([['asks', 5], ['keys', 2]]);
+    } finally {
+      fs.rmSync(asksHome, { recursive: true, force: true });
+    }
+  });
+
   it('ask -q with --json is refused as a usage error, not settled silently', async () => {
     const result = await ragline(['ask', '-q', '--json', 'How do I rotate an API key?'], { env });
     expect(result.code).toBe(2);

@@ -19,7 +19,16 @@ export interface ChatStart {
   continueLast?: boolean;
   /** The new session's name (when neither of the above). */
   name?: string;
+  /**
+   * Ask in the session of this name, kept by every chat started so: continued when
+   * it exists, else planned (stored with its first question). One-off asks use
+   * ASKS_SESSION, so they add one session, not one each.
+   */
+  rolling?: string;
 }
+
+/** The session `ragline ask` keeps its one-off questions in (those asked without --session). */
+export const ASKS_SESSION = 'asks';
 
 export class Chat {
   private context?: Promise<TurnContext>;
@@ -30,11 +39,17 @@ export class Chat {
     public session: SessionInfo,
     /** The session is planned, not stored yet (no question asked in it). */
     public planned: boolean,
+    /** The name of the rolling session this chat asks in (ChatStart.rolling). */
+    private readonly rolling?: string,
   ) {}
 
   /** A chat in a new session (planned), or in the session `start` names. */
   static start(workspace: Workspace, start: ChatStart = {}): Chat {
     if (start.session !== undefined) return new Chat(workspace, requireSession(workspace.db, start.session), false);
+    if (start.rolling !== undefined) {
+      const kept = findSession(workspace.db, start.rolling);
+      return kept ? new Chat(workspace, kept, false, start.rolling) : new Chat(workspace, newSession(workspace, start.rolling), true, start.rolling);
+    }
     if (start.continueLast) {
       const last = findSession(workspace.db, 'last');
       if (last) return new Chat(workspace, last, false);
@@ -57,6 +72,12 @@ export class Chat {
     // Nothing is stored for it: an empty question was kept as a turn of small talk.
     checkAskable(question, 'question', 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").');
     const turnContext = await this.turnContext();
+    // Another chat stored the rolling session since this one planned it: ask in that one.
+    const kept = this.planned && this.rolling !== undefined ? findSession(this.workspace.db, this.rolling) : undefined;
+    if (kept) {
+      this.session = kept;
+      this.planned = false;
+    }
     const removed = !this.planned && !isStored(this.workspace.db, this.session.id) ? this.session : undefined;
     if (removed) this.startNew();
     const context = { ...turnContext, sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };

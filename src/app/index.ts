@@ -20,7 +20,7 @@ export {
 } from './ingest.js';
 export { forgetFolder, indexedFolder } from './forget.js';
 export { search, type SearchResult } from './search.js';
-export { askIn, Chat, type ChatStart } from './chat.js';
+export { ASKS_SESSION, askIn, Chat, type ChatStart } from './chat.js';
 export {
   createSession,
   exportSessionJson,

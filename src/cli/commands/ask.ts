@@ -1,7 +1,7 @@
 // `ragline ask "<question>"`: one turn without the REPL, same output as chat.
 
 import type { Command } from 'commander';
-import { Chat } from '../../app/chat.js';
+import { ASKS_SESSION, Chat } from '../../app/chat.js';
 import { checkAskable } from '../../app/limits.js';
 import { UserError } from '../../util/errors.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
@@ -15,7 +15,7 @@ export function registerAsk(program: Command): void {
     .command('ask')
     .description('ask one question (a follow-up too, with --session) and print the answer')
     .argument('[question...]', 'the question (read from stdin when not given)')
-    .option('--session <id|name>', 'ask within this session (`last` for the most recent); default: a new session')
+    .option('--session <id|name>', 'ask within this session, as a follow-up (`last` for the most recent); default: the session "asks", searched as asked')
     .option('-k, --k <n>', `chunks to retrieve (default ${DEFAULTS['retrieval.k']})`)
     .option('--rewrite <mode>', 'follow-up rewriting: auto, always or never')
     .option('--scope <text>', 'what the assistant is for')
@@ -44,11 +44,15 @@ export function registerAsk(program: Command): void {
       });
       try {
         if (!flags.quiet) warnWhenNothingIngested(workspace, output);
-        // A new session is only planned: it is stored with the question, so an ask
+        // Without --session, the question goes to the one session of one-off asks,
+        // searched as asked: it follows up on none of them (`--session last` does).
+        // That session is only planned until its first question is stored, so an ask
         // that fails before its turn starts leaves no empty session behind.
-        const chat = Chat.start(workspace, { session: flags.session || undefined });
+        const oneOff = !flags.session;
+        const chat = Chat.start(workspace, oneOff ? { rolling: ASKS_SESSION } : { session: flags.session });
         await chat.prepare();
         const result = await runTurnWithOutput(chat, question, output, {
+          rewritePolicy: oneOff && !chat.planned && flags.rewrite === undefined ? 'never' : undefined,
           json: Boolean(flags.json),
           quiet: Boolean(flags.quiet),
           signal: controller.signal,
