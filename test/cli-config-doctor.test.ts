@@ -151,7 +151,7 @@ describe('ragline --version and --help', () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const help = await run(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['ingest', 'chat', 'ask', 'search', 'eval', 'stats', 'forget', 'prune', 'replay', 'sessions', 'config', 'doctor']) {
+    for (const command of ['ingest', 'chat', 'ask', 'search', 'eval', 'stats', 'documents', 'forget', 'prune', 'replay', 'sessions', 'config', 'doctor']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });

@@ -15,6 +15,13 @@ export interface IndexedDocument {
   path: string;
   title: string | null;
   kind: string;
+  /** The folder it was ingested from (absolute). */
+  folder: string;
+  /** Bytes of the file when it was ingested. */
+  size: number;
+  chunks: number;
+  /** When its content was last ingested (ISO). */
+  ingestedAt: string;
 }
 
 /** Lines (or pages), 1-based and inclusive. */
@@ -40,7 +47,7 @@ export interface DocumentText {
 export function listIndexedDocuments(workspace: Workspace): IndexedDocument[] {
   return new DocumentNaming(workspace.db)
     .all()
-    .map((doc) => ({ path: doc.name, title: doc.title, kind: doc.kind }))
+    .map((doc) => ({ path: doc.name, title: doc.title, kind: doc.kind, folder: doc.root, size: doc.size, chunks: doc.chunks, ingestedAt: doc.ingestedAt }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

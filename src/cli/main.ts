@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   search: async () => (await import('./commands/search.js')).registerSearch,
   eval: async () => (await import('./commands/eval.js')).registerEval,
   stats: async () => (await import('./commands/stats.js')).registerStats,
+  documents: async () => (await import('./commands/documents.js')).registerDocuments,
   forget: async () => (await import('./commands/forget.js')).registerForget,
   prune: async () => (await import('./commands/prune.js')).registerPrune,
   replay: async () => (await import('./commands/replay.js')).registerReplay,
@@ -34,6 +35,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
 };
+
+/** Other names a command answers to. */
+const ALIASES: Record<string, string> = { docs: 'documents' };
 
 /** Global options that take a value, to find the command name in argv. */
 const VALUE_OPTIONS = new Set(['--db', '--config', '--provider', '--base-url', '--chat-model', '--rewrite-model', '--embed-model']);
@@ -86,7 +90,8 @@ Quick start:
   ragline ingest ./docs
   ragline chat`,
     );
-  const loaders = command === null ? [] : command && COMMANDS[command] ? [COMMANDS[command]] : Object.values(COMMANDS);
+  const named = command ? COMMANDS[ALIASES[command] ?? command] : undefined;
+  const loaders = command === null ? [] : named ? [named] : Object.values(COMMANDS);
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   throwInsteadOfExit(program);
   return program;

@@ -20,6 +20,15 @@ export interface NamedDocument {
   kind: string;
 }
 
+/** A document as the index lists it: its name, and what was ingested of it. */
+export interface ListedDocument extends NamedDocument {
+  /** Bytes of the file when it was ingested. */
+  size: number;
+  chunks: number;
+  /** When its content was last ingested (ISO). */
+  ingestedAt: string;
+}
+
 /**
  * Each folder's name: the last segment of its path, or as many more as tell it from
  * the other folders' (`/a/x/docs` and `/b/x/docs` are `a/x/docs` and `b/x/docs`).
@@ -66,7 +75,7 @@ export class DocumentNaming {
     const columns = 'id, root, path, title, kind';
     this.byPath = db.prepare(`SELECT ${columns} FROM documents WHERE path = ? ORDER BY id`);
     this.byRootAndPath = db.prepare(`SELECT ${columns} FROM documents WHERE root = ? AND path = ?`);
-    this.everything = db.prepare(`SELECT ${columns} FROM documents ORDER BY id`);
+    this.everything = db.prepare(`SELECT ${columns}, size, chunk_count AS chunks, ingested_at AS ingestedAt FROM documents ORDER BY id`);
   }
 
   /** The folders documents were ingested from, in order. */
@@ -86,8 +95,8 @@ export class DocumentNaming {
   }
 
   /** Every document with its name, in the order they were first ingested. */
-  all(): NamedDocument[] {
-    const rows = this.everything.all() as DocumentRow[];
+  all(): ListedDocument[] {
+    const rows = this.everything.all() as Omit<ListedDocument, 'name'>[];
     const folders = new Map<string, Set<string>>();
     for (const row of rows) folders.set(row.path, (folders.get(row.path) ?? new Set()).add(row.root));
     const names = folderNames([...new Set(rows.map((row) => row.root))]);
