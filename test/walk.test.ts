@@ -38,7 +38,7 @@ describe('walk', () => {
     expect(found.files.map((f) => f.kind)).toEqual(['text', 'markdown', 'markdown', 'markdown', 'markdown']);
     expect(found.files[0]!.absolute).toBe(path.join(root, 'a', 'y.txt'));
     expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1 });
-    expect(Object.fromEntries(found.examples)).toEqual({ 'unsupported-type': ['c.png'], gitignored: ['sub/ignored.md'] });
+    expect(Object.fromEntries(found.skippedPaths)).toEqual({ 'unsupported-type': ['c.png'], gitignored: ['sub/ignored.md'] });
   });
 
   test('stats files from inside the root and leaves the working directory where it was, also when select throws', () => {
@@ -93,7 +93,7 @@ describe('symlinked folders', () => {
     const found = walk(root, { maxFileBytes: 1_000_000 });
     expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md']);
     expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1, 'symlink-loop': 1 });
-    expect(found.examples.get('symlink-loop')).toEqual(['sub/up']);
+    expect(found.skippedPaths.get('symlink-loop')).toEqual(['sub/up']);
   });
 
   test('a folder outside the root is walked where it is linked, at its place in name order, once however many links reach it', () => {
@@ -108,7 +108,7 @@ describe('symlinked folders', () => {
       expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'linked/x.md', 'sub/kept.md']);
       expect(found.files[4]!.absolute).toBe(path.join(root, 'linked', 'x.md'));
       expect(Object.fromEntries(found.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 1, 'symlink-loop': 1 });
-      expect(found.examples.get('symlink-loop')).toEqual(['linked/home']);
+      expect(found.skippedPaths.get('symlink-loop')).toEqual(['linked/home']);
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
@@ -130,23 +130,23 @@ describe('symlinked folders', () => {
     const run = (globs: { include?: string[]; exclude?: string[] }) => {
       const told: [string, boolean][] = [];
       const found = walk(root, { ...globs, maxFileBytes: 1_000_000, excluded: (relative, again) => told.push([relative, again]) });
-      return { files: found.files.map((f) => f.relative), skipped: Object.fromEntries(found.skipped), examples: Object.fromEntries(found.examples), told };
+      return { files: found.files.map((f) => f.relative), skipped: Object.fromEntries(found.skipped), skippedPaths: Object.fromEntries(found.skippedPaths), told };
     };
     // Only the link's place is asked for: its files are read there, and a/ is not said to be left out.
     const included = run({ include: ['link/'] });
     expect(included.files).toEqual(['link/y.txt', 'link/z.md']);
     expect(included.skipped).toEqual({ excluded: 4, gitignored: 1 });
-    expect(included.examples.excluded).toEqual(['a.md', 'b.md', 'c.png', 'sub/kept.md']);
+    expect(included.skippedPaths.excluded).toEqual(['a.md', 'b.md', 'c.png', 'sub/kept.md']);
     expect(run({ exclude: ['a/'] }).files).toEqual(['a.md', 'b.md', 'link/y.txt', 'link/z.md', 'sub/kept.md']);
     // Some of its files let through where it is: walked there, the link left to it.
     const partly = run({ exclude: ['a/z.md'] });
     expect(partly.files).toEqual(['a/y.txt', 'a.md', 'b.md', 'sub/kept.md']);
-    expect(partly.examples.excluded).toEqual(['a/z.md']);
+    expect(partly.skippedPaths.excluded).toEqual(['a/z.md']);
     // Left out at both places: counted once, where it is; the globs' listener is told of both (in no particular order).
     const none = run({ include: ['*.rst'] });
     expect(none.files).toEqual([]);
     expect(none.skipped).toEqual({ excluded: 6, gitignored: 1 });
-    expect(none.examples.excluded).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'c.png']);
+    expect(none.skippedPaths.excluded).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'c.png', 'sub/kept.md']);
     expect(none.told.filter(([relative]) => /^(a|link)\//.test(relative)).sort()).toEqual([
       ['a/y.txt', false],
       ['a/z.md', false],
@@ -168,7 +168,7 @@ describe('symlinked folders', () => {
     const both = walk(root, { maxFileBytes: 1_000_000 });
     expect(both.files.map((f) => f.relative)).toEqual(['a.md', 'b.md', 'sub/kept.md']);
     expect(Object.fromEntries(both.skipped)).toEqual({ 'unsupported-type': 1, gitignored: 3 });
-    expect(both.examples.get('gitignored')).toEqual(['sub/ignored.md', 'a/y.txt', 'a/z.md']);
+    expect(both.skippedPaths.get('gitignored')).toEqual(['sub/ignored.md', 'a/y.txt', 'a/z.md']);
   });
 
   test('a folder outside the root is walked at the first link whose place the globs let its files through', () => {
@@ -234,6 +234,6 @@ describe('names that are not valid UTF-8', () => {
     expect(found.files.map((f) => f.relative)).toEqual(['a/y.txt', 'a/z.md', 'a.md', 'b.md', 'sub/kept.md', 'sub/\uFFFD.md']);
     expect(fs.readFileSync(found.files.at(-1)!.absolute, 'utf8')).toBe('# Replacement character\n');
     expect(Object.fromEntries(found.skipped)).toEqual({ 'name-not-utf8': 3, 'unsupported-type': 2, gitignored: 1 });
-    expect(found.examples.get('name-not-utf8')).toEqual(['caf\uFFFD.md', 'd\uFFFDj\uFFFD', 'sub/\uFFFD.md']);
+    expect(found.skippedPaths.get('name-not-utf8')).toEqual(['caf\uFFFD.md', 'd\uFFFDj\uFFFD', 'sub/\uFFFD.md']);
   });
 });

@@ -18,7 +18,6 @@ import { READER_VERSION } from './reader.js';
 import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
 
 export type { IngestOptions, IngestProgress, IngestSummary } from './run.js';
-export { SKIPPED_PATHS_KEPT } from './run.js';
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from './plan.js';
 export { KEYWORD_DRIFT_BOUND } from './keywords.js';
 

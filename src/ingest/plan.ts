@@ -73,7 +73,7 @@ export async function planIngest(run: IngestRun): Promise<IngestPlan> {
     summary.files.unchanged++;
     return false;
   });
-  for (const [reason, count] of found.skipped) countSkipped(summary, reason, found.examples.get(reason) ?? [], count);
+  for (const [reason, paths] of found.skippedPaths) countSkipped(summary, reason, paths);
   return { stored, seen, skippedBefore, skippedFound, skippedNow: new Map(), work: found.files, reread, leftOut };
 }
 

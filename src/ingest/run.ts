@@ -66,15 +66,15 @@ export interface IngestSummary {
     merged?: number;
     skipped: Partial<Record<SkipReason, number>>;
   };
-  /** Up to SKIPPED_PATHS_KEPT paths of the files skipped for each reason, relative to the folder. */
+  /** The paths of the files skipped for each reason, relative to the folder. */
   skippedPaths: Partial<Record<SkipReason, string[]>>;
   /** Files that were not valid UTF-8 and were decoded with replacement characters. */
   invalidUtf8: number;
-  /** Up to SKIPPED_PATHS_KEPT of them, relative to the folder, as skippedPaths names skipped files. */
+  /** Their paths, relative to the folder, as skippedPaths names skipped files. */
   invalidUtf8Paths: string[];
   /** Files that were not UTF-8 and held no UTF-8 sequence, read as Windows-1252 (Latin-1's superset). */
   windows1252: number;
-  /** Up to SKIPPED_PATHS_KEPT of them, as invalidUtf8Paths. */
+  /** Their paths, as invalidUtf8Paths. */
   windows1252Paths: string[];
   chunks: { written: number; embedded: number; reused: number; removed: number };
   bytes: number;
@@ -91,9 +91,6 @@ export interface IngestSummary {
    */
   others?: { root: string; state: 'rebuilt' | 'missing' | 'pending'; documents: number; summary?: IngestSummary }[];
 }
-
-/** Paths of skipped files kept per reason in the summary. */
-export const SKIPPED_PATHS_KEPT = 5;
 
 /** A file read and chunked, waiting for its vectors to be written. */
 export interface PendingFile {
@@ -148,21 +145,17 @@ export function newRun(options: IngestOptions): IngestRun {
   };
 }
 
-/** Counts `count` files skipped for `reason` and keeps `paths` among its examples. */
-export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: readonly string[], count = paths.length): void {
-  summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + count;
-  for (const path of paths) keepExample((summary.skippedPaths[reason] ??= []), path);
+/** Counts the files skipped for `reason` and keeps their `paths`. */
+export function countSkipped(summary: IngestSummary, reason: SkipReason, paths: readonly string[]): void {
+  summary.files.skipped[reason] = (summary.files.skipped[reason] ?? 0) + paths.length;
+  const kept = (summary.skippedPaths[reason] ??= []);
+  for (const path of paths) kept.push(path);
 }
 
-/** Keeps `path` among `kept`, the examples of a count, while they are fewer than SKIPPED_PATHS_KEPT. */
-function keepExample(kept: string[], path: string): void {
-  if (kept.length < SKIPPED_PATHS_KEPT) kept.push(path);
-}
-
-/** Counts a file decoded with replacement characters (`invalidUtf8`) or read as Windows-1252, and keeps its path among the examples. */
+/** Counts a file decoded with replacement characters (`invalidUtf8`) or read as Windows-1252, and keeps its path. */
 export function countDecoding(summary: IngestSummary, how: 'invalidUtf8' | 'windows1252', path: string): void {
   summary[how]++;
-  keepExample(summary[`${how}Paths`], path);
+  summary[`${how}Paths`].push(path);
 }
 
 export function reportProgress(run: IngestRun): void {

@@ -78,8 +78,8 @@ export interface WalkOptions {
 export interface WalkResult {
   files: FoundFile[];
   skipped: Map<SkipReason, number>;
-  /** Up to a few example paths per skip reason, for --verbose and --json output. */
-  examples: Map<SkipReason, string[]>;
+  /** The paths skipped for each reason, for --verbose and --json output. */
+  skippedPaths: Map<SkipReason, string[]>;
 }
 
 /** path.join for a name inside an already normal directory path, without re-normalising. */
@@ -116,12 +116,12 @@ export function walk(root: string, options: WalkOptions): WalkResult {
   const excludeMatch = options.exclude?.length ? globMatcher(options.exclude, false) : undefined;
   const asked = options.only ? askedBy(options.only) : undefined;
   const onlyFolders = options.only ? new Set(options.only.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')))) : undefined;
-  const result: WalkResult = { files: [], skipped: new Map(), examples: new Map() };
+  const result: WalkResult = { files: [], skipped: new Map(), skippedPaths: new Map() };
   const skip = (reason: SkipReason, relative: string) => {
     result.skipped.set(reason, (result.skipped.get(reason) ?? 0) + 1);
-    const examples = result.examples.get(reason) ?? [];
-    if (examples.length < 5) examples.push(relative);
-    result.examples.set(reason, examples);
+    const paths = result.skippedPaths.get(reason);
+    if (paths) paths.push(relative);
+    else result.skippedPaths.set(reason, [relative]);
   };
   /**
    * Real paths of the folders walked: the .gitignore files and globs let some of their

@@ -59,8 +59,8 @@ export function registerIngest(program: Command): void {
     .option('--reindex', 'drop the index and rebuild it: the (first) folder given, then every other folder it held, with the files each held, then the other folders given (after changing the embedder or chunk settings; sessions are kept)')
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('-y, --yes', `remove without asking the stored documents --include/--exclude leave out, when the run adds none and would keep none of the folder's documents, or remove more than half and more than ${MASS_REMOVAL_MIN} of them (a terminal asks; without one, or with --json, the run is refused: exit 2)`)
-    .option('--verbose', 'also list the skipped files, a few per reason')
-    .option('--json', 'print the summary as JSON (with a few skipped paths per reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "skipped", "notIngested", "total"}')
+    .option('--verbose', 'also list every skipped file, one a line, with its reason')
+    .option('--json', 'print the summary as JSON (with every skipped path, by reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "skipped", "notIngested", "total"}')
     .addHelpText(
       'after',
       `
@@ -251,15 +251,16 @@ function skippedCounts(summary: Pick<IngestSummary, 'files'>): [string, number][
 }
 
 /**
- * One line per skip reason with the paths kept for it, `  parse-error: a.pdf, b.pdf and 3 more`,
- * then the files read that were not valid UTF-8, named the same way.
+ * One line per skipped file, `  parse-error: a.pdf`, by reason, then the files read
+ * that were not valid UTF-8, named the same way: every path, one a line, for grep.
  */
 export function skippedLines(summary: IngestSummary): string[] {
-  const named = (paths: readonly string[], n: number) => `${paths.map((p) => oneLine(p)).join(', ')}${n > paths.length ? ` and ${n - paths.length} more` : ''}`;
-  const lines = skippedCounts(summary).map(([reason, n]) => `  ${reason}: ${named(summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [], n)}`);
-  if (summary.invalidUtf8) lines.push(`  not valid UTF-8, decoded with replacements: ${named(summary.invalidUtf8Paths, summary.invalidUtf8)}`);
-  if (summary.windows1252) lines.push(`  not UTF-8, read as Windows-1252 (Latin-1): ${named(summary.windows1252Paths, summary.windows1252)}`);
-  return lines;
+  const named = (label: string, paths: readonly string[]) => paths.map((p) => `  ${label}: ${oneLine(p)}`);
+  return [
+    ...skippedCounts(summary).flatMap(([reason]) => named(reason, summary.skippedPaths[reason as keyof IngestSummary['skippedPaths']] ?? [])),
+    ...named('not valid UTF-8, decoded with replacements', summary.invalidUtf8Paths),
+    ...named('not UTF-8, read as Windows-1252 (Latin-1)', summary.windows1252Paths),
+  ];
 }
 
 /**
