@@ -251,6 +251,39 @@ describe('topics', () => {
     expect(terms('## Valgrind memcheck + Helgrind')).toEqual(expect.arrayContaining(['Valgrind memcheck', 'Helgrind']));
   });
 
+  it.each([
+    // After an auxiliary and its subject pronoun.
+    ['How do I turn off email alerts?', 'turn', ['email alerts']],
+    ['Where should I put the config file?', 'put', ['config file']],
+    ['Can we schedule nightly exports?', 'schedule', ['nightly exports']],
+    ['Will it retry failed deliveries?', 'retry', ['deliveries']],
+    // After a subject that is never an object.
+    ["I've put the token in my shell profile", 'put', ['token', 'shell profile']],
+    ['We turn on audit logs for every workspace', 'turn', ['audit logs', 'workspace']],
+    // After a wh-word and "to".
+    ['how to pin a dependency version', 'pin', ['dependency version']],
+    // An imperative: the first word, with an object after it.
+    ['Put the API key in an environment variable', 'Put', ['API key', 'environment variable']],
+  ])('a verb is never a topic, told by its place: %s', (question, verb, nouns) => {
+    const terms = extractTerms(question).map((t) => t.term);
+    expect(terms.filter((term) => term.split(' ').includes(verb))).toEqual([]);
+    expect(terms).toEqual(expect.arrayContaining(nouns));
+    const topics = updateTopics([], { ordinal: 1, question, standaloneQuery: question, answer: '' }).map((t) => t.term);
+    expect(topics.filter((term) => term.split(' ').includes(verb))).toEqual([]);
+  });
+
+  it('the same words where a noun stands stay topics', () => {
+    const terms = (text: string) => extractTerms(text).map((t) => t.term);
+    expect(terms('What happens on my turn in the queue?')).toContain('turn');
+    expect(terms('Is it a put or a call option?')).toContain('put');
+    // A noun subject after an auxiliary is the subject, not a verb ("can webhooks fail").
+    expect(terms('How can webhooks be retried?')).toContain('webhooks');
+    // "be" with its subject is followed by an adjective or a noun, not a verb.
+    expect(terms('Is it secure storage?')).toContain('secure storage');
+    // "to" after anything but a wh-word is a preposition: what follows is its object.
+    expect(terms('Send the audit logs to Datadog')).toEqual(expect.arrayContaining(['audit logs', 'Datadog']));
+  });
+
   it('keeps topics most recent first, bounded, with the latest question as the active topic', () => {
     let topics: Topic[] = [];
     for (let ordinal = 1; ordinal <= 30; ordinal++) {

@@ -102,6 +102,7 @@ export function extractTerms(text: string): ExtractedTerm[] {
   // `+` and `#` end a word only where they do not belong to it: "C++", "C#" and "issue#12" stay whole.
   for (const segment of text.split(/\.+(?=\s|$)|[,;:!?()[\]{}<>"“”«»`|/\\\n\r\t*=~]+|(?<![\p{L}\p{N}+#])[+#]+|\s[-–—]+\s/u)) {
     const words = segment.split(/\s+/).map(trimWord).filter(Boolean);
+    const verbs = verbPositions(words);
     let run: { word: string; bonus: number }[] = [];
     const flush = () => {
       if (run.length > 0) {
@@ -122,7 +123,7 @@ export function extractTerms(text: string): ExtractedTerm[] {
         run.push({ word, bonus: 0.5 });
         return;
       }
-      if (isFiller(word)) {
+      if (isFiller(word) || verbs.has(index)) {
         flush();
         return;
       }
@@ -304,6 +305,42 @@ export function isFiller(word: string): boolean {
   if (lower.length < 2 && !/\p{N}/u.test(lower)) return true;
   if (/^\d+([.,]\d+)?$/.test(lower)) return true;
   return isStopword(lower) || BREAK_WORDS.has(lower) || isStopword(lower.replace(/['’].*$/u, ''));
+}
+
+/** Subject pronouns: after "do I", "can we", "will it", the next word is a verb. */
+const SUBJECTS = new Set(['i', 'you', 'we', 'they', 'he', 'she', 'it']);
+/** Subject pronouns that are never an object: "I", "we", "they", "he", "she" are followed by their verb. */
+const NOMINATIVE = new Set(['i', 'we', 'they', 'he', 'she', "i've", "we've", "they've", "you've", "i'd", "we'd", "they'd", "you'd", "i'll", "we'll", "they'll", "you'll"]);
+/** Auxiliaries and modals a verb follows once their subject is named ("can I turn"); not "be" ("is it secure"). */
+const AUXILIARIES = new Set(`do does did don't doesn't didn't can could would should will shall may might must can't cannot couldn't wouldn't shouldn't won't have has had haven't hasn't`.split(' '));
+/** Words that start a clause of their own before "to" + a verb ("how to turn off"). */
+const WH_WORDS = new Set(['how', 'where', 'when', 'what', 'which', 'whether', 'why']);
+/** Words that open an object: an imperative's verb stands right before one ("Put the key ..."). */
+const OBJECT_OPENERS = new Set(['the', 'a', 'an', 'my', 'your', 'our', 'their', 'its', 'this', 'these', 'those', 'it', 'them', 'me', 'us']);
+
+/**
+ * The positions in `words` (one segment of a sentence) where English puts a verb, read
+ * from the closed-class words around them, so "turn" in "How do I turn off alerts?"
+ * and "put" in "Where should I put the file?" are never taken for topics: after an
+ * auxiliary and its subject pronoun ("do I _", "can we _", "will it _"), after a
+ * subject that is never an object ("I _", "we've _"), after a wh-word and "to"
+ * ("how to _"), and the first word when an object follows it ("Put the key ...").
+ */
+export function verbPositions(words: readonly string[]): Set<number> {
+  const lower = words.map((word) => word.toLowerCase().replace(/’/g, "'"));
+  const verbs = new Set<number>();
+  lower.forEach((word, i) => {
+    if (i === 0) {
+      if (lower.length > 1 && OBJECT_OPENERS.has(lower[1]!) && !isStopword(word) && !SUBJECTS.has(word)) verbs.add(0);
+      return;
+    }
+    const before = lower[i - 1]!;
+    const twoBefore = i > 1 ? lower[i - 2]! : undefined;
+    if (SUBJECTS.has(before) && twoBefore !== undefined && AUXILIARIES.has(twoBefore)) verbs.add(i);
+    else if (NOMINATIVE.has(before) && !(twoBefore !== undefined && /^(is|are|was|were|am)$/.test(twoBefore))) verbs.add(i);
+    else if (before === 'to' && twoBefore !== undefined && WH_WORDS.has(twoBefore)) verbs.add(i);
+  });
+  return verbs;
 }
 
 /** `ORBIT_TOKEN`, `max_connections`, `v1.2`, `camelCase`, `SDK` (all caps, 2+ letters). */
