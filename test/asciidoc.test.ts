@@ -235,7 +235,7 @@ describe('a .txt file is read as AsciiDoc only when it clearly is one', () => {
 
 describe('the kinds of file read', () => {
   test('a person is told every extension read, .adoc and .asciidoc among them, by kind', () => {
-    expect(READ_KINDS).toBe('Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf)');
+    expect(READ_KINDS).toBe('Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc, .info; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf)');
     for (const extension of READ_KINDS.match(/\.\w+/g)!) expect([extension, kindOf(`guide${extension}`)]).not.toEqual([extension, undefined]);
     // Told from the extensions themselves: one added to the map is named with its kind.
     expect(describeKinds(new Map([['adoc', 'text'], ['pdf', 'pdf'], ['asc', 'text']]))).toBe('text (.adoc, .asc) or PDF (.pdf)');

@@ -299,25 +299,25 @@ describe('ingest output', () => {
   });
 
   test('a folder with no file of a type ragline reads says so, naming the types it reads and those it holds, and leaves the database as an empty folder does', async () => {
-    const dir = docsFolder({ 'a.info': 'x', 'b.info': 'x', 'c.png': 'x', Makefile: 'all:\n', 'sub/d.info': 'x' });
-    fs.writeFileSync(path.join(dir, 'bc.info.gz'), zlib.gzipSync('bc\n'));
+    const dir = docsFolder({ 'a.texi': 'x', 'b.texi': 'x', 'c.png': 'x', Makefile: 'all:\n', 'sub/d.texi': 'x' });
+    fs.writeFileSync(path.join(dir, 'bc.texi.gz'), zlib.gzipSync('bc\n'));
     fs.writeFileSync(path.join(dir, '.hidden.md'), '# Hidden\n'); // never looked at, so not counted
     const result = await ragline(['--db', path.join(home, 'types.db'), 'ingest', dir], { env: env() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/skipped 6 unsupported-type; 0 chunks written/);
     expect(result.stderr.trim().split('\n')).toEqual([
       `No file of a type ragline reads in ${dir}: nothing was indexed.`,
-      'It holds 6 files of other types (3 .info, 1 .info.gz, 1 .png, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
+      'It holds 6 files of other types (3 .texi, 1 .png, 1 .texi.gz, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc, .info; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
     ]);
     // A subfolder of an ingested folder: only its own files.
     fs.writeFileSync(path.join(dir, 'readme.md'), '# Read me\n\nSome text.\n');
     expect((await ragline(['--db', path.join(home, 'types.db'), 'ingest', dir], { env: env() })).code).toBe(0);
     const sub = await ragline(['--db', path.join(home, 'types.db'), 'ingest', path.join(dir, 'sub')], { env: env() });
-    expect(sub.stderr).toContain('It holds 1 file of other types (1 .info);');
+    expect(sub.stderr).toContain('It holds 1 file of other types (1 .texi);');
     // The database is left as an empty folder leaves it.
     const empty = await ragline(['--db', path.join(home, 'empty.db'), 'ingest', docsFolder({})], { env: env() });
     expect(empty.code).toBe(0);
-    const unread = await ragline(['--db', path.join(home, 'unread.db'), 'ingest', docsFolder({ 'x.info': 'x' })], { env: env() });
+    const unread = await ragline(['--db', path.join(home, 'unread.db'), 'ingest', docsFolder({ 'x.texi': 'x' })], { env: env() });
     expect(unread.code).toBe(0);
     expect(fs.existsSync(path.join(home, 'unread.db'))).toBe(fs.existsSync(path.join(home, 'empty.db')));
   });
@@ -478,7 +478,7 @@ describe('ingest arguments that are not a folder', () => {
       const result = await ragline(['ingest', path.join(dir, name)], { env: env() });
       expect(result).toMatchObject({ code: 2, stdout: '' });
       expect(result.stderr).toContain(
-        `${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.md.gz, NEWS.gz), told by its name.`,
+        `${name} is not a kind of file ragline reads: Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc, .info; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.md.gz, NEWS.gz), told by its name.`,
       );
       expect(result.stderr).toContain(`(e.g. ${name}.txt)`);
     }
@@ -498,11 +498,11 @@ describe('ingest arguments that are not a folder', () => {
 
   test('a gzipped file of a kind no ingest reads is to be decompressed, not renamed: the hint says zcat (tar for an archive)', async () => {
     const dir = docsFolder({});
-    fs.writeFileSync(path.join(dir, 'bc.info.gz'), zlib.gzipSync('bc\n'));
+    fs.writeFileSync(path.join(dir, 'bc.texi.gz'), zlib.gzipSync('bc\n'));
     fs.writeFileSync(path.join(dir, 'site.tar.gz'), zlib.gzipSync('tar'));
-    const info = await ragline(['ingest', path.join(dir, 'bc.info.gz')], { env: env() });
+    const info = await ragline(['ingest', path.join(dir, 'bc.texi.gz')], { env: env() });
     expect(info).toMatchObject({ code: 2, stdout: '' });
-    expect(info.stderr.trim().split('\n')[1]).toBe(`It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${path.join(dir, 'bc.info.gz')} > bc.info.txt`);
+    expect(info.stderr.trim().split('\n')[1]).toBe(`It is compressed with gzip: decompress it to a text file in a folder of documents and ingest that, e.g. zcat ${path.join(dir, 'bc.texi.gz')} > bc.texi.txt`);
     const tar = await ragline(['ingest', path.join(dir, 'site.tar.gz')], { env: env() });
     expect(tar.stderr).toContain(`It is a compressed tar archive: unpack it (tar -xzf ${path.join(dir, 'site.tar.gz')}) and ingest the folder it holds.`);
     expect(fs.existsSync(dbFile())).toBe(false);

@@ -13,6 +13,7 @@ const KIND_BY_EXTENSION = new Map<string, DocumentKind>([
   ['rst', 'text'],
   ['adoc', 'text'],
   ['asciidoc', 'text'],
+  ['info', 'text'],
   ['html', 'html'],
   ['htm', 'html'],
   ['pdf', 'pdf'],
@@ -68,7 +69,7 @@ const BACKSLASH = 0x5c;
 
 /**
  * Maps a file name to its kind by extension (case-insensitive): .md .mdx -> markdown;
- * .txt .rst .adoc .asciidoc -> text; .html .htm -> html; .pdf -> pdf; a name of
+ * .txt .rst .adoc .asciidoc .info (and .info-1, .info-2: a split manual's parts) -> text; .html .htm -> html; .pdf -> pdf; a name of
  * TEXT_BY_NAME (`README`, `NEWS`) -> text; else undefined. A gzip-compressed one
  * (`user_guide.rst.gz`, `NEWS.gz`, as Debian ships documentation) is of the kind of
  * the name it has without `.gz`.
@@ -91,9 +92,10 @@ export function isGzipped(path: string): boolean {
   return extensionOf(path) === 'gz';
 }
 
-/** The extension that says what a document is: `rst` for `guide.rst` and for `guide.rst.gz`. */
+/** The extension that says what a document is: `rst` for `guide.rst` and for `guide.rst.gz`; `info` for a part of a split Info manual, `find.info-2.gz`. */
 export function documentExtension(path: string): string | undefined {
-  return isGzipped(path) ? extensionOf(path.slice(0, -3)) : extensionOf(path);
+  const extension = isGzipped(path) ? extensionOf(path.slice(0, -3)) : extensionOf(path);
+  return extension !== undefined && /^info-\d+$/.test(extension) ? 'info' : extension;
 }
 
 /** A file name's extension in lower case (`docs/guide.RST` -> `rst`); undefined for none, or a name such as `.md`. */

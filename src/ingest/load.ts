@@ -80,11 +80,15 @@ function isPdfBytes(bytes: Uint8Array): boolean {
   return PDF_MAGIC.every((b, i) => bytes[i] === b);
 }
 
-/** Cheap binary sniff: a NUL byte in the first 8 KB. PDFs (bytes starting `%PDF-`) are never reported as binary. */
+/**
+ * Cheap binary sniff: a NUL byte in the first 8 KB. PDFs (bytes starting `%PDF-`) are
+ * never reported as binary, nor is a NUL followed by a backspace: GNU Info's marker of
+ * an index or an image (`\0\b[index\0\b]`), in text.
+ */
 export function looksBinary(bytes: Uint8Array): boolean {
   if (isPdfBytes(bytes)) return false;
   const end = Math.min(bytes.length, 8192);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  for (let i = 0; i < end; i++) if (bytes[i] === 0 && bytes[i + 1] !== 0x08) return true;
   return false;
 }
 
@@ -211,6 +215,14 @@ export async function loadDocument(path: string, bytes: Uint8Array, related?: re
       const first = page.headings[0];
       if (first && page.text.split('\n', first.line).every((line) => line.trim() === '')) title = first.text;
     }
+  }
+  if (kind === 'text' && extension === 'info') {
+    // A GNU Info manual: its nodes as sections, cited by the file's own lines.
+    const { infoToPlain } = await import('./info.js');
+    const page = infoToPlain(text);
+    unit.text = page.text;
+    if (page.headings.length > 0) unit.headings = page.headings;
+    title = page.title;
   }
   if (kind === 'text' && extension === 'rst') {
     const { rstHeadings } = await import('./text-headings.js');
