@@ -104,7 +104,7 @@ export async function modelInfo(baseURL: string, apiKey: string | undefined, mod
       models,
       loaded: Boolean(running),
       contextTokens: OLLAMA_DEFAULT_CONTEXT,
-      contextSource: "Ollama's default (set OLLAMA_CONTEXT_LENGTH on the server, or RAGLINE_CONTEXT_TOKENS)",
+      contextSource: "Ollama's default; OLLAMA_CONTEXT_LENGTH on the server or RAGLINE_CONTEXT_TOKENS changes it",
     };
   }
   if (kind === 'llama.cpp') {
