@@ -12,12 +12,47 @@ import { StreamWrapper } from './wrap.js';
 export function rewriteLine(
   event: { question: string; standaloneQuery: string; decision: string; reason: string },
   color: Output['color'],
+  width?: number,
 ): string {
-  const reason = oneLine(event.reason, 100);
-  if (event.decision === 'rewritten') return `${color.magenta('↳ searching for:')} ${oneLine(event.standaloneQuery, 300)} ${color.dim(`(rewritten: ${reason})`)}`;
-  if (event.decision === 'fallback') return `${color.yellow('↳ searching for the question as asked')} ${color.dim(`(rewrite fell back: ${reason})`)}`;
-  if (event.decision === 'small_talk') return color.dim(`↳ no search (${reason})`);
-  return color.dim(`↳ not rewritten (${reason})`);
+  const reason = wholeWords(event.reason, 160);
+  if (event.decision === 'rewritten') return wrapWords([color.magenta('↳ searching for:'), wholeWords(event.standaloneQuery, 400), color.dim(`(rewritten: ${reason})`)], width);
+  if (event.decision === 'fallback') return wrapWords([color.yellow('↳ searching for the question as asked'), color.dim(`(rewrite fell back: ${reason})`)], width);
+  if (event.decision === 'small_talk') return wrapWords([color.dim(`↳ no search (${reason})`)], width);
+  return wrapWords([color.dim(`↳ not rewritten (${reason})`)], width);
+}
+
+/** One line of safe text cut to at most `max` characters at a space, never inside a word. */
+export function wholeWords(text: string, max: number): string {
+  const flat = oneLine(text);
+  if (flat.length <= max) return flat;
+  const space = flat.lastIndexOf(' ', max - 1);
+  return `${flat.slice(0, space > 0 ? space : max - 1).trimEnd()}…`;
+}
+
+/**
+ * The parts joined by spaces, broken at spaces into lines of at most `width` visible
+ * columns (later lines indented two spaces); one line when the width is unknown. A word
+ * longer than a line stands alone on its line.
+ */
+export function wrapWords(parts: readonly string[], width: number | undefined): string {
+  const line = parts.join(' ');
+  if (!width) return line;
+  const lines: string[] = [];
+  let current = '';
+  let visible = 0;
+  for (const word of line.split(' ')) {
+    const length = [...word.replace(/\u001b\[[0-9;]*m/g, '')].length;
+    if (current !== '' && visible + 1 + length > width) {
+      lines.push(current);
+      current = `  ${word}`;
+      visible = 2 + length;
+    } else {
+      current = current === '' ? word : `${current} ${word}`;
+      visible += (visible === 0 ? 0 : 1) + length;
+    }
+  }
+  lines.push(current);
+  return lines.join('\n');
 }
 
 /** Renders events as they arrive; returns the text of the last retrieval so /show can print chunks. */
@@ -49,7 +84,7 @@ export class TurnView {
         return;
       case 'rewrite':
         if (this.options.quiet) return;
-        output.out(rewriteLine(event, color));
+        output.out(rewriteLine(event, color, output.columns));
         return;
       case 'retrieval': {
         if (!this.options.showChunks || this.options.quiet) return;
