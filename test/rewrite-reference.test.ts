@@ -117,7 +117,8 @@ describe('referring expressions: one module for the gate and the rewriter', () =
       rewriter.rewriteSync({ question, history: earlier, topics: [], policy: 'auto' }),
     );
     expect(outcomes.map((outcome) => outcome.decision)).toEqual(['rewritten', 'rewritten']);
-    expect(outcomes.map((outcome) => outcome.reason)).toEqual(['2 content words', '2 content words']);
+    const reason = '2 content words; the question as typed, with words of the conversation in parentheses';
+    expect(outcomes.map((outcome) => outcome.reason)).toEqual([reason, reason]);
     for (const outcome of outcomes) {
       expect(outcome.standaloneQuery).toMatch(/^Is it \w+ to rotate\? \(create an API key\)$/);
     }

@@ -37,17 +37,17 @@ const shares: Record<string, number> = { investments: 0.23, carthage: 0.0007 };
 const termShare = (word: string) => shares[word] ?? 0.05;
 
 describe('offline rewriter: vague and specific follow-ups', () => {
-  it('gives a vague question at most 4 context words and says how to weigh them', () => {
+  it('gives a vague question about 4 context words, each phrase whole, and says how to weigh them', () => {
     const outcome = new OfflineRewriter().rewriteSync(request('Investments?', termShare));
     expect(outcome.decision).toBe('rewritten');
-    expect(outcome.standaloneQuery).toBe('Investments? (personal income tax, corporate)');
+    expect(outcome.standaloneQuery).toBe('Investments? (personal income tax, corporate tax)');
     expect(outcome.weighting).toEqual({ expansion: DEFAULT_VAGUE.expansionWeight, raw: DEFAULT_VAGUE.rawWeight });
-    expect(outcome.reason).toBe('1 content word; a general question: searched mostly as rewritten');
+    expect(outcome.reason).toBe('1 content word; the question as typed, with words of the conversation in parentheses; a general question: searched mostly as rewritten');
   });
 
-  it('keeps 8 context words and no weighting for a question with a rare word', () => {
+  it('keeps at most three whole phrases and no weighting for a question with a rare word', () => {
     const outcome = new OfflineRewriter().rewriteSync(request('carthage?', termShare));
-    expect(outcome.standaloneQuery).toBe('carthage? (personal income tax, corporate, FICA withholding, employee salaries)');
+    expect(outcome.standaloneQuery).toBe('carthage? (personal income tax, corporate tax, FICA withholding)');
     expect(outcome.weighting).toBeUndefined();
   });
 

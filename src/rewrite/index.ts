@@ -13,6 +13,7 @@ export { summarizeOffline } from './summary.js';
 export { ownWords } from './reference.js';
 export { extractTopicsWithModel, parseTopicReply, buildTopicMessages } from './topics-llm.js';
 export { OfflineRewriter, OFFLINE_REWRITER_ID, DEFAULT_VAGUE, contentWords, isVague, type OfflineRewriterOptions, type VagueOptions } from './offline.js';
+export { CONTEXT_MODEL, FEATURES as CONTEXT_FEATURES, rankContext, readLastQuestion, topicFeatures, type ContextModel } from './context.js';
 export { LlmRewriter, buildRewritePrompt, sanitizeRewrite, type LlmRewriterOptions } from './llm.js';
 
 /**

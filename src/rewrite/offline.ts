@@ -17,6 +17,7 @@ import { findReferences, withoutReferences, type Reference } from './reference.j
 import { answerName, enumerationItems, fits, headNoun, inlineItems, isCommonPhrase, isPerson, mainClause, phraseOf, questionFocus, questionNames, questionPhrases, render, withoutContext, type Candidate, type Focus } from './referent.js';
 import { isAdverb, rankTopics, updateTopics, wordsOf } from './topics.js';
 import type { Topic } from '../domain/index.js';
+import { CONTEXT_MODEL, rankContext, type ContextModel } from './context.js';
 import type { ConversationTurn, QueryRewriter, RewriteOutcome, RewriteRequest } from './types.js';
 
 export const OFFLINE_REWRITER_ID = 'offline:rewrite-v1';
@@ -34,8 +35,17 @@ export interface OfflineRewriterOptions {
    * where a reference stood ("Does it expire?" -> "Does the API key expire?"). Default `substitute`.
    */
   style?: 'expand' | 'substitute';
-  /** Order of context topics: `weight` (heaviest first) or `salience` (latest turn first). Default `salience` (measured better on MTRAG). */
-  order?: 'weight' | 'salience';
+  /**
+   * Order of context topics: `salience` (latest turn first), `weight` (heaviest first) or
+   * `learned` (the model src/rewrite/context.ts fits; measured against salience in
+   * bench/results/offline-rewrite.md: fewer wrong referents, but lower R@5 on MTRAG FiQA).
+   * Default `salience`.
+   */
+  order?: 'learned' | 'weight' | 'salience';
+  /** The fitted context model for `order: 'learned'` (default: src/rewrite/context-model.json). */
+  model?: ContextModel;
+  /** Most phrases of context, each whole (the lead counts as one). Default 3: a context a person reads at a glance. */
+  maxContextPhrases?: number;
   /**
    * A vague question (every content word in more than `share` of the indexed chunks,
    * known from `RewriteRequest.termShare`) gets at most `contextWords` context words,
@@ -63,7 +73,7 @@ export class OfflineRewriter implements QueryRewriter {
   readonly #options: Required<OfflineRewriterOptions>;
 
   constructor(options: OfflineRewriterOptions = {}) {
-    this.#options = { maxContextWords: 8, style: 'substitute', order: 'salience', vague: DEFAULT_VAGUE, ...options };
+    this.#options = { maxContextWords: 8, maxContextPhrases: 3, model: CONTEXT_MODEL, style: 'substitute', order: 'salience', vague: DEFAULT_VAGUE, ...options };
   }
 
   async rewrite(request: RewriteRequest): Promise<RewriteOutcome> {
@@ -101,13 +111,14 @@ export class OfflineRewriter implements QueryRewriter {
       standaloneQuery = replaced.text;
       reason = `${reason}; ${replaced.back === 0 ? 'the last question' : 'the question before the last'}, for this instead`;
     } else {
-      // Unsure: the question as typed and the context it leans on, most salient first.
+      // Unsure: the question as typed and, apart, at most three phrases it leans on, most salient first.
       const lead = contextLead(request.history);
-      const context = contextTopics(question, lead, topics, { ...this.#options, maxContextWords }, request.termShare);
+      const context = contextTopics(question, lead, topics, request.history.at(-1)?.standaloneQuery ?? '', { ...this.#options, maxContextWords }, request.termShare);
       if (context.length === 0) {
         return { standaloneQuery: question, decision: 'skipped', reason: `${decision.reason}; no topic to resolve it with`, model: this.id };
       }
       standaloneQuery = `${question.trim()} (${context.join(', ')})`;
+      reason = `${reason}; the question as typed, with words of the conversation in parentheses`;
     }
     // In place, the rewrite is what was asked; with context appended, the question is, less the words that point back.
     const asked = standaloneQuery.startsWith(`${question.trim()} (`) ? withoutReferences(question, references) : standaloneQuery;
@@ -536,45 +547,42 @@ function contextLead(history: readonly ConversationTurn[]): string | undefined {
 }
 
 /**
- * Context for the question: the lead (the last question's action or focus), then the
- * topics' words that the question lacks, best topic first, up to the word budget.
- * Counted in words, not whole terms: the last topic may be cut to its first missing
- * words, and stopwords, bare numbers, one-letter words and words too common in this
- * index to name anything are not added.
+ * Context for the question: the lead (the last question's action), then whole topic
+ * terms with words the question lacks, in `order`, at most `maxContextPhrases` phrases
+ * and about `maxContextWords` words. A term is taken whole or not at all (a phrase cut
+ * to its first words named nothing a reader could check); stopwords, bare numbers,
+ * one-letter words and terms too common in this index to name anything add nothing.
  */
 function contextTopics(
   question: string,
   lead: string | undefined,
   topics: Topic[],
-  options: Pick<Required<OfflineRewriterOptions>, 'maxContextWords' | 'order'>,
+  lastQuestion: string,
+  options: Pick<Required<OfflineRewriterOptions>, 'maxContextWords' | 'maxContextPhrases' | 'order' | 'model'>,
   termShare: ((word: string) => number) | undefined,
 ): string[] {
   const present = new Set(tokenize(question, { identifiers: true }).map((word) => stem(word)));
-  const ordered = options.order === 'salience' ? rankTopics(topics) : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
+  const ordered =
+    options.order === 'learned'
+      ? rankContext(topics, lastQuestion, termShare, options.model).flatMap(({ topic, score }) => (score >= options.model.threshold ? [topic] : []))
+      : options.order === 'salience'
+        ? rankTopics(topics)
+        : [...topics].sort((a, b) => b.weight - a.weight || b.lastTurn - a.lastTurn);
   const chosen: string[] = [];
   let words = 0;
-  if (lead) {
-    // The lead is what the question most likely leans on: taken whole, even past a small budget.
-    const missing = wordsOf(lead).filter((part) => !present.has(stem(part.toLowerCase())) && isContextWord(part.toLowerCase()));
-    if (missing.length > 0 && missing.length <= Math.max(options.maxContextWords, LEAD_WORDS)) {
-      chosen.push(lead);
-      words += missing.length;
-      for (const part of wordsOf(lead)) present.add(stem(part.toLowerCase()));
-    }
-  }
+  const budget = Math.max(options.maxContextWords, LEAD_WORDS);
+  const take = (term: string) => {
+    const missing = wordsOf(term).filter((part) => !present.has(stem(part.toLowerCase())) && isContextWord(part.toLowerCase()));
+    if (missing.length === 0 || words + missing.length > budget) return;
+    chosen.push(term);
+    words += missing.length;
+    for (const part of wordsOf(term)) present.add(stem(part.toLowerCase()));
+  };
+  // The lead is what the question most likely leans on: taken whole, even past a small budget.
+  if (lead) take(lead);
   for (const topic of ordered) {
-    if (words >= options.maxContextWords) break;
-    if (isCommonPhrase(topic.term, termShare)) continue;
-    const parts = wordsOf(topic.term);
-    const missing = parts.filter((part) => {
-      const key = stem(part.toLowerCase());
-      return !present.has(key) && isContextWord(part.toLowerCase());
-    });
-    if (missing.length === 0) continue;
-    const taken = missing.slice(0, options.maxContextWords - words);
-    chosen.push(taken.length === parts.length ? topic.term : taken.join(' '));
-    words += taken.length;
-    for (const part of parts) present.add(stem(part.toLowerCase()));
+    if (words >= options.maxContextWords || chosen.length >= options.maxContextPhrases) break;
+    if (!isCommonPhrase(topic.term, termShare)) take(topic.term);
   }
   return chosen;
 }
