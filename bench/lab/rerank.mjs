@@ -54,7 +54,7 @@ export class Lab {
   async vector(query) {
     let v = this.vecCache.get(query);
     if (!v) {
-      const [vec] = await this.embedder.embed([query]);
+      const [vec] = await this.embedder.embed([query], undefined, 'query');
       v = (this.vec0 ??= new Vec0Search(this.db)).begin(vec, 100)().map((h, i) => ({ id: h.id, rank: i + 1, score: h.distance }));
       this.vecCache.set(query, v);
     }

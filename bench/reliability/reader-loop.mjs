@@ -36,7 +36,7 @@ for (let i = 0; !fs.existsSync(stopFile); i++) {
     if (i % 2 === 0) {
       results = await retriever.search(query, { k });
     } else {
-      const [vector] = await embedder.embed([query]);
+      const [vector] = await embedder.embed([query], undefined, 'query');
       results = db.transaction(() => {
         const found = retriever.searchWithVector(query, vector, { k });
         for (const r of found) {

@@ -104,7 +104,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
   const versions = sqliteVersions(checks);
   const database = inspectDatabase(settings.config.db, checks);
   // embedProvider auto: an existing index keeps its own embedder (chooseEmbedder).
-  const choice = chooseEmbedder(settings, database.fingerprint?.embedder);
+  const choice = chooseEmbedder(settings, database.fingerprint);
   const config = withEmbedder(settings.config, choice);
   const embedder = await createEmbedder(config);
   const facts: DoctorFacts = {

@@ -104,7 +104,7 @@ export class Workspace {
    * it is not followed.
    */
   embedderChoice(options: { reindex?: boolean } = {}): EmbedderChoice {
-    return chooseEmbedder(this.settings, options.reindex ? undefined : getFingerprint(this.db)?.embedder);
+    return chooseEmbedder(this.settings, options.reindex ? undefined : getFingerprint(this.db));
   }
 
   /** The configuration with the embedder this database needs. */

@@ -28,9 +28,12 @@ export interface Config {
     concurrency: number;
     /** A server of its own for embeddings (llama.cpp and vLLM serve one model per process). Default: baseURL. */
     baseURL?: string;
-    /** Its key. Default: apiKey. */
+    /** Its key. Default: apiKey, unless baseURL is set to another host (a key is not sent to a server it was not given for). */
     apiKey?: string;
-    /** Put before each query / each document before embedding; unset: chosen by model name (src/providers/embedding-prefixes.ts). */
+    /**
+     * Put before each query / each document before embedding; `none` (stored as '') for
+     * nothing; unset: what the index recorded, else chosen by model name (src/providers/embedding-prefixes.ts).
+     */
     queryPrefix?: string;
     documentPrefix?: string;
   };
@@ -116,8 +119,8 @@ interface Setting {
 }
 
 const text: Parser = (raw) => raw.trim();
-/** Taken as written: an embedding prefix ends in the space the model expects. */
-const verbatim: Parser = (raw) => raw;
+/** Taken as written (an embedding prefix ends in the space the model expects); `none`: no prefix. */
+const prefix: Parser = (raw) => (raw.trim().toLowerCase() === 'none' ? '' : raw);
 /**
  * A number as a person writes one in decimal ("5", "0.3", "-2"), else NaN: `Number()`
  * alone also reads "0x10", "1e2", "0b11" and "Infinity", which no option means.
@@ -272,8 +275,8 @@ const SETTINGS: Setting[] = [
   { key: 'embedding.concurrency', env: ['RAGLINE_EMBED_CONCURRENCY'], parse: wholeNumber(1, 64) },
   { key: 'embedding.baseURL', env: ['RAGLINE_EMBED_BASE_URL'], parse: url },
   { key: 'embedding.apiKey', env: ['RAGLINE_EMBED_API_KEY'], parse: text },
-  { key: 'embedding.queryPrefix', env: ['RAGLINE_EMBED_QUERY_PREFIX'], parse: verbatim },
-  { key: 'embedding.documentPrefix', env: ['RAGLINE_EMBED_DOCUMENT_PREFIX'], parse: verbatim },
+  { key: 'embedding.queryPrefix', env: ['RAGLINE_EMBED_QUERY_PREFIX'], parse: prefix },
+  { key: 'embedding.documentPrefix', env: ['RAGLINE_EMBED_DOCUMENT_PREFIX'], parse: prefix },
   { key: 'answer.maxTokens', env: ['RAGLINE_ANSWER_MAX_TOKENS'], parse: wholeNumber(1, 1_000_000) },
   { key: 'answer.contextTokens', env: ['RAGLINE_CONTEXT_TOKENS'], parse: wholeNumber(256, 10_000_000) },
   { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
@@ -450,6 +453,7 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
   for (const [key, value] of Object.entries(values)) setPath(config, key, value);
   const resolved = config as unknown as Config;
   registerSecret(resolved.apiKey);
+  registerSecret(resolved.embedding.apiKey);
   if (resolved.chunk.overlap >= resolved.chunk.size) {
     throw new UserError(`chunk.overlap (${resolved.chunk.overlap}) must be smaller than chunk.size (${resolved.chunk.size}).`, { exitCode: 2 });
   }
@@ -463,16 +467,44 @@ export function usesRemoteChat(config: Config): boolean {
   return config.apiKey !== undefined || config.baseURL !== undefined;
 }
 
-/** Whether embeddings come from an OpenAI-compatible server. */
+/**
+ * Whether embeddings come from an OpenAI-compatible server: chosen so, or left `auto`
+ * with a server for the chat or one of their own (embedding.baseURL).
+ */
 export function usesRemoteEmbeddings(config: Config): boolean {
   if (config.embedProvider === 'openai') return true;
   if (config.embedProvider === 'offline') return false;
-  return usesRemoteChat(config);
+  return config.embedding.baseURL !== undefined || usesRemoteChat(config);
 }
 
-/** The config with the API key replaced, safe to print or store. */
+/**
+ * The server embeddings go to and its key: embedding.baseURL and embedding.apiKey, each
+ * defaulting to the chat's. The chat's key goes along only to the chat's host: a key
+ * given for one server is not sent to another.
+ */
+export function embeddingServer(config: Config): { baseURL?: string; apiKey?: string } {
+  const baseURL = config.embedding.baseURL ?? config.baseURL;
+  if (config.embedding.apiKey !== undefined) return { baseURL, apiKey: config.embedding.apiKey };
+  const sameHost = config.embedding.baseURL === undefined || hostOf(config.embedding.baseURL) === hostOf(config.baseURL ?? 'https://api.openai.com/v1');
+  return { baseURL, apiKey: sameHost ? config.apiKey : undefined };
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The config with the API keys replaced, safe to print or store. */
 export function redacted(config: Config): Config {
-  return { ...config, apiKey: config.apiKey === undefined ? undefined : redactKey(config.apiKey) };
+  const embeddingKey = config.embedding.apiKey;
+  return {
+    ...config,
+    apiKey: config.apiKey === undefined ? undefined : redactKey(config.apiKey),
+    embedding: { ...config.embedding, apiKey: embeddingKey === undefined ? undefined : redactKey(embeddingKey) },
+  };
 }
 
 export function redactKey(key: string): string {
@@ -486,17 +518,39 @@ export interface EmbedderChoice {
   model?: string;
   /** Why, in words: the setting that chose it, or the index it follows. */
   reason: string;
+  /**
+   * The prefixes the index was embedded with, when this is the model that built it: what it
+   * recorded, or none for an index built before prefixes were recorded. Undefined otherwise.
+   */
+  indexPrefixes?: { query: string; document: string };
+}
+
+/** What an index records of its embedder (src/store/meta.ts IndexFingerprint has these fields). */
+export interface IndexedWith {
+  /** e.g. `offline:hash-v1-384` or `openai:nomic-embed-text`. */
+  embedder: string;
+  /** The prefixes its documents were embedded with; absent in an index built before they were recorded. */
+  prefixes?: { query: string; document: string };
 }
 
 /**
- * The embedder for an index built with `indexEmbedder` (its recorded id, e.g.
- * `offline:hash-v1-384` or `openai:nomic-embed-text`; undefined for an empty
- * index or a --reindex). Chosen explicitly (embedProvider offline or openai), it
- * is what was chosen. Left `auto`, an existing index keeps the embedder it was
- * built with: setting a key or a base URL for the chat model does not make an
+ * The embedder for an index built with `index` (its recorded embedder id, e.g.
+ * `offline:hash-v1-384` or `openai:nomic-embed-text`, or its fingerprint; undefined
+ * for an empty index or a --reindex). Chosen explicitly (embedProvider offline or
+ * openai), it is what was chosen. Left `auto`, an existing index keeps the embedder it
+ * was built with: setting a key or a base URL for the chat model does not make an
  * offline index unusable. Without an index, `auto` follows `provider`.
  */
-export function chooseEmbedder(resolved: ResolvedConfig, indexEmbedder?: string): EmbedderChoice {
+export function chooseEmbedder(resolved: ResolvedConfig, index?: string | IndexedWith): EmbedderChoice {
+  const indexed = typeof index === 'string' ? { embedder: index } : index;
+  const choice = chooseEmbedderModel(resolved, indexed?.embedder);
+  if (choice.remote && indexed && indexed.embedder === `openai:${choice.model}`) {
+    choice.indexPrefixes = indexed.prefixes ?? { query: '', document: '' };
+  }
+  return choice;
+}
+
+function chooseEmbedderModel(resolved: ResolvedConfig, indexEmbedder: string | undefined): EmbedderChoice {
   const { config, sources } = resolved;
   const remoteModel = (model: string) => ({ remote: true, model });
   if (config.embedProvider !== 'auto') {
@@ -506,24 +560,35 @@ export function chooseEmbedder(resolved: ResolvedConfig, indexEmbedder?: string)
   if (indexEmbedder?.startsWith('offline:')) {
     return { remote: false, reason: `embedProvider auto: the index was built with ${indexEmbedder}` };
   }
-  if (indexEmbedder?.startsWith('openai:') && usesRemoteChat(config)) {
+  const remote = usesRemoteEmbeddings(config);
+  if (indexEmbedder?.startsWith('openai:') && remote) {
     // The recorded model, unless one is set explicitly (then a different one is a real mismatch).
     const explicit = sources['models.embedding'] !== undefined && sources['models.embedding'] !== 'default';
     const model = explicit ? config.models.embedding : indexEmbedder.slice('openai:'.length);
     return { ...remoteModel(model), reason: `embedProvider auto: the index was built with ${indexEmbedder}` };
   }
-  const remote = usesRemoteChat(config);
   const why = indexEmbedder ? `the index was built with ${indexEmbedder}, but no server is configured` : 'no index yet';
   return remote
     ? { ...remoteModel(config.models.embedding), reason: `embedProvider auto (${why}): follows the configured server` }
     : { remote: false, reason: `embedProvider auto (${why}): offline, as no server is configured` };
 }
 
-/** The config with the embedder fixed to `choice` (what createEmbedder reads). */
+/**
+ * The config with the embedder fixed to `choice` (what createEmbedder reads). The prefixes
+ * the index recorded stand in for the model's, side by side, where none is set: a query is
+ * embedded the way the documents were. One that is set and differs is refused at search and
+ * ingest (src/store/meta.ts), as another model would be.
+ */
 export function withEmbedder(config: Config, choice: EmbedderChoice): Config {
+  const recorded = choice.indexPrefixes;
   return {
     ...config,
     embedProvider: choice.remote ? 'openai' : 'offline',
     models: { ...config.models, embedding: choice.model ?? config.models.embedding },
+    embedding: {
+      ...config.embedding,
+      queryPrefix: config.embedding.queryPrefix ?? recorded?.query,
+      documentPrefix: config.embedding.documentPrefix ?? recorded?.document,
+    },
   };
 }

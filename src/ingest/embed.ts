@@ -108,7 +108,7 @@ async function vectorsFor(
   const hashes = [...toEmbed.keys()];
   const texts = [...toEmbed.values()];
   if (texts.length > 0) {
-    const embedded = await embedder.embed(texts, signal);
+    const embedded = await embedder.embed(texts, signal, 'document');
     embedded.forEach((vector, i) => vectors.set(hashes[i]!, vector));
     summary.chunks.embedded += texts.length;
   }

@@ -7,7 +7,7 @@
 
 import type { Db } from '../store/db.js';
 import { clearIndex, listDocuments, listSkippedFiles, type SkippedFile, type StoredDocuments } from '../store/documents.js';
-import { earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, readerVersionOf, setFingerprint } from '../store/meta.js';
+import { assertSamePrefixes, earlierOfflineMessage, embedderMismatchHint, getFingerprint, isEarlierOfflineEmbedder, keywordTextVersion, readerVersionOf, setFingerprint } from '../store/meta.js';
 import { createVectorTable, hasVectorTable } from '../store/vectors.js';
 import type { Embedder } from '../providers/types.js';
 import { INDEX_TEXT_VERSION } from '../text/symbols.js';
@@ -219,6 +219,7 @@ function checkFingerprint(db: Db, embedder: Embedder, chunker: ChunkerSettings, 
         { hint: embedderMismatchHint(fingerprint.embedder, embedder.id), exitCode: 2 },
       );
     }
+    assertSamePrefixes(fingerprint, embedder.prefixes);
     if (!sameChunker) {
       throw new UserError(
         `This database was chunked with size ${fingerprint.chunker.size} and overlap ${fingerprint.chunker.overlap}; size ${chunker.size} and overlap ${chunker.overlap} are configured now.`,
@@ -229,7 +230,8 @@ function checkFingerprint(db: Db, embedder: Embedder, chunker: ChunkerSettings, 
   }
   db.transaction(() => {
     if (!hasVectorTable(db)) createVectorTable(db, embedder.dimensions);
-    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker }, text: INDEX_TEXT_VERSION });
+    const prefixes = embedder.prefixes && { query: embedder.prefixes.query, document: embedder.prefixes.document };
+    setFingerprint(db, { embedder: embedder.id, dimensions: embedder.dimensions, chunker: { ...chunker }, text: INDEX_TEXT_VERSION, ...(prefixes ? { prefixes } : {}) });
   }).immediate();
   return 'ok';
 }

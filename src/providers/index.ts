@@ -6,10 +6,11 @@
 // worker: it comes with this one, as a separate import() would cost ingest a
 // round of file reads of its own.
 
-import { usesRemoteChat, usesRemoteEmbeddings, type Config } from '../config/index.js';
+import { embeddingServer, usesRemoteChat, usesRemoteEmbeddings, type Config } from '../config/index.js';
+import { resolvePrefixes } from './embedding-prefixes.js';
 import { ThreadedOfflineEmbedder } from './offline-threaded.js';
 import type { OpenAISettings } from './openai.js';
-import type { ChatModel, Embedder } from './types.js';
+import type { ChatModel, Embedder, EmbeddingPrefixes } from './types.js';
 
 /** What the OpenAI-compatible provider is built with for `model`: connection, timeouts and retry tuning from `config`. */
 export function openAISettings(config: Config, model: string, timeoutMs = config.request.timeoutMs): OpenAISettings {
@@ -32,12 +33,24 @@ export async function createEmbedder(config: Config, options: { bulk?: boolean }
     return new (await import('./offline-embedder.js')).OfflineEmbedder();
   }
   const { OpenAIEmbedder } = await import('./openai.js');
-  return new OpenAIEmbedder({
-    ...openAISettings(config, config.models.embedding),
+  return new OpenAIEmbedder(embedderSettings(config));
+}
+
+/**
+ * What the embedder is built with: its own server and key when set (embedding.baseURL,
+ * embedding.apiKey: llama.cpp and vLLM serve one model per process, so chat and
+ * embeddings often live at two addresses), and the prefixes for its model.
+ */
+export function embedderSettings(config: Config): OpenAISettings & { prefixes: EmbeddingPrefixes } {
+  const model = config.models.embedding;
+  return {
+    ...openAISettings(config, model),
+    ...embeddingServer(config),
+    prefixes: resolvePrefixes(model, config.embedding),
     dimensions: config.embedding.dimensions,
     maxBatch: config.embedding.batchSize,
     concurrency: config.embedding.concurrency,
-  });
+  };
 }
 
 /** The answer model, or undefined offline (the extractive answerer is used then). */

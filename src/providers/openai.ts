@@ -17,7 +17,8 @@ import type OpenAI from 'openai';
 import { UserError } from '../util/errors.js';
 import { count } from '../util/words.js';
 import type { ChatMessage, TokenUsage } from '../domain/index.js';
-import type { ChatChunk, ChatModel, ChatOptions, Embedder } from './types.js';
+import type { ChatChunk, ChatModel, ChatOptions, Embedder, EmbeddingPrefixes, EmbedPurpose } from './types.js';
+import { NO_PREFIXES } from './embedding-prefixes.js';
 import { describeProviderError, type ProviderErrorContext, type ProviderOperation } from './describe-error.js';
 import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolicy } from './retry.js';
 import { APIError, APIUserAbortError, OpenAIError } from 'openai/error';
@@ -118,13 +119,16 @@ export async function listModels(settings: OpenAISettings, signal?: AbortSignal)
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
   readonly maxBatch: number;
+  /** Put before each text by purpose (src/providers/embedding-prefixes.ts); none unless given. */
+  readonly prefixes: EmbeddingPrefixes;
   readonly #connection: Connection;
   readonly #concurrency: number;
   #dimensions: number;
 
-  constructor(settings: OpenAISettings, client?: OpenAI | Promise<OpenAI>) {
+  constructor(settings: OpenAISettings & { prefixes?: EmbeddingPrefixes }, client?: OpenAI | Promise<OpenAI>) {
     this.#connection = new Connection(settings, 'embed', client);
     this.id = `openai:${settings.model}`;
+    this.prefixes = { ...(settings.prefixes ?? NO_PREFIXES) };
     this.maxBatch = positive(settings.maxBatch, DEFAULT_MAX_BATCH);
     this.#concurrency = positive(settings.concurrency, DEFAULT_CONCURRENCY);
     this.#dimensions = settings.dimensions ?? 0;
@@ -141,9 +145,19 @@ export class OpenAIEmbedder implements Embedder {
     return this.#dimensions;
   }
 
-  /** Embeds in batches of `maxBatch`, `concurrency` batches at a time; vectors in input order, unit length. */
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  /** The server embeddings are sent to. */
+  get baseURL(): string {
+    return this.#connection.baseURL;
+  }
+
+  /**
+   * Embeds in batches of `maxBatch`, `concurrency` batches at a time; vectors in input order,
+   * unit length. Each text is sent with the prefix for `purpose` before it.
+   */
+  async embed(texts: string[], signal?: AbortSignal, purpose: EmbedPurpose = 'document'): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
+    const prefix = this.prefixes[purpose];
+    if (prefix !== '') texts = texts.map((text) => prefix + text);
     const batches: string[][] = [];
     for (let start = 0; start < texts.length; start += this.maxBatch) {
       batches.push(texts.slice(start, start + this.maxBatch));

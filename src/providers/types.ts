@@ -3,6 +3,9 @@
 // any OpenAI-compatible server are interchangeable and testable.
 
 import type { ChatMessage, TokenUsage } from '../domain/index.js';
+import type { EmbeddingPrefixes, EmbedPurpose } from './embedding-prefixes.js';
+
+export type { EmbeddingPrefixes, EmbedPurpose } from './embedding-prefixes.js';
 
 /** Turns texts into vectors. Vectors are L2-normalised Float32Arrays of `dimensions` length. */
 export interface Embedder {
@@ -14,8 +17,17 @@ export interface Embedder {
   resolveDimensions?(signal?: AbortSignal): Promise<number>;
   /** Largest number of texts one request carries; `embed` splits longer lists itself. */
   readonly maxBatch: number;
-  /** Embeds `texts` (any number) in order; one vector per text. */
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Embeds `texts` (any number) in order; one vector per text. `purpose` says whether
+   * they are search queries or documents: a model trained with task prefixes gets the
+   * one for that purpose (see `prefixes`). Default: documents.
+   */
+  embed(texts: string[], signal?: AbortSignal, purpose?: EmbedPurpose): Promise<Float32Array[]>;
+  /**
+   * What is put before each text by purpose (src/providers/embedding-prefixes.ts), recorded
+   * with the index; undefined for an embedder that takes no prefixes (the offline one).
+   */
+  readonly prefixes?: EmbeddingPrefixes;
   /** Releases threads or connections, if the embedder holds any. */
   close?(): Promise<void>;
 }

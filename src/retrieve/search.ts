@@ -138,7 +138,7 @@ export class Retriever {
     const expansion = settings.expansion && added.length > 0 ? settings.expansion : undefined;
     const texts = expansion ? [expansion.core, added.join(' ')] : [query];
     if (secondary) texts.push(secondary.query);
-    const vectors = await this.embedder.embed(texts, signal);
+    const vectors = await this.embedder.embed(texts, signal, 'query');
     const vector = expansion ? weightedSum(vectors[0]!, vectors[1]!, expansion.weight) : vectors[0]!;
     return this.searchWithVector(query, vector, { ...settings, secondary, expansion }, secondary ? vectors.at(-1) : undefined);
   }

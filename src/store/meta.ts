@@ -49,6 +49,12 @@ export interface IndexFingerprint {
    * src/text/symbols.ts); absent in indexes written before it was recorded (version 1).
    */
   text?: number;
+  /**
+   * What was put before each query and each document when embedding
+   * (src/providers/embedding-prefixes.ts); absent in indexes written before it was
+   * recorded, and for the offline embedder: no prefixes.
+   */
+  prefixes?: { query: string; document: string };
 }
 
 /** The keyword text version of an index (1 when it predates the record). */
@@ -73,8 +79,8 @@ export function setFingerprint(db: Db, fingerprint: IndexFingerprint): void {
   setMeta(db, 'index.fingerprint', JSON.stringify(fingerprint));
 }
 
-/** Refuses to search with an embedder other than the one that built the index. */
-export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: number }): void {
+/** Refuses to search with an embedder other than the one that built the index, or with other prefixes. */
+export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: number; prefixes?: { query: string; document: string } }): void {
   const stored = getFingerprint(db);
   if (!stored) return;
   if (stored.embedder !== embedder.id || (embedder.dimensions > 0 && stored.dimensions !== embedder.dimensions)) {
@@ -85,6 +91,29 @@ export function assertSameEmbedder(db: Db, embedder: { id: string; dimensions: n
       { hint: embedderMismatchHint(stored.embedder, embedder.id), exitCode: 2 },
     );
   }
+  assertSamePrefixes(stored, embedder.prefixes);
+}
+
+/**
+ * Refuses prefixes other than those the index was embedded with (none, when it records
+ * none): a query embedded with another instruction than its documents finds worse.
+ * An embedder without prefixes (offline) is not checked.
+ */
+export function assertSamePrefixes(stored: IndexFingerprint, prefixes: { query: string; document: string } | undefined): void {
+  if (!prefixes) return;
+  const recorded = stored.prefixes ?? { query: '', document: '' };
+  if (recorded.query === prefixes.query && recorded.document === prefixes.document) return;
+  const words = (p: { query: string; document: string }) =>
+    p.query === '' && p.document === '' ? 'no prefixes' : `the prefixes query ${quoted(p.query)} and document ${quoted(p.document)}`;
+  const built = stored.prefixes ? `with ${words(recorded)}` : 'without prefixes (before ragline recorded them)';
+  throw new UserError(`This index was embedded ${built}, but ${words(prefixes)} are configured now (${stored.embedder}).`, {
+    hint: 'Unset embedding.queryPrefix / embedding.documentPrefix (RAGLINE_EMBED_QUERY_PREFIX / RAGLINE_EMBED_DOCUMENT_PREFIX) to use the index\'s own, or rebuild it with `ragline ingest <folder> --reindex` (sessions are kept).',
+    exitCode: 2,
+  });
+}
+
+function quoted(text: string): string {
+  return text === '' ? 'none' : JSON.stringify(text);
 }
 
 /** What to do when the configured embedder `configured` is not the one `indexEmbedder` that built the index. */

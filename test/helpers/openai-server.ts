@@ -88,6 +88,14 @@ export type Flavor = 'openai' | 'ollama' | 'llama.cpp' | 'vllm' | 'lmstudio';
 export interface StartOptions {
   /** Length of the default hash vectors. Default 8. */
   embeddingDimensions?: number;
+  /**
+   * Refuse an embeddings request holding a text longer than this many characters, as
+   * llama-server refuses an input longer than its physical batch (-b/-ub, 512 tokens by
+   * default) with LLAMA_CPP_INPUT_TOO_LARGE: "The input for embeddings must fit inside the
+   * physical batch size. If it does not, we now return an error" (ggml-org/llama.cpp#7389,
+   * https://github.com/ggml-org/llama.cpp/pull/7389; users meet it as ggml-org/llama.cpp#12295).
+   */
+  maxInputChars?: number;
   /** Ids listed by GET /v1/models. */
   models?: string[];
   /** Default: a bare OpenAI-compatible server with no endpoints of its own. */
@@ -136,6 +144,36 @@ export interface FakeOpenAI {
   readonly loads: { started: number; aborted: number; finished: number };
   close(): Promise<void>;
 }
+
+/**
+ * llama-server started without `--embeddings`, answering POST /v1/embeddings with 501:
+ * `{"error":{"code":501,"message":"This server does not support embeddings. Start it with
+ * `--embeddings`","type":"not_supported_error"}}` (as quoted in
+ * https://github.com/unslothai/unsloth/issues/8535; the line is the server's `res_error(...,
+ * ERROR_TYPE_NOT_SUPPORTED)`). Use with `queueFailure({ route: 'embeddings', status: 501, body })`.
+ */
+export const LLAMA_CPP_NO_EMBEDDINGS = {
+  error: { code: 501, message: 'This server does not support embeddings. Start it with `--embeddings`', type: 'not_supported_error' },
+};
+
+/**
+ * Ollama asked for embeddings from a chat model (gemma3, llama3): HTTP 500 with
+ * "this model does not support embeddings" (ollama/ollama#9739,
+ * https://github.com/ollama/ollama/issues/9739; the 500 and the `/v1` body shape as seen in
+ * https://github.com/chunkhound/chunkhound/issues/41).
+ */
+export const OLLAMA_NO_EMBEDDINGS = {
+  error: { message: 'this model does not support embeddings', type: 'api_error', param: null, code: null },
+};
+
+/**
+ * llama-server's answer (500) to an embedding input longer than its physical batch
+ * (https://github.com/ggml-org/llama.cpp/pull/7389, #12295; the 500 as logged in
+ * https://github.com/gpustack/gpustack/issues/472).
+ */
+export const LLAMA_CPP_INPUT_TOO_LARGE = {
+  error: { code: 500, message: 'input is too large to process. increase the physical batch size', type: 'server_error' },
+};
 
 /** A deterministic, unnormalised vector for `text`: FNV-1a hashes of `<dimension>:<text>`. */
 export function hashVector(text: string, dimensions: number): number[] {
@@ -274,6 +312,9 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       }
       case 'embeddings': {
         const input: string[] = typeof body?.input === 'string' ? [body.input] : body?.input ?? [];
+        if (options.maxInputChars !== undefined && input.some((text) => text.length > options.maxInputChars!)) {
+          return sendJSON(res, 500, LLAMA_CPP_INPUT_TOO_LARGE);
+        }
         const vectors = embed(input, body);
         return sendJSON(res, 200, {
           object: 'list',

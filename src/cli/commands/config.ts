@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { embedderInUse } from '../../app/settings.js';
+import { describePrefixes, embedderInUse } from '../../app/settings.js';
 import { defaultConfigFile, SETTING_KEYS, type ResolvedConfig, type Source } from '../../config/index.js';
 import { settingsFor, type GlobalOptions } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
@@ -14,7 +14,14 @@ import { outputFor } from '../output.js';
 const ENV_NAMES: Record<string, string> = {
   baseURL: 'RAGLINE_BASE_URL, OPENAI_BASE_URL',
   apiKey: 'RAGLINE_API_KEY, OPENAI_API_KEY',
+  'embedding.baseURL': 'RAGLINE_EMBED_BASE_URL (default: baseURL)',
+  'embedding.apiKey': 'RAGLINE_EMBED_API_KEY (default: apiKey, on the same host)',
+  'embedding.queryPrefix': 'RAGLINE_EMBED_QUERY_PREFIX (default: by model name)',
+  'embedding.documentPrefix': 'RAGLINE_EMBED_DOCUMENT_PREFIX (default: by model name)',
 };
+
+/** Settings printed only as whether they are set. */
+const SECRET_KEYS = new Set(['apiKey', 'embedding.apiKey']);
 
 /** Shown in `--help`; test/config.test.ts checks that it resolves. */
 export const EXAMPLE_CONFIG = `{
@@ -34,7 +41,7 @@ export interface ShownSetting {
   value: unknown;
   /** `flag`, `env:NAME`, `file:/path`, `default`, or `unset`. */
   source: Source | 'unset';
-  /** Only for apiKey: whether a key is configured. */
+  /** Only for the API keys: whether a key is configured. */
   set?: boolean;
 }
 
@@ -43,8 +50,9 @@ export function describeSettings(resolved: ResolvedConfig): Record<string, Shown
   const shown: Record<string, ShownSetting> = {};
   for (const key of SETTING_KEYS) {
     const source = resolved.sources[key] ?? 'unset';
-    if (key === 'apiKey') {
-      const set = resolved.config.apiKey !== undefined && resolved.config.apiKey !== '';
+    if (SECRET_KEYS.has(key)) {
+      const secret = valueAt(resolved.config, key);
+      const set = secret !== undefined && secret !== '';
       shown[key] = { value: set ? 'redacted' : null, source, set };
       continue;
     }
@@ -113,11 +121,13 @@ Examples:
       const width = Math.max(...SETTING_KEYS.map((key) => key.length));
       for (const key of SETTING_KEYS) {
         const { value, source, set } = settings[key]!;
-        const shown = key === 'apiKey' ? (set ? '(set, redacted)' : '(not set)') : value === null ? '(not set)' : JSON.stringify(value);
+        const shown = SECRET_KEYS.has(key) ? (set ? '(set, redacted)' : '(not set)') : value === null ? '(not set)' : JSON.stringify(value);
         const where = source === 'unset' && ENV_NAMES[key] ? `unset; env ${ENV_NAMES[key]}` : source;
         output.out(`${key.padEnd(width)}  ${shown}  ${color.dim(where)}`);
       }
       output.out(`${color.bold('embedder in use')} ${embedder.remote ? `openai:${embedder.model}` : 'offline (built-in)'}  ${color.dim(embedder.reason)}`);
+      if (embedder.server) output.out(`${color.bold('embeddings server')} ${embedder.server}`);
+      if (embedder.prefixes) output.out(`${color.bold('embedding prefixes')} ${describePrefixes(embedder.prefixes)}`);
     });
 
   config
