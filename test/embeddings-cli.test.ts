@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedEnv, ragline, tempDir, writeTinyDocs, type CliResult } from './helpers/cli.js';
-import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
+import { hashVector, LLAMA_CPP_NO_EMBEDDINGS, OLLAMA_NO_EMBEDDINGS, startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
 const CHAT_KEY = 'sk-chat-SECRET-0f2e4d6c8b';
 const EMBED_KEY = 'sk-embed-SECRET-9a7b5c3d1e';
@@ -202,5 +202,134 @@ describe('a server of their own for embeddings', () => {
     const json = JSON.parse((await ok(ragline(['config', 'show', '--json'], { env: twoServers('nomic-embed-text') }))).stdout);
     expect(json.settings['embedding.apiKey']).toEqual({ value: 'redacted', source: 'env:RAGLINE_EMBED_API_KEY', set: true });
     expect(json.embedder).toMatchObject({ remote: true, model: 'nomic-embed-text', server: embeddings.baseURL, prefixes: { query: 'search_query: ', document: 'search_document: ' } });
+  });
+});
+
+describe('what an embeddings server says, said plainly', () => {
+  /** One server for everything, retries on (4) and fast: a permanent error must still be sent once. */
+  function oneServer(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return isolatedEnv(home, { RAGLINE_BASE_URL: embeddings.baseURL, RAGLINE_EMBED_MODEL: 'fake-embed-model', RAGLINE_MAX_RETRIES: '4', RAGLINE_RETRY_BASE_MS: '1', ...extra });
+  }
+
+  function errorOf(result: CliResult): { message: string; hint: string } {
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    return { message: lines[0]!.replace(/^error: /, ''), hint: lines[1]! };
+  }
+
+  it("llama-server without --embeddings (501): asked once, named, and the offline embedder suggested", async () => {
+    embeddings.queueFailure({ route: 'embeddings', status: 501, body: LLAMA_CPP_NO_EMBEDDINGS, count: 10 });
+    const result = await ragline(['ingest', docs], { env: oneServer() });
+    expect(result.code).toBe(1);
+    const { message, hint } = errorOf(result);
+    expect(message).toBe(`The server at ${embeddings.baseURL} does not serve embeddings for model "fake-embed-model": This server does not support embeddings. Start it with \`--embeddings\``);
+    expect(hint).toContain('llama-server --embeddings');
+    expect(hint).toContain('RAGLINE_EMBED_PROVIDER=offline');
+    expect(embeddings.requestsTo('embeddings')).toHaveLength(1);
+  });
+
+  it("Ollama's chat model asked for embeddings (500): asked once, named, and the offline embedder suggested", async () => {
+    embeddings.queueFailure({ route: 'embeddings', status: 500, body: OLLAMA_NO_EMBEDDINGS, count: 10 });
+    const result = await ragline(['ingest', docs], { env: oneServer({ RAGLINE_EMBED_MODEL: 'gemma3' }) });
+    expect(result.code).toBe(1);
+    const { message, hint } = errorOf(result);
+    expect(message).toBe(`The server at ${embeddings.baseURL} does not serve embeddings for model "gemma3": this model does not support embeddings`);
+    expect(hint).toContain('ollama pull nomic-embed-text');
+    expect(hint).toContain('RAGLINE_EMBED_PROVIDER=offline');
+    expect(embeddings.requestsTo('embeddings')).toHaveLength(1);
+  });
+
+  it('a model that now returns vectors of another length: search and ingest name both lengths and the fix, nothing is written', async () => {
+    await ok(ragline(['ingest', docs], { env: oneServer() }));
+    // The same name now serves a bigger model (8 -> 16 dimensions).
+    embeddings.onEmbeddings((input) => input.map((text) => hashVector(text, 16)));
+
+    const search = await ragline(['search', '--json', QUERY], { env: oneServer() });
+    expect(search.code).toBe(2);
+    const said = errorOf(search);
+    expect(said.message).toBe(
+      'The embedding model now returns 16 dimensions per vector, but this index holds vectors of 8 (built with openai:fake-embed-model): the model served under that name is not the one the index was built with.',
+    );
+    expect(said.hint).toContain('ragline ingest <folder> --reindex');
+
+    fs.writeFileSync(path.join(docs, 'late.md'), '# Late\n\nA document added after the model changed.\n');
+    try {
+      const ingest = await ragline(['ingest', docs], { env: oneServer() });
+      expect(ingest.code).toBe(2);
+      expect(errorOf(ingest)).toEqual(said);
+    } finally {
+      fs.rmSync(path.join(docs, 'late.md'));
+    }
+    const db = new Database(dbFile(), { readonly: true });
+    expect(db.prepare("SELECT count(*) FROM documents WHERE path = 'late.md'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('empty vectors: named, with what to use instead', async () => {
+    embeddings.onEmbeddings((input) => input.map(() => []));
+    const result = await ragline(['ingest', docs], { env: oneServer() });
+    expect(result.code).toBe(1);
+    const { message, hint } = errorOf(result);
+    expect(message).toBe(`Model "fake-embed-model" at ${embeddings.baseURL} returned empty vectors (0 dimensions).`);
+    expect(hint).toContain('RAGLINE_EMBED_PROVIDER=offline');
+    expect(embeddings.requestsTo('embeddings')).toHaveLength(1);
+  });
+});
+
+describe('inputs longer than the embedding server takes', () => {
+  let longDocs: string;
+  let tight: FakeOpenAI;
+
+  beforeEach(() => {
+    longDocs = tempDir('ragline-long-');
+    const paragraph = (n: number) => `Paragraph ${n} of the rotation guide says how an API key is rotated, where the old one stays valid for a day, and who is told. `.repeat(6);
+    fs.writeFileSync(path.join(longDocs, 'guide.md'), `# Rotation guide\n\n${Array.from({ length: 12 }, (_, n) => paragraph(n)).join('\n\n')}\n`);
+    fs.writeFileSync(path.join(longDocs, 'short.md'), '# Short\n\nA short note about webhooks.\n');
+  });
+
+  afterEach(async () => {
+    await tight?.close();
+    fs.rmSync(longDocs, { recursive: true, force: true });
+  });
+
+  function env(server: FakeOpenAI): NodeJS.ProcessEnv {
+    return isolatedEnv(home, { RAGLINE_BASE_URL: server.baseURL, RAGLINE_EMBED_MODEL: 'fake-embed-model', RAGLINE_MAX_RETRIES: '4', RAGLINE_RETRY_BASE_MS: '1' });
+  }
+
+  it('ingest cuts the long chunks until the server takes them, says once how many, and keeps them whole in the index', async () => {
+    tight = await startOpenAIServer({ maxInputChars: 1000 });
+    const result = await ok(ragline(['ingest', longDocs], { env: env(tight) }));
+    const lines = result.stdout.trim().split('\n');
+    const note = lines.filter((line) => line.includes('longer than the embedding server takes'));
+    expect(note).toHaveLength(1);
+    const [, chunks, chars] = /^(\d+) chunks were longer than the embedding server takes: embedded from their first ([\d,]+) characters/.exec(note[0]!) ?? [];
+    expect(Number(chunks)).toBeGreaterThan(1);
+    expect(Number(chars!.replace(/,/g, ''))).toBeLessThanOrEqual(1000);
+    expect(result.stdout).toContain('ragline ingest <folder> --reindex');
+    // Nothing longer than the server takes was embedded at last, and the refused attempts were not retried as such.
+    const refusedAttempts = tight.requestsTo('embeddings').filter((request) => request.body.input.some((text: string) => text.length > 1000));
+    expect(refusedAttempts.length).toBeLessThanOrEqual(2);
+    // The short document's chunk went as it was.
+    expect(embedded(tight).some((text) => text.endsWith('A short note about webhooks.'))).toBe(true);
+
+    const db = new Database(dbFile(), { readonly: true });
+    const longest = db.prepare('SELECT max(length(text)) FROM chunks').pluck().get() as number;
+    db.close();
+    expect(longest).toBeGreaterThan(1000);
+
+    const json = JSON.parse((await ok(ragline(['ingest', longDocs, '--reindex', '--json'], { env: env(tight) }))).stdout);
+    expect(json.truncated).toEqual({ chunks: Number(chunks), toChars: Number(chars!.replace(/,/g, '')) });
+  });
+
+  it('a server that takes almost nothing: refused in seconds with the fix, not retried as an overload', async () => {
+    tight = await startOpenAIServer({ maxInputChars: 20 });
+    const started = performance.now();
+    const result = await ragline(['ingest', longDocs], { env: env(tight) });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(result.code).toBe(1);
+    const [message, hint] = result.stderr.trim().split('\n');
+    expect(message).toBe(`error: The embedding server at ${tight.baseURL} refused a text as too long for model "fake-embed-model": input is too large to process. increase the physical batch size`);
+    expect(hint).toMatch(/RAGLINE_CHUNK_SIZE.*-b 4096 -ub 4096/);
+    expect(hint).not.toMatch(/overloaded/);
   });
 });

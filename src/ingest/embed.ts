@@ -4,7 +4,9 @@
 // thread (or a remote one) the two overlap.
 
 import type { DocumentWriter } from '../store/documents.js';
-import type { Embedder } from '../providers/types.js';
+import { isInputTooLarge } from '../providers/server-errors.js';
+import { UserError } from '../util/errors.js';
+import { assertVectorLength, getFingerprint } from '../store/meta.js';
 import type { IngestRun, IngestSummary, PendingFile } from './run.js';
 
 /** How many chunks are embedded together before their files are written. */
@@ -43,7 +45,7 @@ export function nextGroup(run: IngestRun, writer: DocumentWriter, batches: Batch
   batches.embedding = undefined;
   if (batches.pending.length > 0) {
     const files = batches.pending;
-    const vectors = vectorsFor(files, writer, run.embedder, run.summary, run.options.signal, previous);
+    const vectors = vectorsFor(run, files, writer, previous);
     vectors.catch(() => {}); // awaited by whoever writes the group; no unhandled rejection meanwhile
     const hashes = new Set(files.flatMap((file) => file.chunks.map((chunk) => chunk.textHash)));
     batches.embedding = { files, vectors, hashes };
@@ -76,14 +78,8 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined):
 }
 
 /** Vectors for every chunk of the pending files: reused by text hash where stored, embedded otherwise. */
-async function vectorsFor(
-  pending: PendingFile[],
-  writer: DocumentWriter,
-  embedder: Embedder,
-  summary: IngestSummary,
-  signal?: AbortSignal,
-  inFlight?: EmbeddingGroup,
-): Promise<Map<string, Float32Array>> {
+async function vectorsFor(run: IngestRun, pending: PendingFile[], writer: DocumentWriter, inFlight?: EmbeddingGroup): Promise<Map<string, Float32Array>> {
+  const { db, summary } = run;
   const vectors = new Map<string, Float32Array>();
   const toEmbed = new Map<string, string>();
   const fromInFlight: string[] = [];
@@ -108,7 +104,9 @@ async function vectorsFor(
   const hashes = [...toEmbed.keys()];
   const texts = [...toEmbed.values()];
   if (texts.length > 0) {
-    const embedded = await embedder.embed(texts, signal, 'document');
+    const embedded = await embedWithinLimit(run, texts);
+    // An index of another length would refuse them only when they are written, as "Dimension mismatch".
+    if (embedded.length > 0) assertVectorLength(getFingerprint(db), embedded[0]!.length);
     embedded.forEach((vector, i) => vectors.set(hashes[i]!, vector));
     summary.chunks.embedded += texts.length;
   }
@@ -117,4 +115,47 @@ async function vectorsFor(
     for (const hash of fromInFlight) vectors.set(hash, earlier.get(hash)!);
   }
   return vectors;
+}
+
+/** The shortest a text is cut to for an embedding server that refuses it as too large: below it the refusal stands. */
+export const TRUNCATE_FLOOR_CHARS = 256;
+
+/**
+ * Embeds `texts` as documents. A server that refuses an input as too large (llama-server
+ * takes no embedding input longer than its physical batch, 512 tokens unless started with
+ * -b/-ub: https://github.com/ggml-org/llama.cpp/pull/7389) is asked again with the longest
+ * texts cut to half the longest one's length, halving again down to TRUNCATE_FLOOR_CHARS;
+ * the length that was taken is kept for the rest of the run, and the texts cut are counted
+ * in the summary. The chunks themselves are stored whole.
+ */
+async function embedWithinLimit(run: IngestRun, texts: string[]): Promise<Float32Array[]> {
+  const { embedder, options } = run;
+  while (true) {
+    const limit = run.embedMaxChars;
+    const sent = limit === undefined ? texts : texts.map((text) => cut(text, limit));
+    try {
+      const vectors = await embedder.embed(sent, options.signal, 'document');
+      if (limit !== undefined) countTruncated(run.summary, texts.filter((text) => text.length > limit).length, limit);
+      return vectors;
+    } catch (error) {
+      if (!isInputTooLarge(error instanceof UserError ? error.cause : error)) throw error;
+      const next = Math.floor(Math.max(...sent.map((text) => text.length)) / 2);
+      if (next < TRUNCATE_FLOOR_CHARS) throw error;
+      run.embedMaxChars = next;
+    }
+  }
+}
+
+function countTruncated(summary: IngestSummary, chunks: number, toChars: number): void {
+  if (chunks === 0) return;
+  const truncated = (summary.truncated ??= { chunks: 0, toChars });
+  truncated.chunks += chunks;
+  truncated.toChars = Math.min(truncated.toChars, toChars);
+}
+
+/** The first `limit` UTF-16 units of `text`, never ending in half a surrogate pair. */
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[limit - 1]!) ? limit - 1 : limit;
+  return text.slice(0, end);
 }

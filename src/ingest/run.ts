@@ -77,6 +77,11 @@ export interface IngestSummary {
   /** Their paths, as invalidUtf8Paths. */
   windows1252Paths: string[];
   chunks: { written: number; embedded: number; reused: number; removed: number };
+  /**
+   * Chunks the embedding server refused as too long (llama-server's physical batch), embedded
+   * from their first `toChars` characters; their whole text is stored and searched by keywords.
+   */
+  truncated?: { chunks: number; toChars: number };
   bytes: number;
   seconds: number;
   embedder: string;
@@ -113,6 +118,8 @@ export interface IngestRun {
   /** One object, updated in place and handed to onProgress at each report. */
   readonly progress: IngestProgress;
   readonly lock: WriteLock;
+  /** The longest text the embedding server took, once it refused a longer one as too large; undefined until then. */
+  embedMaxChars?: number;
 }
 
 export function newRun(options: IngestOptions): IngestRun {

@@ -219,6 +219,15 @@ export class OpenAIEmbedder implements Embedder {
   }
 
   #checkDimensions(length: number): void {
+    if (length === 0) {
+      // Ollama answered a model without embeddings with an empty list before it said so
+      // (https://github.com/ollama/ollama/pull/9742); a server that does not pool a model's
+      // output has no one vector per text to give.
+      const { model } = this.#connection.settings;
+      throw new UserError(`Model "${model}" at ${this.#connection.baseURL} returned empty vectors (0 dimensions).`, {
+        hint: 'It may not be an embedding model: set RAGLINE_EMBED_MODEL to one (Ollama: `ollama pull nomic-embed-text`; llama-server: start it with --embeddings and a --pooling other than none), or use the offline embedder: RAGLINE_EMBED_PROVIDER=offline.',
+      });
+    }
     if (this.#dimensions === 0) this.#dimensions = length;
     if (length !== this.#dimensions) {
       const { model } = this.#connection.settings;

@@ -10,7 +10,7 @@ import { DEFAULT_SEARCH_PATHS, type SearchPaths } from '../config/index.js';
 import type { ChunkLocation } from '../domain/index.js';
 import type { Db } from '../store/db.js';
 import { DocumentNaming } from '../store/document-names.js';
-import { assertKeywordTextCurrent, assertSameEmbedder } from '../store/meta.js';
+import { assertKeywordTextCurrent, assertSameEmbedder, assertVectorLength, getFingerprint } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { indexedTokens, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { stem } from '../text/stem.js';
@@ -149,6 +149,7 @@ export class Retriever {
    * drop results.
    */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
+    assertVectorLength(getFingerprint(this.db), vector.length);
     return this.db.inTransaction
       ? this.read(query, vector, settings, secondaryVector)
       : this.db.transaction(() => this.read(query, vector, settings, secondaryVector))();

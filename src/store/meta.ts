@@ -112,6 +112,22 @@ export function assertSamePrefixes(stored: IndexFingerprint, prefixes: { query: 
   });
 }
 
+/**
+ * Refuses a vector whose length is not the index's: the model served under the recorded
+ * name is another one (a model of another size pulled under the same tag, or another
+ * GGUF behind the same llama-server port); sqlite-vec would only say "Dimension mismatch".
+ */
+export function assertVectorLength(stored: IndexFingerprint | undefined, length: number): void {
+  if (!stored || stored.dimensions === length) return;
+  throw new UserError(
+    `The embedding model now returns ${count(length, 'dimension')} per vector, but this index holds vectors of ${stored.dimensions} (built with ${stored.embedder}): the model served under that name is not the one the index was built with.`,
+    {
+      hint: 'Serve the model the index was built with (check RAGLINE_EMBED_MODEL and RAGLINE_EMBED_BASE_URL with `ragline config show`), or rebuild the index with `ragline ingest <folder> --reindex` (sessions are kept).',
+      exitCode: 2,
+    },
+  );
+}
+
 function quoted(text: string): string {
   return text === '' ? 'none' : JSON.stringify(text);
 }

@@ -167,6 +167,7 @@ Examples:
             if (!flags.json) {
               output.out(summaryLine(summary, output.color, several ? given : undefined));
               if (summary.reread) output.out(output.color.dim('Every file was read again: the folder had been indexed by an earlier version of ragline, which read documents differently.'));
+              if (summary.truncated) output.out(truncatedNote(summary.truncated));
               if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
               for (const line of otherFolderLines(summary)) output.out(line);
             }
@@ -209,6 +210,14 @@ Examples:
         await workspace.close();
       }
     });
+}
+
+/** Said once per folder when the embedding server took some chunks only in part. */
+function truncatedNote({ chunks, toChars }: NonNullable<IngestSummary['truncated']>): string {
+  return (
+    `${chunks === 1 ? '1 chunk was' : `${chunks} chunks were`} longer than the embedding server takes: embedded from ${chunks === 1 ? 'its' : 'their'} first ${toChars.toLocaleString('en-US')} characters (stored and searched by keywords whole).\n` +
+    'To embed them whole, start the server with a larger batch (llama-server -b 4096 -ub 4096) or lower RAGLINE_CHUNK_SIZE, then run `ragline ingest <folder> --reindex`.'
+  );
 }
 
 /** A rebuild's other folders, one line each: `Also rebuilt /docs/b: 40 of 40 documents, 479 chunks written`. */
