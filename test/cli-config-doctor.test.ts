@@ -380,9 +380,12 @@ describe('ragline doctor, with a server', () => {
     expect(check(report, 'server').status).toBe('ok');
     expect(check(report, 'model.chat').status).toBe('ok');
     expect(check(report, 'model.embedding').status).toBe('ok');
-    // Besides the model list: what the server says of itself (GETs) and one timed reply from the answer model.
-    expect(server.requests.every((request) => request.method === 'GET' || request.route === 'chat')).toBe(true);
+    // Besides the model list: what the server says of itself (GETs), one timed reply from the answer model,
+    // and one query and one document embedded (the embeddings round trip).
+    expect(server.requests.every((request) => request.method === 'GET' || request.route === 'chat' || request.route === 'embeddings')).toBe(true);
     expect(server.requestsTo('chat')).toHaveLength(1);
+    expect(server.requestsTo('embeddings')).toHaveLength(2);
+    expect(check(report, 'embeddings').status).toBe('ok');
     expect(server.requestsTo('chat')[0]!.body).toMatchObject({ max_tokens: 16, stream: true });
     expect(server.requests.every((request) => request.headers.authorization === `Bearer ${ENV_KEY}`)).toBe(true);
     expect(report.provider.roles).toEqual([

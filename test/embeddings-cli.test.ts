@@ -333,3 +333,59 @@ describe('inputs longer than the embedding server takes', () => {
     expect(hint).not.toMatch(/overloaded/);
   });
 });
+
+describe('ragline doctor: an embeddings round trip', () => {
+  function check(report: any, id: string): { status: string; message: string; fix?: string } {
+    const found = report.checks.find((candidate: any) => candidate.id === id);
+    expect(found, id).toBeDefined();
+    return found;
+  }
+
+  it('embeds a query and a document at the embeddings server, timed, naming the model, server, dimensions and prefixes', async () => {
+    const result = await ok(ragline(['doctor', '--json'], { env: twoServers('nomic-embed-text') }));
+    const report = JSON.parse(result.stdout);
+    const embeddingsCheck = check(report, 'embeddings');
+    expect(embeddingsCheck.status).toBe('ok');
+    expect(embeddingsCheck.message).toMatch(
+      new RegExp(`^Embedded a query and a document with "nomic-embed-text" at ${embeddings.baseURL.replace(/[.]/g, '\\.')} in \\d+ ms: 8 dimensions; prefixes query "search_query: ", document "search_document: "\\.$`),
+    );
+    expect(report.provider.embedding).toMatchObject({ baseURL: embeddings.baseURL, model: 'nomic-embed-text', prefixes: { query: 'search_query: ', document: 'search_document: ' }, roundTrip: { dimensions: 8 } });
+    expect(embedded()).toEqual(['search_query: How do I rotate an API key?', 'search_document: API keys are rotated from Settings > Keys; the old key stays valid for a day.']);
+    // The chat server is asked for its model list only; the embedding model is not looked for there.
+    expect(chat.requests.map((request) => request.route)).toEqual(['models']);
+    expect(report.checks.some((candidate: any) => candidate.id === 'model.embedding')).toBe(false);
+  });
+
+  it('fails, naming both lengths and the fix, when the model now returns vectors of another length than the index', async () => {
+    await ok(ragline(['ingest', docs], { env: twoServers('fake-embed-model') }));
+    embeddings.onEmbeddings((input) => input.map((text) => hashVector(text, 16)));
+    const result = await ragline(['doctor', '--json'], { env: twoServers('fake-embed-model') });
+    expect(result.code).toBe(1);
+    const embeddingsCheck = check(JSON.parse(result.stdout), 'embeddings');
+    expect(embeddingsCheck.status).toBe('fail');
+    expect(embeddingsCheck.message).toContain('now returns 16 dimensions per vector, but this index holds vectors of 8');
+    expect(embeddingsCheck.fix).toContain('--reindex');
+  });
+
+  it('fails with the fix when the server has no embeddings, asking once', async () => {
+    embeddings.queueFailure({ route: 'embeddings', status: 501, body: LLAMA_CPP_NO_EMBEDDINGS, count: 5 });
+    const result = await ragline(['doctor', '--json'], { env: twoServers('fake-embed-model') });
+    expect(result.code).toBe(1);
+    const embeddingsCheck = check(JSON.parse(result.stdout), 'embeddings');
+    expect(embeddingsCheck.status).toBe('fail');
+    expect(embeddingsCheck.message).toContain('does not serve embeddings');
+    expect(embeddingsCheck.fix).toContain('RAGLINE_EMBED_PROVIDER=offline');
+    expect(embeddings.requestsTo('embeddings')).toHaveLength(1);
+  });
+
+  it('warns when the index was built without the prefixes its model is trained with', async () => {
+    await ok(ragline(['ingest', docs], { env: twoServers('nomic-embed-text', { RAGLINE_EMBED_QUERY_PREFIX: 'none', RAGLINE_EMBED_DOCUMENT_PREFIX: 'none' }) }));
+    const result = await ok(ragline(['doctor', '--json'], { env: twoServers('nomic-embed-text') }));
+    const embeddingsCheck = check(JSON.parse(result.stdout), 'embeddings');
+    expect(embeddingsCheck.status).toBe('warn');
+    expect(embeddingsCheck.message).toContain('The index was built with prefixes none, but nomic-embed-text is trained with query "search_query: ", document "search_document: "');
+    expect(embeddingsCheck.fix).toContain('--reindex');
+    // What was sent is what a search would send: the index's (no) prefixes.
+    expect(embedded().slice(-2)).toEqual(['How do I rotate an API key?', 'API keys are rotated from Settings > Keys; the old key stays valid for a day.']);
+  });
+});

@@ -2,20 +2,22 @@
 // unfinished, SQLite and sqlite-vec, the embedder against the index, and the model
 // server. Each check is ok, warn or fail with a one-line fix. Nothing is changed: the database is opened
 // read-only (an outdated schema is reported, not migrated). Against a server: GET /models, what
-// the server says of itself (src/providers/server-info.ts) and a one-line reply from each chat role.
+// the server says of itself (src/providers/server-info.ts), a one-line reply from each chat role,
+// and, with a remote embedder, one query and one document embedded.
 
 import fs from 'node:fs';
 import os from 'node:os';
-import { chooseEmbedder, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
-import { createEmbedder, openAISettings } from '../providers/index.js';
-import { complete } from '../providers/types.js';
+import { chooseEmbedder, embeddingServer, usesRemoteChat, usesRemoteEmbeddings, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
+import { createEmbedder, embedderSettings, openAISettings } from '../providers/index.js';
+import { complete, type Embedder } from '../providers/types.js';
+import { describePrefixes, modelPrefixes, NO_PREFIXES, prefixRuleFor, samePrefixes, type EmbeddingPrefixes } from '../providers/embedding-prefixes.js';
 import { displayURL } from '../providers/describe-error.js';
-import { listModels, OPENAI_API_BASE_URL } from '../providers/openai.js';
+import { listModels, OPENAI_API_BASE_URL, OpenAIEmbedder } from '../providers/openai.js';
 import { vocabularyTable } from '../retrieve/term-stats.js';
 import { openDatabase, type Db } from '../store/db.js';
 import { indexCounts, storedFolders, type IndexCounts, type StoredFolder } from '../store/documents.js';
 import { documentChunkTotal, schemaVersion, sqliteVersions as readSqliteVersions } from '../store/inspect.js';
-import { embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, readerVersionOf, type IndexFingerprint } from '../store/meta.js';
+import { assertVectorLength, embedderMismatchHint, getFingerprint, ingestLockState, keywordTextVersion, pendingRebuild, readerVersionOf, type IndexFingerprint } from '../store/meta.js';
 import { READER_VERSION } from '../ingest/reader.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
 import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
@@ -58,6 +60,13 @@ export interface DoctorFacts {
     serverModels: string[] | null;
     /** Each role's model tried once: its server, context window and a timed round trip. */
     roles: RoleCheck[];
+    /** The remote embedder: where it is, what it puts before texts, and its round trip (null when it failed or was not tried). */
+    embedding: {
+      baseURL: string;
+      model: string;
+      prefixes: EmbeddingPrefixes;
+      roundTrip: { ms: number; dimensions: number } | null;
+    } | null;
   };
 }
 
@@ -124,6 +133,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
       reachable: null,
       serverModels: null,
       roles: [],
+      embedding: null,
     },
   };
   const provider = facts.provider;
@@ -144,6 +154,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
   if (provider.chat === 'openai' && provider.reachable !== false) await checkRoles(config, provider, checks);
+  await checkEmbeddingRoundTrip(embedder, config, settings, database.fingerprint, provider, timeoutMs, checks);
   return { checks, facts };
 }
 
@@ -419,10 +430,13 @@ async function checkProvider(config: Config, provider: DoctorFacts['provider'], 
     });
     return;
   }
-  const baseURL = config.baseURL ?? OPENAI_API_BASE_URL;
+  // The chat's server; with the chat offline, the embeddings' own.
+  const server = provider.chat === 'openai' ? { baseURL: config.baseURL, apiKey: config.apiKey } : embeddingServer(config);
+  const baseURL = server.baseURL ?? OPENAI_API_BASE_URL;
   provider.baseURL = displayURL(baseURL);
-  const remote = remoteModels(config, provider);
-  const uses = [...new Set(remote.map(({ role, model }) => `${role} ${model}`))].join(', ');
+  // Embeddings at a server of their own are checked by their round trip, not in this server's list.
+  const remote = remoteModels(config, provider, displayURL(embeddingServer(config).baseURL ?? OPENAI_API_BASE_URL) === provider.baseURL);
+  const uses = [...new Set(remote.map(({ role, model }) => `${role} ${model}`))].join(', ') || 'embeddings';
   const offlineNote = provider.mode === 'mixed' ? `; ${provider.chat === 'offline' ? 'chat' : 'embeddings'} offline` : '';
   checks.push({
     id: 'provider',
@@ -434,8 +448,8 @@ async function checkProvider(config: Config, provider: DoctorFacts['provider'], 
   try {
     models = await listModels(
       {
-        baseURL: config.baseURL,
-        apiKey: config.apiKey,
+        baseURL: server.baseURL,
+        apiKey: server.apiKey,
         model: remote[0]!.model,
         timeoutMs,
         maxRetries: 0,
@@ -527,13 +541,76 @@ async function checkRoles(config: Config, provider: DoctorFacts['provider'], che
   }
 }
 
-function remoteModels(config: Config, provider: DoctorFacts['provider']): Array<{ role: string; model: string; variable: string }> {
+/** Texts of the round trip: a question and a passage that answers it. */
+const ROUND_TRIP = { query: 'How do I rotate an API key?', document: 'API keys are rotated from Settings > Keys; the old key stays valid for a day.' };
+
+/**
+ * Embeds one query and one document with the remote embedder, as a search and an ingest
+ * would (prefixes included), within the doctor's time limit and without retries; says how
+ * long it took, the vector length, and whether that fits the index. Also says when an index
+ * was built without the prefixes its model's family is trained with.
+ */
+async function checkEmbeddingRoundTrip(
+  embedder: Embedder,
+  config: Config,
+  settings: ResolvedConfig,
+  fingerprint: IndexFingerprint | undefined,
+  provider: DoctorFacts['provider'],
+  timeoutMs: number,
+  checks: Check[],
+): Promise<void> {
+  if (provider.embeddings !== 'openai') return;
+  const model = config.models.embedding;
+  const baseURL = displayURL(embeddingServer(config).baseURL ?? OPENAI_API_BASE_URL);
+  const prefixes = embedder.prefixes ?? NO_PREFIXES;
+  provider.embedding = { baseURL, model, prefixes, roundTrip: null };
+  // A server the model list could not reach is said once, by the `server` check.
+  if (baseURL === provider.baseURL && provider.reachable === false) return;
+  const probe = new OpenAIEmbedder({ ...embedderSettings(config), prefixes, timeoutMs, maxRetries: 0, concurrency: 1 });
+  const started = performance.now();
+  let dimensions: number;
+  try {
+    const [query] = await probe.embed([ROUND_TRIP.query], undefined, 'query');
+    await probe.embed([ROUND_TRIP.document], undefined, 'document');
+    dimensions = query!.length;
+  } catch (error) {
+    if (!(error instanceof UserError)) throw error;
+    checks.push({ id: 'embeddings', status: 'fail', message: error.message, fix: error.hint ?? 'Check RAGLINE_EMBED_BASE_URL and RAGLINE_EMBED_MODEL with `ragline config show`.' });
+    return;
+  }
+  const ms = Math.round(performance.now() - started);
+  provider.embedding.roundTrip = { ms, dimensions };
+  const said = `Embedded a query and a document with "${model}" at ${baseURL} in ${ms} ms: ${count(dimensions, 'dimension')}; prefixes ${describePrefixes(prefixes)}.`;
+  if (fingerprint?.embedder === embedder.id) {
+    try {
+      assertVectorLength(fingerprint, dimensions);
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      checks.push({ id: 'embeddings', status: 'fail', message: `${said} ${error.message}`, fix: error.hint ?? '' });
+      return;
+    }
+    const expected = modelPrefixes(model);
+    const chosen = settings.config.embedding.queryPrefix !== undefined || settings.config.embedding.documentPrefix !== undefined;
+    if (!chosen && !samePrefixes(prefixes, expected)) {
+      checks.push({
+        id: 'embeddings',
+        status: 'warn',
+        message: `${said} The index was built with prefixes ${describePrefixes(prefixes)}, but ${prefixRuleFor(model)?.family ?? model} is trained with ${describePrefixes(expected)}; searches follow the index.`,
+        fix: 'Rebuild it to embed with the prefixes the model expects: `ragline ingest <folder> --reindex` (sessions are kept).',
+      });
+      return;
+    }
+  }
+  checks.push({ id: 'embeddings', status: 'ok', message: said });
+}
+
+function remoteModels(config: Config, provider: DoctorFacts['provider'], embeddingsHere: boolean): Array<{ role: string; model: string; variable: string }> {
   const models: Array<{ role: string; model: string; variable: string }> = [];
   if (provider.chat === 'openai') {
     models.push({ role: 'chat', model: config.models.chat, variable: 'RAGLINE_CHAT_MODEL' });
     if (config.models.rewrite !== config.models.chat) models.push({ role: 'rewrite', model: config.models.rewrite, variable: 'RAGLINE_REWRITE_MODEL' });
   }
-  if (provider.embeddings === 'openai') models.push({ role: 'embedding', model: config.models.embedding, variable: 'RAGLINE_EMBED_MODEL' });
+  if (provider.embeddings === 'openai' && embeddingsHere) models.push({ role: 'embedding', model: config.models.embedding, variable: 'RAGLINE_EMBED_MODEL' });
   return models;
 }
 
