@@ -191,6 +191,28 @@ describe('a server of their own for embeddings', () => {
     expect(chat.requestsTo('embeddings').length).toBeGreaterThan(0);
   });
 
+  it('a key the embeddings server rejects: the hint names RAGLINE_EMBED_API_KEY; the key is printed nowhere', async () => {
+    embeddings.queueFailure({ route: 'embeddings', status: 401, body: { error: { message: `Incorrect API key provided: ${EMBED_KEY}` } } });
+    const result = await ragline(['ingest', docs], { env: twoServers('fake-embed-model') });
+    expect(result.code).toBe(1);
+    const [message, hint] = result.stderr.trim().split('\n');
+    expect(message).toBe(`error: The server at ${embeddings.baseURL} rejected the API key (401).`);
+    expect(hint).toContain('RAGLINE_EMBED_API_KEY');
+    expect(result.stderr + result.stdout).not.toContain(EMBED_KEY);
+  });
+
+  it('the chat key goes to an embeddings server on the chat host under another port', async () => {
+    const otherPort = await startOpenAIServer();
+    try {
+      const env = twoServers('fake-embed-model', { RAGLINE_EMBED_BASE_URL: otherPort.baseURL, RAGLINE_EMBED_API_KEY: undefined });
+      await ok(ragline(['ingest', docs], { env }));
+      expect(otherPort.requestsTo('embeddings').length).toBeGreaterThan(0);
+      for (const request of otherPort.requests) expect(request.headers.authorization).toBe(`Bearer ${CHAT_KEY}`);
+    } finally {
+      await otherPort.close();
+    }
+  });
+
   it('config show names the embeddings server and the prefixes in use, and shows the embeddings key only as set', async () => {
     const result = await ok(ragline(['config', 'show'], { env: twoServers('nomic-embed-text') }));
     expect(result.stdout).toMatch(/^embedding\.baseURL\s+"http:\/\/127\.0\.0\.1:\d+\/v1"\s+env:RAGLINE_EMBED_BASE_URL$/m);
@@ -354,8 +376,8 @@ describe('ragline doctor: an embeddings round trip', () => {
     );
     expect(report.provider.embedding).toMatchObject({ baseURL: embeddings.baseURL, model: 'nomic-embed-text', prefixes: { query: 'search_query: ', document: 'search_document: ' }, roundTrip: { dimensions: 8 } });
     expect(embedded()).toEqual(['search_query: How do I rotate an API key?', 'search_document: API keys are rotated from Settings > Keys; the old key stays valid for a day.']);
-    // The chat server is asked for its model list only; the embedding model is not looked for there.
-    expect(chat.requests.map((request) => request.route)).toEqual(['models']);
+    // The chat server is asked nothing of embeddings, and the embedding model is not looked for in its list.
+    expect(chat.requestsTo('embeddings')).toEqual([]);
     expect(report.checks.some((candidate: any) => candidate.id === 'model.embedding')).toBe(false);
   });
 

@@ -485,13 +485,14 @@ export function usesRemoteEmbeddings(config: Config): boolean {
 export function embeddingServer(config: Config): { baseURL?: string; apiKey?: string } {
   const baseURL = config.embedding.baseURL ?? config.baseURL;
   if (config.embedding.apiKey !== undefined) return { baseURL, apiKey: config.embedding.apiKey };
+  // The host name, not the port: a second server on the same machine (vLLM on 8000 and 8001) shares the key.
   const sameHost = config.embedding.baseURL === undefined || hostOf(config.embedding.baseURL) === hostOf(config.baseURL ?? 'https://api.openai.com/v1');
   return { baseURL, apiKey: sameHost ? config.apiKey : undefined };
 }
 
 function hostOf(url: string): string | undefined {
   try {
-    return new URL(url).host;
+    return new URL(url).hostname;
   } catch {
     return undefined;
   }

@@ -179,7 +179,7 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
     if (status === 401 || status === 403) {
       return {
         message: `The server at ${url} rejected the API key (${status}).`,
-        hint: 'Check OPENAI_API_KEY or `ragline config show`.',
+        hint: operation === 'embed' ? 'Check RAGLINE_EMBED_API_KEY (the embeddings server\'s key; else OPENAI_API_KEY) with `ragline config show`.' : 'Check OPENAI_API_KEY or `ragline config show`.',
       };
     }
     if (status === 404) {
