@@ -8,6 +8,7 @@ import { resolvePrefixes, type EmbeddingPrefixes } from '../providers/embedding-
 export { describePrefixes } from '../providers/embedding-prefixes.js';
 import { openDatabase } from '../store/db.js';
 import { getFingerprint } from '../store/meta.js';
+import { displayURL } from '../util/url.js';
 
 /** The embedder in use, and for a remote one where it is and what it puts before texts. */
 export interface EmbedderInUse extends EmbedderChoice {
@@ -38,19 +39,8 @@ export function embedderInUse(resolved: ResolvedConfig): EmbedderInUse {
   return {
     ...choice,
     // OpenAI's API when no base URL is set (OPENAI_API_BASE_URL: not imported, it would load the SDK's errors).
-    server: withoutCredentials(embeddingServer(config).baseURL ?? 'https://api.openai.com/v1'),
+    server: displayURL(embeddingServer(config).baseURL ?? 'https://api.openai.com/v1'),
     prefixes: resolvePrefixes(config.models.embedding, config.embedding),
   };
 }
 
-/** `url` without any user:password part, as messages show it. */
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
-}

@@ -11,6 +11,9 @@ import {
 } from 'openai/error';
 import { UserError } from '../util/errors.js';
 import { redactSecrets, registerSecret } from '../util/secrets.js';
+import { displayURL } from '../util/url.js';
+
+export { displayURL } from '../util/url.js';
 import { causeCode, isBadPort, retryRecordOf, StreamInterruptedError } from './retry.js';
 import { ServerStreamError, StreamStalledError } from './sse.js';
 import { EmptyReplyError, ReasoningExhaustedError } from './openai.js';
@@ -307,18 +310,6 @@ function scrubUserError(error: UserError, apiKey: string | undefined): UserError
   const hint = error.hint === undefined ? undefined : scrub(error.hint, apiKey);
   if (message === error.message && hint === error.hint) return error;
   return new UserError(message, { hint, exitCode: error.exitCode, cause: error.cause });
-}
-
-/** The base URL without any user:password part, for messages. */
-export function displayURL(baseURL: string): string {
-  try {
-    const url = new URL(baseURL);
-    url.username = '';
-    url.password = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    return baseURL;
-  }
 }
 
 function hostOf(url: string): string {
