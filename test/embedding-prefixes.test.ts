@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { describePrefixes, modelPrefixes, PREFIX_RULES, prefixRuleFor, resolvePrefixes } from '../src/providers/embedding-prefixes.js';
+import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 
 const REPRESENT = 'Represent this sentence for searching relevant passages: ';
 
@@ -58,5 +59,16 @@ describe('embedding prefixes by model name', () => {
     expect(describePrefixes({ query: '', document: '' })).toBe('none');
     expect(describePrefixes({ query: 'search_query: ', document: 'search_document: ' })).toBe('query "search_query: ", document "search_document: "');
     expect(describePrefixes({ query: REPRESENT, document: '' })).toBe(`query ${JSON.stringify(REPRESENT)}, document none`);
+  });
+});
+
+describe('the offline embedder', () => {
+  it('takes no prefixes: a text is the same vector as a query and as a document', async () => {
+    const embedder = new OfflineEmbedder();
+    expect(embedder.prefixes).toBeUndefined();
+    const texts = ['How do I rotate an API key?', 'Webhooks carry a signature header.'];
+    const [asQueries, asDocuments] = await Promise.all([embedder.embed(texts, undefined, 'query'), embedder.embed(texts, undefined, 'document')]);
+    expect(asQueries).toEqual(asDocuments);
+    expect(asQueries[0]).not.toEqual(asQueries[1]);
   });
 });
