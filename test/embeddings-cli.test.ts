@@ -343,6 +343,24 @@ describe('inputs longer than the embedding server takes', () => {
     expect(json.truncated).toEqual({ chunks: Number(chunks), toChars: Number(chars!.replace(/,/g, '')) });
   });
 
+  it("vLLM's 400 for an input longer than the model's context is read the same way: cut, said once, not taken for the prompt's overflow", async () => {
+    tight = await startOpenAIServer({ maxInputChars: 1000, tooLarge: 'vllm' });
+    const result = await ok(ragline(['ingest', longDocs, '--json'], { env: env(tight) }));
+    const summary = JSON.parse(result.stdout);
+    expect(summary.truncated.chunks).toBeGreaterThan(1);
+    expect(summary.truncated.toChars).toBeLessThanOrEqual(1000);
+  });
+
+  it("vLLM's refusal at the floor names the embedding server and the chunk size, not the prompt", async () => {
+    tight = await startOpenAIServer({ maxInputChars: 20, tooLarge: 'vllm' });
+    const result = await ragline(['ingest', longDocs], { env: env(tight) });
+    expect(result.code).toBe(1);
+    const [message, hint] = result.stderr.trim().split('\n');
+    expect(message).toMatch(new RegExp(`^error: The embedding server at ${tight.baseURL.replace(/[.]/g, '\\.')} refused a text as too long for model "fake-embed-model": This model's maximum context length is 512 tokens`));
+    expect(hint).toContain('RAGLINE_CHUNK_SIZE');
+    expect(hint).not.toContain('RAGLINE_CONTEXT_TOKENS');
+  });
+
   it('a server that takes almost nothing: refused with the fix once the cut reaches its floor, never retried as an overload', async () => {
     tight = await startOpenAIServer({ maxInputChars: 20 });
     const result = await ragline(['ingest', longDocs], { env: env(tight) });

@@ -110,18 +110,19 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
     return describeConnectionFailure(error, url, afterRetries);
   }
 
+  // Before the prompt's overflow: vLLM words a too-long embedding input as one.
+  if (operation === 'embed' && isInputTooLarge(error)) {
+    return {
+      message: `The embedding server at ${url} refused a text as too long for model "${model}": ${oneLine(errorText(error)).slice(0, 160)}`,
+      hint: 'Lower RAGLINE_CHUNK_SIZE (e.g. 1500) and re-ingest, or raise the server\'s batch size (llama-server: -b 4096 -ub 4096).',
+    };
+  }
+
   if (isContextOverflow(error)) {
     const detail = overflowDetail(error);
     return {
       message: `The prompt is longer than model "${model}" at ${url} can read${detail ? ` (${detail})` : ''}.`,
       hint: CONTEXT_FIX,
-    };
-  }
-
-  if (operation === 'embed' && isInputTooLarge(error)) {
-    return {
-      message: `The embedding server at ${url} refused a text as too long for model "${model}": ${oneLine(errorText(error)).slice(0, 160)}`,
-      hint: 'Lower RAGLINE_CHUNK_SIZE (e.g. 1500) and re-ingest, or raise the server\'s batch size (llama-server: -b 4096 -ub 4096).',
     };
   }
 

@@ -30,10 +30,12 @@ export function isContextOverflow(error: unknown): boolean {
 
 /**
  * An embedding input longer than the server takes at once: llama-server's "input is too large
- * to process. increase the physical batch size" (ggml-org/llama.cpp#7389, #12295).
+ * to process. increase the physical batch size" (ggml-org/llama.cpp#7389, #12295); vLLM's
+ * "This model's maximum context length is 512 tokens. However, you requested 1451 tokens in the
+ * input for embedding generation" (400, vllm-project/vllm#19798).
  */
 export function isInputTooLarge(error: unknown): boolean {
-  return /too large to process|physical batch size|input (?:is )?too long|maximum (?:input|sequence) length/i.test(textOf(error));
+  return /too large to process|physical batch size|input (?:is )?too long|maximum (?:input|sequence) length|input for embedding generation/i.test(textOf(error));
 }
 
 /**

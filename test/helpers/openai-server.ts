@@ -96,6 +96,8 @@ export interface StartOptions {
    * https://github.com/ggml-org/llama.cpp/pull/7389; users meet it as ggml-org/llama.cpp#12295).
    */
   maxInputChars?: number;
+  /** How a text over maxInputChars is refused: llama-server's 500 (default) or vLLM's 400 (VLLM_INPUT_TOO_LONG). */
+  tooLarge?: 'llama.cpp' | 'vllm';
   /** Ids listed by GET /v1/models. */
   models?: string[];
   /** Default: a bare OpenAI-compatible server with no endpoints of its own. */
@@ -173,6 +175,21 @@ export const OLLAMA_NO_EMBEDDINGS = {
  */
 export const LLAMA_CPP_INPUT_TOO_LARGE = {
   error: { code: 500, message: 'input is too large to process. increase the physical batch size', type: 'server_error' },
+};
+
+/**
+ * vLLM's answer (400) to an embedding input longer than the model's context: "ValueError: This
+ * model's maximum context length is 512 tokens. However, you requested 1451 tokens in the input
+ * for embedding generation. Please reduce the length of the input." (vllm-project/vllm#19798,
+ * https://github.com/vllm-project/vllm/issues/19798), in vLLM's error body
+ * (https://github.com/vllm-project/vllm/issues/12886).
+ */
+export const VLLM_INPUT_TOO_LONG = {
+  object: 'error',
+  message: "This model's maximum context length is 512 tokens. However, you requested 1451 tokens in the input for embedding generation. Please reduce the length of the input.",
+  type: 'BadRequestError',
+  param: null,
+  code: 400,
 };
 
 /** A deterministic, unnormalised vector for `text`: FNV-1a hashes of `<dimension>:<text>`. */
@@ -313,7 +330,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       case 'embeddings': {
         const input: string[] = typeof body?.input === 'string' ? [body.input] : body?.input ?? [];
         if (options.maxInputChars !== undefined && input.some((text) => text.length > options.maxInputChars!)) {
-          return sendJSON(res, 500, LLAMA_CPP_INPUT_TOO_LARGE);
+          return options.tooLarge === 'vllm' ? sendJSON(res, 400, VLLM_INPUT_TOO_LONG) : sendJSON(res, 500, LLAMA_CPP_INPUT_TOO_LARGE);
         }
         const vectors = embed(input, body);
         return sendJSON(res, 200, {
