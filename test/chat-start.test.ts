@@ -69,9 +69,9 @@ describe('starting a chat', () => {
     const emptyHome = tempDir('ragline-empty-');
     try {
       const emptyEnv = isolatedEnv(emptyHome);
-      const emptyDocs = path.join(emptyHome, 'nothing');
-      fs.mkdirSync(emptyDocs);
-      expect((await ragline(['ingest', emptyDocs], { env: emptyEnv })).code).toBe(0);
+      // A database whose only folder was forgotten: it holds no chunk.
+      expect((await ragline(['ingest', docs], { env: emptyEnv })).code).toBe(0);
+      expect((await ragline(['forget', docs, '--yes'], { env: emptyEnv })).code).toBe(0);
       const result = await ragline(['chat'], { env: emptyEnv, input: 'How do I rotate an API key?\n' });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain('yet: every question will find nothing.');

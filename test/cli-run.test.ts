@@ -73,9 +73,10 @@ describe('run(args, io)', () => {
     const home = tempDir('ragline-run-');
     const dbFile = path.join(home, 'run.db');
     const env = isolatedEnv(home, { RAGLINE_DB: dbFile });
-    const empty = path.join(home, 'empty');
-    fs.mkdirSync(empty);
-    expect((await ragline(['ingest', empty], env)).code).toBe(0);
+    // A database whose only folder was forgotten: it holds no chunk.
+    const docs = writeTinyDocs();
+    expect((await ragline(['ingest', docs], env)).code).toBe(0);
+    expect((await ragline(['forget', docs, '--yes'], env)).code).toBe(0);
     expect((await ragline(['search', 'rotate an API key'], env)).stderr).toMatch(/^No chunks matched\. Is anything ingested\?/);
     const other = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {

@@ -290,12 +290,32 @@ describe('ingest output', () => {
     const empty = docsFolder({});
     const none = await ragline(['ingest', empty], { env: env() });
     expect(none.code).toBe(0);
-    expect(none.stderr.trim()).toBe(`No files found in ${empty}: nothing was indexed.`);
+    // Into a database that did not exist: none is left behind, and that is said too.
+    const notMade = `No database was created at ${dbFile()}: there was nothing to keep.`;
+    expect(none.stderr.trim()).toBe(`No files found in ${empty}: nothing was indexed.\n${notMade}`);
+    expect(fs.existsSync(dbFile())).toBe(false);
     const dir = docsFolder({ 'a.md': '# A\n\nSome text to index.\n', 'b.md': '# B\n\nMore text.\n' });
     const filtered = await ragline(['ingest', dir, '--include', '*.rst'], { env: env() });
-    expect(filtered.stderr.trim()).toBe(`All 2 files in ${dir} were left out by --include/--exclude: nothing was indexed.`);
+    expect(filtered.stderr.trim()).toBe(`All 2 files in ${dir} were left out by --include/--exclude: nothing was indexed.\n${notMade}`);
     const indexed = await ragline(['ingest', dir], { env: env() });
     expect(indexed.stderr).toBe('');
+    // Into a database that holds something, an empty folder changes nothing and the database stays.
+    const again = await ragline(['ingest', empty], { env: env() });
+    expect(again.stderr.trim()).toBe(`No files found in ${empty}: nothing was indexed.`);
+    expect(fs.existsSync(dbFile())).toBe(true);
+  });
+
+  test('a folder whose every file is skipped, for whatever reasons, says so with the count of each and leaves no new database', async () => {
+    const dir = docsFolder({ 'empty.md': '', 'image.png': 'x' });
+    fs.writeFileSync(path.join(dir, 'data.txt'), Buffer.from([0x00, 0x01, 0x02]));
+    const db = path.join(home, 'skipped.db');
+    const result = await ragline(['--db', db, 'ingest', dir], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `Every file in ${dir} was skipped (1 binary, 1 empty, 1 unsupported-type): nothing was indexed. --verbose names them.`,
+      `No database was created at ${db}: there was nothing to keep.`,
+    ]);
+    expect(fs.readdirSync(home).filter((name) => name.startsWith('skipped.db'))).toEqual([]);
   });
 
   test('a folder with no file of a type ragline reads says so, naming the types it reads and those it holds, and leaves the database as an empty folder does', async () => {
@@ -307,6 +327,11 @@ describe('ingest output', () => {
     expect(result.stdout).toMatch(/skipped 6 unsupported-type; 0 chunks written/);
     expect(result.stderr.trim().split('\n')).toEqual([
       `No file of a type ragline reads in ${dir}: nothing was indexed.`,
+      expect.stringContaining('It holds 6 files of other types'),
+      `No database was created at ${path.join(home, 'types.db')}: there was nothing to keep.`,
+    ]);
+    expect(result.stderr.trim().split('\n').slice(0, 2)).toEqual([
+      `No file of a type ragline reads in ${dir}: nothing was indexed.`,
       'It holds 6 files of other types (3 .texi, 1 .png, 1 .texi.gz, 1 without an extension); ragline reads Markdown (.md, .mdx), text (.txt, .rst, .adoc, .asciidoc, .info; README, NEWS, ChangeLog and the like), HTML (.html, .htm) or PDF (.pdf), each also gzipped (.rst.gz).',
     ]);
     // A subfolder of an ingested folder: only its own files.
@@ -314,12 +339,13 @@ describe('ingest output', () => {
     expect((await ragline(['--db', path.join(home, 'types.db'), 'ingest', dir], { env: env() })).code).toBe(0);
     const sub = await ragline(['--db', path.join(home, 'types.db'), 'ingest', path.join(dir, 'sub')], { env: env() });
     expect(sub.stderr).toContain('It holds 1 file of other types (1 .texi);');
-    // The database is left as an empty folder leaves it.
+    // The database is left as an empty folder leaves it: not made.
     const empty = await ragline(['--db', path.join(home, 'empty.db'), 'ingest', docsFolder({})], { env: env() });
     expect(empty.code).toBe(0);
     const unread = await ragline(['--db', path.join(home, 'unread.db'), 'ingest', docsFolder({ 'x.texi': 'x' })], { env: env() });
     expect(unread.code).toBe(0);
-    expect(fs.existsSync(path.join(home, 'unread.db'))).toBe(fs.existsSync(path.join(home, 'empty.db')));
+    expect(fs.existsSync(path.join(home, 'unread.db'))).toBe(false);
+    expect(fs.existsSync(path.join(home, 'empty.db'))).toBe(false);
   });
 });
 

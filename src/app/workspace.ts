@@ -3,13 +3,16 @@
 // of the CLI, the MCP server and a program that uses ragline as a library work
 // through one; the operations in this folder take it as their first argument.
 
+import fs from 'node:fs';
 import { chooseEmbedder, resolveConfig, SETTING_KEYS, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import type { TurnContext } from '../chat/turn.js';
 import type { ChatModel, Embedder } from '../providers/types.js';
 import type { SearchAccelerators } from '../retrieve/memory/accelerators.js';
 import type { Retriever } from '../retrieve/search.js';
 import type { QueryRewriter } from '../rewrite/types.js';
-import { openDatabase, type Db } from '../store/db.js';
+import { openDatabase, removeUnusedDatabase, type Db } from '../store/db.js';
+import { indexCounts } from '../store/documents.js';
+import { conversationCounts } from '../store/inspect.js';
 import { getFingerprint } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import { editDistance } from '../util/edit-distance.js';
@@ -54,7 +57,9 @@ export function resolveSettings(options: Omit<WorkspaceOptions, 'resolved' | 'cr
 /** Opens the database named by the settings (created when missing unless `create: false`). */
 export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
   const settings = options.resolved ?? resolveSettings(options);
-  return new Workspace(openDatabase(settings.config.db, { create: options.create ?? true }), settings);
+  const file = settings.config.db;
+  const created = (options.create ?? true) && file !== ':memory:' && !fs.existsSync(file);
+  return new Workspace(openDatabase(file, { create: options.create ?? true }), settings, created);
 }
 
 // The providers, the retriever and the rewriter are imported when first needed:
@@ -87,6 +92,8 @@ export class Workspace {
     readonly db: Db,
     /** The resolved settings, with where each came from. */
     readonly settings: ResolvedConfig,
+    /** The database file was made by this workspace's opening. */
+    readonly created = false,
   ) {}
 
   get config(): Config {
@@ -175,18 +182,38 @@ export class Workspace {
   }
 
   /** Closes the in-memory copies and the embedders it made (worker threads), and the database. */
-  async close(): Promise<void> {
+  /**
+   * Closes the database and the providers. `removeIfEmpty`: a database this workspace
+   * created that holds no document and no session is removed (an ingest that indexed
+   * nothing leaves no file behind), unless another process has it open. Returns
+   * whether it was removed.
+   */
+  async close(options: { removeIfEmpty?: boolean } = {}): Promise<boolean> {
+    let empty = false;
     try {
       this.copies?.close();
       this.copies = undefined;
       for (const embedder of this.embedders.splice(0)) await embedder.close?.();
     } finally {
-      if (this.db.open) this.db.close();
+      if (this.db.open) {
+        empty = Boolean(options.removeIfEmpty && this.created) && holdsNothing(this.db);
+        this.db.close();
+      }
     }
+    return empty && removeUnusedDatabase(this.config.db);
   }
 
   private keep(embedder: Embedder): Embedder {
     this.embedders.push(embedder);
     return embedder;
+  }
+}
+
+/** No document, and no session: what a database that only an ingest of nothing touched holds. */
+function holdsNothing(db: Db): boolean {
+  try {
+    return indexCounts(db).documents === 0 && conversationCounts(db).sessions === 0;
+  } catch {
+    return false; // unreadable: kept, for `ragline doctor` to say why
   }
 }

@@ -264,6 +264,23 @@ function closeWithoutCheckpoint(db: Db, file: string, inMemory: boolean): void {
   reader?.close();
 }
 
+/**
+ * Removes a database file that holds nothing worth keeping, once every connection to
+ * it is closed: only when no -wal or -shm is left beside it (SQLite removes them when
+ * the last connection closes), so no other process has it open. Returns whether it
+ * was removed.
+ */
+export function removeUnusedDatabase(file: string): boolean {
+  const side = sideFiles(file);
+  if (side.wal || side.shm) return false;
+  try {
+    fs.rmSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function sideFiles(file: string): { wal: boolean; shm: boolean } {
   return { wal: fs.existsSync(file + '-wal'), shm: fs.existsSync(file + '-shm') };
 }

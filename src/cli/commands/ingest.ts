@@ -94,7 +94,7 @@ Examples:
         // embedProvider auto: an existing index keeps the embedder it was built with, unless rebuilt.
         await workspace.ingestEmbedder({ reindex: flags.reindex });
       } catch (err) {
-        await workspace.close();
+        await workspace.close({ removeIfEmpty: true });
         throw err;
       }
       const controller = new AbortController();
@@ -129,6 +129,8 @@ Examples:
       /** The paths ingested so far, and the one being read. */
       const done: PathIngested[] = [];
       let current = 0;
+      /** The run ended in an error (said already). */
+      let failed = false;
       /** The whole command as one JSON document (several paths). */
       const document = (ingested: IngestPathsSummary) => ({
         db: config.db,
@@ -171,7 +173,7 @@ Examples:
               if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
               for (const line of otherFolderLines(summary)) output.out(line);
             }
-            const nothing = nothingIndexed(summary, given);
+            const nothing = nothingIndexed(summary, given, Boolean(flags.verbose || flags.json));
             if (nothing) output.err(nothing);
             for (const other of summary.others ?? []) {
               if (other.state === 'missing') output.err(`${other.root} is gone: ${other.documents === 1 ? 'its document was' : `its ${other.documents} documents were`} dropped from the index.`);
@@ -187,6 +189,7 @@ Examples:
           setExitCode(command, 130);
         }
       } catch (err) {
+        failed = true;
         // Said before the embedder is closed: whatever closing does, the user has the message.
         progress.clear();
         // With several paths, those before the one that failed stay ingested: said, with those not reached.
@@ -207,7 +210,8 @@ Examples:
       } finally {
         progress.clear();
         io.signals.off('SIGINT', onSigint);
-        await workspace.close();
+        // A database this run made and left empty is not left behind (said, unless an error was).
+        if ((await workspace.close({ removeIfEmpty: true })) && !failed) output.err(`No database was created at ${oneLine(config.db)}: there was nothing to keep.`);
       }
     });
 }
@@ -233,7 +237,7 @@ function otherFolderLines(summary: IngestSummary): string[] {
 }
 
 /** What to say when a run found nothing to index in the folder: no files at all, none of a type it reads, or every one filtered out. */
-function nothingIndexed(summary: IngestSummary, dir: string): string | undefined {
+function nothingIndexed(summary: IngestSummary, dir: string, verbose = false): string | undefined {
   const f = summary.files;
   if (summary.interrupted || f.added + f.changed + f.unchanged + f.removed > 0) return undefined;
   const skipped = skippedCounts(summary);
@@ -249,7 +253,8 @@ function nothingIndexed(summary: IngestSummary, dir: string): string | undefined
       `It holds ${count(skipped[0]![1], 'file')} of other types (${fewOf(types)}); ragline reads ${READ_KINDS}, each also gzipped (.rst.gz).`
     );
   }
-  return undefined;
+  const reasons = skipped.map(([reason, n]) => `${n} ${reason}`).join(', ');
+  return `Every file in ${dir} was skipped (${reasons}): nothing was indexed.${verbose ? '' : ' --verbose names them.'}`;
 }
 
 /** The skip reasons that occurred, in name order, with their counts. */
