@@ -11,7 +11,7 @@ import { chooseEmbedder, resolveConfig } from '../src/config/index.js';
 import { isolatedEnv, ragline, tempDir, writeTinyDocs } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
 
-function resolved(env: Record<string, string>) {
+function resolved(env: Record<string, string | undefined>) {
   return resolveConfig({ env: { HOME: '/nonexistent', ...env }, flags: {} });
 }
 

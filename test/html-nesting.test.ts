@@ -71,8 +71,8 @@ describe('topFirstStack', () => {
     );
     fc.assert(
       fc.property(fc.array(fc.constantFrom('a', 'b')), fc.array(op, { maxLength: 60 }), (initial, ops) => {
-        const reference = [...initial];
-        const stack = topFirstStack(initial);
+        const reference: string[] = [...initial];
+        const stack = topFirstStack<string>(initial);
         const same = (): void => {
           expect(stack.length).toBe(reference.length);
           for (let i = 0; i <= reference.length; i++) expect(stack[i]).toBe(reference[i]);

@@ -46,6 +46,7 @@ interface Summary {
   invalidUtf8Paths: string[];
   windows1252: number;
   windows1252Paths: string[];
+  skippedPaths: Record<string, string[]>;
 }
 
 async function ingestJson(dir: string, ...flags: string[]): Promise<Summary> {

@@ -284,7 +284,7 @@ describe('search with the in-memory keyword index', () => {
       expect(copy.index?.ready ?? false).toBe(false); // first search: FTS5, load scheduled
       await copy.warmInBackground();
       expect(copy.index?.ready).toBe(true);
-      const fromCopy = [];
+      const fromCopy: typeof fromFts = [];
       for (const q of QUESTIONS) fromCopy.push(await fresh.search(q, settings));
       const ids = (results: typeof fromCopy) => results.map((r) => r.map((c) => [c.chunkId, c.keywordRank, c.bm25 === undefined ? undefined : Number(c.bm25.toFixed(9))]));
       expect(ids(fromCopy)).toEqual(ids(fromFts));

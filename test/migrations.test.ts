@@ -22,7 +22,7 @@ let copy: string;
 function snapshot(db: Database.Database) {
   return {
     documents: db.prepare('SELECT id, root, path, kind, title, content_hash, size, mtime_ms, chunk_count FROM documents ORDER BY id').all(),
-    chunks: db.prepare('SELECT id, document_id, ordinal, heading, text, start_line, end_line, locator, text_hash FROM chunks ORDER BY id').all(),
+    chunks: db.prepare('SELECT id, document_id, ordinal, heading, text, start_line, end_line, locator, text_hash FROM chunks ORDER BY id').all() as { id: number }[],
     ftsRowids: db.prepare('SELECT rowid FROM chunks_fts ORDER BY rowid').pluck().all(),
     vectors: db.prepare('SELECT rowid, embedding FROM vec_chunks ORDER BY rowid').all(),
     meta: db.prepare('SELECT key, value FROM meta ORDER BY key').all(),

@@ -27,7 +27,6 @@ const ANSWERS: Record<string, string> = {
 let template: string;
 let home: string;
 let server: FakeOpenAI;
-const dataDir = (root: string) => path.join(root, 'data', 'ragline');
 
 const isRewrite = (request: RecordedRequest) => String(request.body?.messages?.[0]?.content).startsWith('You rewrite the last message');
 const lastMessage = (body: any): string => /Last message: (.*)/.exec(body.messages.at(-1).content)?.[1] ?? '';
@@ -100,7 +99,10 @@ describe('ragline replay', () => {
   it('shows each turn: question, stored rewrite with its decision, chunks as retrieved, the first lines of the answer', async () => {
     const out = await ok(['replay', 'demo']);
     expect(out).toContain('session demo (s-');
-    for (const [n, q] of [Q1, Q2, Q3].entries()) expect(out).toContain(`Turn ${n + 1} · answered`), expect(out).toContain(`› ${q}`);
+    for (const [n, q] of [Q1, Q2, Q3].entries()) {
+      expect(out).toContain(`Turn ${n + 1} · answered`);
+      expect(out).toContain(`› ${q}`);
+    }
     expect(out).toMatch(/↳ not rewritten \(first turn/);
     expect(out).toContain('↳ searching for: Do Orbitly API keys expire? (rewritten:');
     expect(out).toContain('↳ searching for: How do I rotate an Orbitly API key? (rewritten:');
