@@ -116,6 +116,8 @@ describe('buildHistory', () => {
   });
 
   it('falls back to the offline summary when the model fails, but not when aborted', async () => {
+    // A model whose stream fails before its first token.
+    // eslint-disable-next-line require-yield
     const failing = { id: 'test:down', async *stream() { throw new Error('503'); } } as unknown as ChatModel;
     const history = await buildHistory(exchanges(5), EMPTY_CONVERSATION, { tokenBudget: 35, model: failing });
     expect(history.summary).toBe('Asked: standalone 1; standalone 2');

@@ -102,8 +102,8 @@ describe('ingest of a CMake Help folder', () => {
     fs.symlinkSync(path.join(base, 'share/Help'), path.join(base, 'help-link'));
     workspace = openWorkspace({ db: path.join(base, 'r.db') });
   });
-  afterEach(() => {
-    workspace.close();
+  afterEach(async () => {
+    await workspace.close();
     fs.rmSync(base, { recursive: true, force: true });
   });
 

@@ -316,7 +316,7 @@ describe('vector kernel', () => {
       let want = 0;
       for (let j = 0; j < 32; j++) {
         let x = u8[j]! ^ u8[32 + i * 32 + j]!;
-        while (x) (want += x & 1), (x >>= 1);
+        for (; x; x >>= 1) want += x & 1;
       }
       expect(i32[out / 4 + i]).toBe(want);
     }

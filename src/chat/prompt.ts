@@ -87,6 +87,8 @@ export function formatDocument(chunk: RetrievedChunk, n: number): string {
 // matched, yet still read as one by a model: zero-width spaces and joiners, bidi
 // controls, the word joiner and invisible operators, the soft hyphen, the
 // combining grapheme joiner, the Mongolian vowel separator, Hangul fillers, BOM.
+// Each character is matched alone (^[...]$): none of these combines with another here.
+// eslint-disable-next-line no-misleading-character-class
 const INVISIBLE = /^[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0]$/;
 
 // "document" with the Latin, Cyrillic and Greek letters that look alike in each place.

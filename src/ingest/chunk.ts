@@ -187,7 +187,7 @@ function startsContainer(text: string, p: number, end: number): boolean {
 
 /** ATX heading content between the marker and the optional closing `#` run. */
 function atxText(text: string, from: number, to: number): string {
-  let s = skipWs(text, from, to);
+  const s = skipWs(text, from, to);
   let e = skipWsBack(text, s, to);
   let h = e;
   while (h > s && text.charCodeAt(h - 1) === HASH) h--;

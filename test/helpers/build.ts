@@ -17,6 +17,6 @@ export default function setup(): void {
     execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'pipe' });
   } catch (error) {
     const output = (error as { stdout?: Buffer }).stdout?.toString() ?? String(error);
-    throw new Error(`The sources do not compile, so no test was run:\n${output}`);
+    throw new Error(`The sources do not compile, so no test was run:\n${output}`, { cause: error });
   }
 }

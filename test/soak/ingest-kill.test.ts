@@ -148,7 +148,7 @@ describe('ingest killed mid-run', () => {
     const kills: string[] = [];
     // Calibrate: how long a typical run (edits as below) writes once it holds the
     // lock, so the kill delays spread over the writing however fast the machine is.
-    let span = 1000;
+    let span: number;
     {
       version++;
       for (let n = 0; n < FILES / 2; n++) writeDoc(docs, Math.floor(random() * FILES), version);

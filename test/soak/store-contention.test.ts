@@ -154,7 +154,7 @@ describe('opening a database while another process changes its schema', () => {
     openDatabase(file, { create: true }).close();
     const churn = await changeSchemaInLoop(file);
     const failures: string[] = [];
-    let changes = 0;
+    let changes: number;
     try {
       for (let i = 0; i < 200; i++) {
         try {
@@ -182,7 +182,7 @@ describe('opening a database while another process changes its schema', () => {
     const db = openDatabase(defaultDb());
     const churn = await changeSchemaInLoop(defaultDb());
     const failures = new Map<string, number>();
-    let changes = 0;
+    let changes: number;
     try {
       for (let i = 0; i < 2000; i++) {
         for (const read of [() => loadHistory(db, 'no-such-session', 5, { tokenBudget: 1000 }), async () => termShares(db)(`webhook${i}`)]) {
