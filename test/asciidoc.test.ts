@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chunkSentences } from '../src/chat/extractive.js';
+import { passageUnits } from '../src/chat/passage.js';
 import { asciidocToPlain, looksLikeAsciidoc } from '../src/ingest/asciidoc.js';
 import { chunkDocument } from '../src/ingest/chunk.js';
 import { describeKinds, kindOf, READ_KINDS } from '../src/ingest/kinds.js';
@@ -267,7 +267,7 @@ describe('chunks and answers', () => {
 
   test('a description under a term reads as one sentence of prose, a synopsis as code', async () => {
     const text = asciidocToPlain(gitPage).text;
-    const sentences = chunkSentences(text);
+    const sentences = passageUnits(text).map((unit) => ({ ...unit, text: unit.text.trim() }));
     expect(sentences).toContainEqual(expect.objectContaining({
       text: '--squash: Instead of merging the entire history from the subtree project, produce only a single commit that contains all the differences you want to merge, and then merge that new commit into your project.',
       code: false,

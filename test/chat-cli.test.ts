@@ -614,8 +614,8 @@ describe('offline (no server configured)', () => {
 
     const turns = readTurns();
     expect(turns.map((t) => [t.status, t.rewrite_decision, t.answer_kind, t.chat_model, t.chunks.length])).toEqual([
-      ['answered', 'skipped', 'extractive', 'offline:extractive-v1', 5],
-      ['answered', 'rewritten', 'extractive', 'offline:extractive-v1', 5],
+      ['answered', 'skipped', 'extractive', 'offline:extractive-v2', 5],
+      ['answered', 'rewritten', 'extractive', 'offline:extractive-v2', 5],
       ['answered', 'small_talk', 'small_talk', null, 0],
     ]);
     expect(turns[1]!.rewrite_model).toBe('offline:rewrite-v1');

@@ -215,8 +215,8 @@ describe('ask and piped chat for scripts and transcripts', () => {
       expect(result.stdout).not.toMatch(/↳/);
       expect(result.stdout).not.toMatch(/^\s+1\s+\d\.\d{4}\s/m);
       expect(result.stdout).not.toContain('Extractive answer');
-      // The answer's first line is its first quoted passage.
-      expect(result.stdout).toMatch(/^.*dashboard under Settings > Keys/);
+      // The answer opens with its first quoted passage: its citation and section title, then the passage.
+      expect(result.stdout).toMatch(/^\[1\] API keys\n.*dashboard under Settings > Keys/);
       expect(result.stdout).toMatch(/^\[1\] keys\.md:\d+-\d+$/m);
       expect(result.stdout).toMatch(/\S\n$/); // it ends with its last line, no blank one after
     }

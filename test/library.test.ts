@@ -198,6 +198,6 @@ describe('the library API', () => {
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^ingested \d+ files, \d+ chunks$/);
     expect(lines).toContain('searched as: does the API key expire? (rewritten)');
-    expect(stdout).toMatch(/answer \(answered\): .*\n- API keys expire after 90 days/);
+    expect(stdout).toMatch(/answer \(answered\): .*\n\[1\] Expiry\nAPI keys expire after 90 days/);
   });
 });

@@ -173,7 +173,7 @@ describe('ragline mcp over stdio', () => {
     expect(askedData.answerKind).toBe('extractive');
     expect(askedData.answer).toContain('90 days');
     // The text says once that the answer is quoted.
-    expect(textOf(asked)).toContain('Answer (extractive: quoted from the documents, no model configured):\n- ');
+    expect(textOf(asked)).toMatch(/Answer \(extractive: quoted from the documents, no model configured\):\n\[\d+\] /);
     expect(textOf(asked)).not.toContain('Extractive answer (no language model configured)');
     expect(askedData.citations.length).toBeGreaterThan(0);
     expect(askedData.citations[0]!.uri).toMatch(/^ragline:\/\/doc\//);

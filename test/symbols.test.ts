@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { extractiveAnswer } from '../src/chat/extractive.js';
+import { passageAnswer } from '../src/chat/passage.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
 import { buildFtsQuery } from '../src/retrieve/fts-query.js';
@@ -120,7 +120,7 @@ describe('names found as written', () => {
 
     const chunks = await new Retriever(db, embedder).search(question, { k: 3 });
     expect(chunks[0]!.documentPath).toBe('cpp.md');
-    expect(extractiveAnswer(question, chunks, question).sentences[0]!.n).toBe(1);
+    expect(passageAnswer(question, chunks, question).passages[0]!.n).toBe(1);
 
     const dotnet = await new Retriever(db, embedder).search('How do I build a .NET project?', { k: 2 });
     expect(dotnet[0]!.documentPath).toBe('dotnet.md');

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The extractive answerer's own cost: the questions of questions.json are
-// searched once on the index run.mjs builds, then extractiveAnswer runs on each
-// question's retrieved chunks, 20 rounds; p50 and p95 per answer in ms.
+// The offline answerer's own cost: the questions of questions.json are
+// searched once on the index run.mjs builds, then the answerer runs on each
+// question's retrieved chunks, 20 rounds; p50 and p95 per answer in ms. The
+// answerer is a build's passageAnswer (with the index's word shares, as a turn
+// calls it), or its extractiveAnswer in a build from before passages.
 //
 //   node bench/answers/run.mjs && node bench/answers/extractive-cost.mjs [--compare DIR] [--db FILE] [--k N]
 //
@@ -28,7 +30,18 @@ const { openDatabase } = await lib('store/db.js');
 const { resolveConfig } = await lib('config/index.js');
 const { createEmbedder } = await lib('providers/index.js');
 const { Retriever } = await lib('retrieve/search.js');
-const { extractiveAnswer } = await lib('chat/extractive.js');
+const { termShares } = await lib('retrieve/term-stats.js');
+
+/** A build's offline answerer, called as a turn calls it. */
+async function answererOf(folder) {
+  try {
+    const { passageAnswer } = await import(path.join(folder, 'chat/passage.js'));
+    return (question, chunks) => passageAnswer(question, chunks, question, [], [], termShares(db));
+  } catch {
+    const { extractiveAnswer } = await import(path.join(folder, 'chat/extractive.js'));
+    return (question, chunks) => extractiveAnswer(question, chunks, question);
+  }
+}
 
 const { config } = resolveConfig({ env: { HOME: path.dirname(dbPath), RAGLINE_PROVIDER: 'offline' }, flags: { db: dbPath } });
 const db = openDatabase(dbPath);
@@ -37,14 +50,14 @@ const set = JSON.parse(fs.readFileSync(path.join(here, 'questions.json'), 'utf8'
 const cases = [];
 const k = Number(option('k', config.retrieval?.k ?? 5));
 for (const q of set.questions) cases.push({ question: q.question, chunks: await retriever.search(q.question, { k }) });
-const answerers = [['this build', extractiveAnswer]];
-if (other) answerers.push([other, (await import(path.join(path.resolve(other), 'chat/extractive.js'))).extractiveAnswer]);
+const answerers = [['this build', await answererOf(dist)]];
+if (other) answerers.push([other, await answererOf(path.resolve(other))]);
 const times = answerers.map(() => []);
 for (let round = 0; round < 20; round++) {
   for (const c of cases) {
     answerers.forEach(([, answer], i) => {
       const start = performance.now();
-      answer(c.question, c.chunks, c.question);
+      answer(c.question, c.chunks);
       if (round > 0) times[i].push(performance.now() - start);
     });
   }
@@ -52,6 +65,6 @@ for (let round = 0; round < 20; round++) {
 answerers.forEach(([name], i) => {
   const sorted = times[i].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2);
-  console.log(`${name}: extractive answer (${cases.length} questions, k=${k}, x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
+  console.log(`${name}: offline answer (${cases.length} questions, k=${k}, x 19 timed rounds): p50 ${at(0.5)} ms, p95 ${at(0.95)} ms`);
 });
 db.close();

@@ -57,7 +57,7 @@ export interface ChatOptions {
 
 /** Generates text from messages, streamed. */
 export interface ChatModel {
-  /** Stable identifier recorded with every turn, e.g. `openai:gpt-4o-mini` or `offline:extractive-v1`. */
+  /** Stable identifier recorded with every turn, e.g. `openai:gpt-4o-mini` or `offline:extractive-v2`. */
   readonly id: string;
   stream(messages: ChatMessage[], options?: ChatOptions): AsyncIterable<ChatChunk>;
   /**

@@ -6,14 +6,15 @@
 import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
-import { chunkCount, chunksHolding } from '../../retrieve/term-stats.js';
-import { extractiveAnswer, namesAgainstIndex } from '../extractive.js';
+import { chunkCount, chunksHolding, termShares } from '../../retrieve/term-stats.js';
+import { namesAgainstIndex } from '../extractive.js';
+import { passageAnswer } from '../passage.js';
 import { buildAnswerMessages, estimateTokens, fitAnswerPrompt } from '../prompt.js';
 import { withoutReasoning } from '../../providers/reasoning.js';
 import type { TurnContext, TurnState } from './state.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
-export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v1';
+export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v2';
 export const GREETING_REPLY = 'Hello! Ask me about your documents.';
 export const THANKS_REPLY = "You're welcome.";
 /** A model's topic extraction gives up after this; the local extractor's topics are used then. */
@@ -70,7 +71,7 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     const total = () => (chunks ??= chunkCount(context.db)); // read once, when a name asks for it
     const { unknown, rare } = namesAgainstIndex(ownWords(question), chunksHolding(context.db), total);
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
-    state.answer = extractiveAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, rare).text;
+    state.answer = passageAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, rare, termShares(context.db)).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';
