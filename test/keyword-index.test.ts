@@ -14,7 +14,9 @@ import { buildFtsPhraseQuery, buildFtsQuery } from '../src/retrieve/fts-query.js
 import { Fts5Search } from '../src/retrieve/fts5.js';
 import type { KeywordSearch } from '../src/retrieve/interfaces.js';
 import { SearchAccelerators } from '../src/retrieve/memory/accelerators.js';
-import { buildKeywordSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/memory/keyword-index.js';
+import { keywordFileOf, readKeywordFile } from '../src/retrieve/memory/keyword-file.js';
+import { buildKeywordSnapshot, keptOrBuiltSnapshot, KeywordIndex, parseOrQuery, titleLine, type KeywordSnapshot } from '../src/retrieve/memory/keyword-index.js';
+import { INDEX_TEXT_VERSION } from '../src/text/symbols.js';
 import { Retriever } from '../src/retrieve/search.js';
 import { openDatabase, type Db } from '../src/store/db.js';
 import { keywordTotalRows } from '../src/store/documents.js';
@@ -166,6 +168,65 @@ describe('KeywordIndex', () => {
     index.refresh();
     expect(index.size).toBe((db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n);
     expectSameAsFts(db, index);
+  });
+
+  it('keeps offsets past 255 and 65535 tokens in a column, and phrases across them score as FTS5', async () => {
+    const words = Array.from({ length: 70_000 }, (_, i) => (i % 997 === 0 ? 'rotate key' : `w${i % 5000}`));
+    const longDocs = path.join(home, 'long');
+    fs.mkdirSync(longDocs);
+    fs.writeFileSync(path.join(longDocs, 'long.txt'), words.join(' '));
+    fs.writeFileSync(path.join(longDocs, 'short.txt'), 'rotate key w12 then key w1 and w4999 rotate');
+    const longDb = openDatabase(path.join(home, 'long.db'), { create: true });
+    try {
+      await ingest({ root: longDocs, db: longDb, embedder, chunker: { size: 2_000_000, overlap: 0 }, maxFileBytes: 20 * 1024 * 1024 });
+      const snapshot = buildKeywordSnapshot(longDb)!;
+      expect(snapshot.positions).toBeInstanceOf(Uint32Array); // one column holds more than 65535 tokens
+      const index = new KeywordIndex(longDb);
+      index.adopt(snapshot);
+      for (const match of ['"rotate key"', '"w4999 rotate"', '"w12" OR "key w1"', '"key w998"']) {
+        const want = ftsSearch(longDb, match, [4, 1], 20);
+        expect(want.length, match).toBeGreaterThan(0);
+        const got = index.search(match, [4, 1], 20)!;
+        expect(got.map((hit) => hit.id), match).toEqual(want.map((row) => row.id));
+        got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]!.bm25, 9));
+      }
+    } finally {
+      longDb.close();
+    }
+  });
+
+  it('is kept beside the database and read back while the database is unchanged; a change or a damaged file means a new build', async () => {
+    const file = keywordFileOf(path.join(home, 'ragline.db'));
+    expect(keptOrBuiltSnapshot(db)).toBeDefined();
+    expect(fs.existsSync(file)).toBe(false); // a small database is not worth a file
+    const built = keptOrBuiltSnapshot(db, Infinity, { keepMinChunks: 1 })!;
+    expect(fs.existsSync(file)).toBe(true);
+    const kept = readKeywordFile(file, built.fingerprint, INDEX_TEXT_VERSION)!;
+    expect(kept).toEqual(built);
+    expect(readKeywordFile(file, built.fingerprint, INDEX_TEXT_VERSION + 1)).toBeUndefined(); // keyword text of another version
+    expect(readKeywordFile(file, built.fingerprint, INDEX_TEXT_VERSION, 1000)).toBeUndefined(); // over its memory budget
+    // What a process that finds the file loads: the same copy, searched as FTS5 does.
+    const index = new KeywordIndex(db);
+    index.refresh();
+    expectSameAsFts(db, index);
+
+    await editThroughAnotherConnection();
+    const fingerprint = (db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0) || ':' || coalesce((SELECT hex(block) FROM chunks_fts_data WHERE id = 10), '')").pluck().get() as string);
+    expect(fingerprint).not.toBe(built.fingerprint);
+    expect(readKeywordFile(file, fingerprint, INDEX_TEXT_VERSION)).toBeUndefined(); // built before the edit: not used
+    const rebuilt = keptOrBuiltSnapshot(db, Infinity, { keepMinChunks: 1 })!;
+    expect(rebuilt.fingerprint).toBe(fingerprint);
+    expect(readKeywordFile(file, fingerprint, INDEX_TEXT_VERSION)).toEqual(rebuilt); // and written again
+    const fresh = new KeywordIndex(db);
+    fresh.refresh();
+    expectSameAsFts(db, fresh);
+
+    fs.truncateSync(file, fs.statSync(file).size - 3);
+    expect(readKeywordFile(file, fingerprint, INDEX_TEXT_VERSION)).toBeUndefined();
+    const bytes = fs.readFileSync(file);
+    bytes[40] ^= 0xff;
+    fs.writeFileSync(file, bytes);
+    expect(readKeywordFile(file, fingerprint, INDEX_TEXT_VERSION)).toBeUndefined();
   });
 
   it('reads only quoted strings joined with OR; anything else is left to FTS5', () => {

@@ -26,9 +26,10 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/db.js';
 import { parseKeywordTotals } from '../../store/documents.js';
 import { ftsStem } from '../../text/stem.js';
-import { keywordText } from '../../text/symbols.js';
+import { INDEX_TEXT_VERSION, keywordText } from '../../text/symbols.js';
 import { unicode61Tokens } from '../../text/unicode61.js';
 import type { RankedHit } from '../fuse.js';
+import { keywordFileOf, readKeywordFile, writeKeywordFile } from './keyword-file.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -36,21 +37,31 @@ const B = 0.75;
 const COLUMN_SPAN = 2 ** 24;
 const COLUMNS = 2;
 
+/**
+ * Counts and token offsets, in the narrowest unsigned type that holds the largest
+ * (a loaded copy: a chunk's column rarely has more than 65535 tokens, a title more
+ * than 255); lists that grow after a load are widened to 32 bits first.
+ */
+export type Counts = Uint8Array | Uint16Array | Uint32Array;
+
 /** The postings of one term, in chunk order; grown by doubling. */
 class Postings {
   docs: Int32Array = new Int32Array(4);
   /** Hits per chunk in the title column and in the body column. */
-  titleHits: Uint32Array = new Uint32Array(4);
-  bodyHits: Uint32Array = new Uint32Array(4);
-  /** Every hit's position, chunk after chunk (title hits first), `titleHits + bodyHits` per chunk. */
-  positions: Uint32Array = new Uint32Array(8);
+  titleHits: Counts = new Uint32Array(4);
+  bodyHits: Counts = new Uint32Array(4);
+  /**
+   * Every hit's token offset in its column, chunk after chunk, `titleHits + bodyHits`
+   * per chunk: the title hits first, then the body hits, each in ascending order.
+   */
+  positions: Counts = new Uint32Array(8);
   count = 0;
   positionCount = 0;
   /** The chunk whose hits are being added (-1: none). */
   lastDoc = -1;
 
   /** Postings over existing arrays (views into a snapshot's buffers); `add` copies them out before it writes. */
-  static over(docs: Int32Array, titleHits: Uint32Array, bodyHits: Uint32Array, positions: Uint32Array): Postings {
+  static over(docs: Int32Array, titleHits: Counts, bodyHits: Counts, positions: Counts): Postings {
     const p = new Postings();
     p.docs = docs;
     p.titleHits = titleHits;
@@ -66,8 +77,8 @@ class Postings {
     if (doc !== this.lastDoc) {
       if (this.count === this.docs.length) {
         this.docs = grow(this.docs);
-        this.titleHits = grow(this.titleHits);
-        this.bodyHits = grow(this.bodyHits);
+        this.titleHits = widened(this.titleHits);
+        this.bodyHits = widened(this.bodyHits);
       }
       this.docs[this.count] = doc;
       this.titleHits[this.count] = 0;
@@ -77,8 +88,8 @@ class Postings {
     }
     if (column === 0) this.titleHits[this.count - 1]!++;
     else this.bodyHits[this.count - 1]!++;
-    if (this.positionCount === this.positions.length) this.positions = grow(this.positions);
-    this.positions[this.positionCount++] = column * COLUMN_SPAN + offset;
+    if (this.positionCount === this.positions.length) this.positions = widened(this.positions);
+    this.positions[this.positionCount++] = offset;
   }
 
   /** Drops the room left by doubling. */
@@ -100,6 +111,18 @@ function grow<T extends Int32Array | Uint32Array>(array: T): T {
   const bigger = new (array.constructor as new (n: number) => T)(array.length * 2);
   bigger.set(array);
   return bigger;
+}
+
+/** `array` copied into a 32-bit array of twice its length (a list that grows may outgrow a narrow type). */
+function widened(array: Counts): Uint32Array {
+  const bigger = new Uint32Array(Math.max(4, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}
+
+/** A new array of the narrowest unsigned type that holds values up to `max`. */
+function countsFor(max: number, length: number): Counts {
+  return max <= 0xff ? new Uint8Array(length) : max <= 0xffff ? new Uint16Array(length) : new Uint32Array(length);
 }
 
 /** One chunk row as the index reads it. */
@@ -146,9 +169,10 @@ export interface KeywordSnapshot {
   docStart: Float64Array;
   positionStart: Float64Array;
   docs: Int32Array;
-  titleHits: Uint32Array;
-  bodyHits: Uint32Array;
-  positions: Uint32Array;
+  titleHits: Counts;
+  bodyHits: Counts;
+  /** Token offsets in their column (see Postings.positions). */
+  positions: Counts;
 }
 
 /** The buffers of a snapshot, for a postMessage transfer list. */
@@ -230,8 +254,9 @@ export class KeywordIndex {
     const fingerprint = this.stmts.fingerprint.get() as string;
     if (this.ready && fingerprint === this.fingerprint) return;
     if (this.slots === 0) {
-      // A first load: built in one piece, in the same read transaction.
-      this.adopt(buildKeywordSnapshot(this.db)!);
+      // A first load: the copy kept beside the database, or built in one piece in the same read transaction.
+      this.adopt(keptOrBuiltSnapshot(this.db)!);
+      this.refresh(); // written to since the copy was kept: catch up
       return;
     }
     const ids = this.stmts.ids.all() as number[];
@@ -393,9 +418,10 @@ export class KeywordIndex {
       let titleHits = 0;
       let bodyHits = 0;
       const start = positionAt[0]!;
-      const end = start + first.titleHits[at[0]!]! + first.bodyHits[at[0]!]!;
+      const bodyFrom = start + first.titleHits[at[0]!]!;
+      const end = bodyFrom + first.bodyHits[at[0]!]!;
       for (let k = start; k < end; k++) {
-        const position = first.positions[k]!;
+        const position = k < bodyFrom ? first.positions[k]! : COLUMN_SPAN + first.positions[k]!;
         let follows = true;
         for (let t = 1; t < postings.length && follows; t++) follows = hasPosition(postings[t]!, at[t]!, positionAt[t]!, position + t);
         if (!follows) continue;
@@ -502,13 +528,11 @@ export class KeywordIndex {
       const kept = new Postings();
       let position = 0;
       for (let i = 0; i < p.count; i++) {
-        const hits = p.titleHits[i]! + p.bodyHits[i]!;
+        const title = p.titleHits[i]!;
+        const hits = title + p.bodyHits[i]!;
         const slot = newSlot[p.docs[i]!]!;
         if (slot >= 0) {
-          for (let k = position; k < position + hits; k++) {
-            const at = p.positions[k]!;
-            kept.add(slot, at >= COLUMN_SPAN ? 1 : 0, at % COLUMN_SPAN);
-          }
+          for (let k = position; k < position + hits; k++) kept.add(slot, k < position + title ? 0 : 1, p.positions[k]!);
         }
         position += hits;
       }
@@ -543,6 +567,27 @@ export class KeywordIndex {
     }
     return this.epoch;
   }
+}
+
+/** Below this many chunks a copy is built in well under a second and not kept in a file. */
+const KEEP_MIN_CHUNKS = 10_000;
+
+/**
+ * The copy of `db` kept beside it (keyword-file.ts) when it was built at the
+ * database's current fingerprint; else the copy built now (buildKeywordSnapshot), and
+ * kept for the next process when the database is a file of at least `keepMinChunks`
+ * chunks. Undefined when the copy would take more than `budgetBytes`.
+ */
+export function keptOrBuiltSnapshot(db: Db, budgetBytes = Infinity, options: { keepMinChunks?: number } = {}): KeywordSnapshot | undefined {
+  const file = db.memory || !db.name ? undefined : keywordFileOf(db.name);
+  if (file) {
+    const fingerprint = db.prepare(SQL.fingerprint).pluck().get() as string;
+    const kept = readKeywordFile(file, fingerprint, INDEX_TEXT_VERSION, budgetBytes);
+    if (kept) return kept;
+  }
+  const built = buildKeywordSnapshot(db, budgetBytes);
+  if (built && file && built.live >= (options.keepMinChunks ?? KEEP_MIN_CHUNKS)) writeKeywordFile(file, built, INDEX_TEXT_VERSION);
+  return built;
 }
 
 /**
@@ -618,12 +663,19 @@ export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks
     }
     const docCount = docStart[terms.length]!;
     const positionCount = positionStart[terms.length]!;
-    if (docCount * 12 + positionCount * 4 + slots * 13 > budgetBytes) return undefined;
+    // A hit count or an offset never exceeds its column's length.
+    let longestTitle = 0;
+    let longestBody = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      longestTitle = Math.max(longestTitle, titleLengths[slot]!);
+      longestBody = Math.max(longestBody, lengths[slot]! - titleLengths[slot]!);
+    }
+    const titleHits = countsFor(longestTitle, docCount);
+    const bodyHits = countsFor(longestBody, docCount);
+    const positions = countsFor(Math.max(longestTitle, longestBody), positionCount);
+    if (docCount * (4 + titleHits.BYTES_PER_ELEMENT + bodyHits.BYTES_PER_ELEMENT) + positionCount * positions.BYTES_PER_ELEMENT + slots * 13 > budgetBytes) return undefined;
 
     const docs = new Int32Array(docCount);
-    const titleHits = new Uint32Array(docCount);
-    const bodyHits = new Uint32Array(docCount);
-    const positions = new Uint32Array(positionCount);
     const nextDoc = docStart.slice(0, terms.length);
     const nextPosition = positionStart.slice(0, terms.length);
     lastSlot.fill(-1);
@@ -643,7 +695,7 @@ export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks
           positions[nextPosition[term]!++] = k;
         } else {
           bodyHits[doc]++;
-          positions[nextPosition[term]!++] = COLUMN_SPAN + (k - titleLength);
+          positions[nextPosition[term]!++] = k - titleLength;
         }
       }
     }
@@ -668,10 +720,17 @@ export function buildKeywordSnapshot(db: Db, budgetBytes = Infinity, sliceChunks
   return build.deferred();
 }
 
-/** Whether `p`'s chunk at `index` (its positions starting at `from`) has a hit at `position`. */
+/** Whether `p`'s chunk at `index` (its positions starting at `from`) has a hit at `position` (column x COLUMN_SPAN + offset). */
 function hasPosition(p: Postings, index: number, from: number, position: number): boolean {
+  // The title's offsets, then the body's: search the run of the position's column.
+  const title = p.titleHits[index]!;
   let lo = from;
-  let hi = from + p.titleHits[index]! + p.bodyHits[index]! - 1;
+  let hi = from + title - 1;
+  if (position >= COLUMN_SPAN) {
+    position -= COLUMN_SPAN;
+    lo = from + title;
+    hi = lo + p.bodyHits[index]! - 1;
+  }
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const value = p.positions[mid]!;

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Db } from '../../store/db.js';
-import { buildKeywordSnapshot, snapshotBuffers, type KeywordSnapshot } from './keyword-index.js';
+import { keptOrBuiltSnapshot, snapshotBuffers, type KeywordSnapshot } from './keyword-index.js';
 
 const require = createRequire(import.meta.url);
 
@@ -33,13 +33,13 @@ import(workerData.url)
   .catch((error) => parentPort.postMessage({ error: String((error && error.message) || error) }));
 `;
 
-/** Worker side: the packed copy of the database at `file`, read in one read transaction. */
+/** Worker side: the packed copy of the database at `file`: the one kept beside it (keyword-file.ts), or built in one read transaction. */
 export function snapshotOfFile(file: string, budgetBytes: number): SnapshotResult {
   const Database = require('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 10000');
-    const snapshot = buildKeywordSnapshot(db as Db, budgetBytes);
+    const snapshot = keptOrBuiltSnapshot(db as Db, budgetBytes);
     return snapshot ? { snapshot } : { overBudget: true };
   } finally {
     db.close();
