@@ -172,6 +172,38 @@ describe('vectorCandidates', () => {
     }
   });
 
+  it('int8 and float32 copies give the exact nearest, where quantization alone would misorder near ties', () => {
+    const db = open();
+    const dim = 96;
+    createVectorTable(db, dim);
+    const vectors = new Map<number, Float32Array>();
+    const next = prng(21);
+    // Clusters of near-duplicates: neighbours differ by less than the int8 rounding.
+    const centres = Array.from({ length: 8 }, () => randomVector(next, dim));
+    let id = 1;
+    for (let i = 0; i < 3000; i++) {
+      const centre = centres[i % centres.length]!;
+      insert(db, vectors, id++, Float32Array.from(centre, (x) => x + (next() - 0.5) * 0.02));
+    }
+    insert(db, vectors, id++, new Float32Array(dim)); // a zero vector ranks as cosine 0
+    const int8 = new VectorIndex(db, dim, { precision: 'int8', threads: 1 });
+    const float32 = new VectorIndex(db, dim, { precision: 'float32', threads: 1 });
+    let extra = 0;
+    for (let q = 0; q < 12; q++) {
+      const query = q % 2 === 0 ? randomVector(next, dim) : Float32Array.from(centres[q % centres.length]!, (x) => x + (next() - 0.5) * 0.01);
+      const want = bruteForce(vectors, query, 100);
+      for (const got of [int8.search(query, 100), float32.search(query, 100)]) {
+        // Near-duplicates tie within float error at the cut-off: either may be kept.
+        expect(got.map((c) => c.distance)).toEqual(want.map((c) => expect.closeTo(c.distance, 6)));
+        const ids = new Set(want.map((c) => c.id));
+        for (const c of got) if (!ids.has(c.id)) expect(Math.abs(c.distance - want[99]!.distance)).toBeLessThan(1e-6);
+      }
+      extra = Math.max(extra, int8.lastRescored - (100 + 25));
+    }
+    expect(extra).toBeGreaterThan(0); // the error bound brought in vectors beyond the first candidates
+    expect(int8.memoryBytes).toBeLessThan(float32.memoryBytes / 2);
+  });
+
   it('gives the same answers with the scan split across a helper thread', async () => {
     const db = open();
     const vectors = fill(db, 20_000, 16, 7); // above the split threshold
@@ -296,7 +328,7 @@ describe('search paths', () => {
 });
 
 describe('vector kernel', () => {
-  it('computes dot products and hamming distances like plain JavaScript', () => {
+  it('computes dot products (float32, int8) and hamming distances like plain JavaScript', () => {
     const dim = 32, count = 40, stride = 128;
     const kernel = instantiateKernel(createKernelMemory(1 << 20));
     const f32 = new Float32Array(kernel.memory.buffer);
@@ -308,6 +340,18 @@ describe('vector kernel', () => {
       let want = 0;
       for (let j = 0; j < dim; j++) want += f32[j]! * f32[(i + 1) * dim + j]!;
       expect(f32[out / 4 + i]).toBeCloseTo(want, 5);
+    }
+    // int8 vectors against an int16 query
+    const i8 = new Int8Array(kernel.memory.buffer);
+    const i16 = new Int16Array(kernel.memory.buffer);
+    const i8Stride = 64;
+    for (let j = 0; j < i8Stride; j++) i16[j] = Math.round((next() - 0.5) * 65000);
+    for (let i = 0; i < count * i8Stride; i++) i8[2 * i8Stride + i] = Math.round((next() - 0.5) * 254);
+    kernel.dotI8(0, 2 * i8Stride, count, i8Stride, out);
+    for (let i = 0; i < count; i++) {
+      let want = 0;
+      for (let j = 0; j < i8Stride; j++) want += i16[j]! * i8[2 * i8Stride + i * i8Stride + j]!;
+      expect(new Int32Array(kernel.memory.buffer)[out / 4 + i]).toBe(want);
     }
     const u8 = new Uint8Array(kernel.memory.buffer);
     kernel.hamming(0, 32, count, 32, out);

@@ -12,8 +12,26 @@
 // Empty and deleted slots get an inverse norm of NaN and never rank.
 // Limitation: an embedding updated in place (same rowid, same slot) is not
 // noticed; ragline's writer never does that (a changed chunk gets a new id).
+//
+// Precision int8 holds each vector as 8-bit integers with one scale
+// per vector, a quarter of the memory, and keeps the answers exact: the scan
+// (int8 vectors against a 16-bit query) ranks every vector approximately, the best
+// candidates are scored again from the float vectors vec0 stores, and every vector
+// whose approximate score plus its error bound could still reach the n-th exact
+// score is scored again too. The bound is per vector and proven, not estimated:
+// with v = s q + e (e its rounding error) and the query x = t p + f,
+//   <x, v> - s t <p, q> = <x, e> + s <f, q>,  so  |error| <= |x| |e| + |f| |s q|,
+// both norms known when the vector is loaded (Cauchy-Schwarz). So the n nearest,
+// and their distances, are the float32 copy's. Precision float32 (the default) keeps
+// vec0's floats and scans them as they are. Measured at 100k chunks (bench/results/
+// million.md): int8 holds a quarter of the memory with the same answers, but scoring
+// ~140 candidates again through vec0 costs 3-7 ms a search and maps vec0's pages
+// into the process as it walks their blobs, so it is used only where float32 would
+// not fit (vector-copy.ts).
 
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import type { Db } from '../../store/db.js';
 import { createKernelMemory, instantiateKernel, type Kernel } from './vector-kernel.js';
 import type { VectorCandidate, VectorSearch } from '../interfaces.js';
@@ -37,7 +55,32 @@ interface ChunkRow {
   validity: Buffer;
 }
 
+const require = createRequire(import.meta.url);
+
+/** The statements a load reads vec0's storage with. */
+interface Reader {
+  chunkIds: Statement<unknown[]>;
+  slotTotal: Statement<unknown[]>;
+  chunkRange: Statement<unknown[]>;
+  chunkRowids: Statement<unknown[]>;
+  vectorBlob: Statement<unknown[]>;
+}
+
+function readerOf(db: BetterSqlite3.Database): Reader {
+  return {
+    slotTotal: db.prepare('SELECT sum(size) FROM vec_chunks_chunks').pluck(),
+    chunkIds: db.prepare('SELECT chunk_id FROM vec_chunks_chunks ORDER BY chunk_id').pluck(),
+    chunkRange: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks WHERE chunk_id BETWEEN ? AND ? ORDER BY chunk_id'),
+    chunkRowids: db.prepare('SELECT rowids FROM vec_chunks_chunks WHERE chunk_id = ?').pluck(),
+    vectorBlob: db.prepare('SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?').pluck(),
+  };
+}
+
 const QUERY_BYTES_ALIGN = 64;
+/** How the copy holds each vector. */
+export type VectorPrecision = 'float32' | 'int8';
+/** Added to every int8 error bound: float32 rounding in the approximate score. */
+const BOUND_SLACK = 1e-5;
 /** Stops a helper thread when its index is garbage-collected (its database was closed and dropped). */
 const helpers = new FinalizationRegistry<ScanHelper>((helper) => helper.close());
 /** Below this many slots one thread is as fast as two (the hand-off costs tens of microseconds). */
@@ -45,51 +88,60 @@ const SPLIT_MIN_SLOTS = 16384;
 
 export class VectorIndex implements VectorSearch {
   readonly dimensions: number;
-  /** Bytes per stored vector: dimensions rounded up to 16 floats. */
+  readonly precision: VectorPrecision;
+  /** Bytes per stored vector: dimensions rounded up to 16 floats (float32) or to 64 bytes (int8). */
   readonly stride: number;
+  /** Bytes of the query in kernel memory: float32 as the vectors, int8's query is int16. */
+  private readonly queryBytes: number;
+  /** int8, per slot: |e| / |v| and |s q| / |v| (see the header), for the error bound. */
+  private errors = new Float32Array(0);
+  private roundedNorms = new Float32Array(0);
+  /** The largest of each over the slots loaded since the last reset (bounds the unscored slots at once). */
+  private maxError = 0;
+  private maxRoundedNorm = 0;
+  /** int8: the float vector of one chunk, for scoring candidates again. */
+  private exactVector: Statement<unknown[]> | undefined;
+  /** int8: vectors scored again from vec0 by the last search (benchmarks). */
+  lastRescored = 0;
   private kernel: Kernel | undefined;
   private slotCount = 0;
   private slotCapacity = 0;
   private readonly chunks = new Map<number, ChunkSlots>();
   /** Per slot: chunk rowid (0 = empty). */
   private ids = new Float64Array(0);
-  /** Per slot: 1/|v|, NaN for empty slots. */
+  /** Per slot: 1/|v| (int8: s/|v|, s the vector's scale), NaN for empty slots. */
   private invNorms = new Float32Array(0);
   private stamp: [number, number, number] = [-1, -1, -1];
-  private readonly stmts: {
+  private readonly stmts: Reader & {
     dataVersion: Statement<unknown[]>;
     schemaVersion: Statement<unknown[]>;
     totalChanges: Statement<unknown[]>;
     chunkRows: Statement<unknown[]>;
-    chunkRowids: Statement<unknown[]>;
-    chunkIds: Statement<unknown[]>;
-    slotTotal: Statement<unknown[]>;
-    chunkRange: Statement<unknown[]>;
-    vectorBlob: Statement<unknown[]>;
   };
   private helper: ScanHelper | undefined;
   private helperDisabled = false;
   /** Time spent in the last refresh, ms (for benchmarks). */
   lastRefreshMs = 0;
 
-  /** `threads`: 1 keeps every scan on this thread; 2 (the default) splits large scans with a helper thread on 2+ cores. */
+  /**
+   * `threads`: 1 keeps every scan on this thread; 2 (the default) splits large scans with a helper thread on 2+ cores.
+   * `precision`: float32 (the default) or int8, see the header.
+   */
   constructor(
     private readonly db: Db,
     dimensions: number,
-    private readonly options: { threads?: number } = {},
+    private readonly options: { threads?: number; precision?: VectorPrecision } = {},
   ) {
     this.dimensions = dimensions;
-    this.stride = Math.ceil((dimensions * 4) / QUERY_BYTES_ALIGN) * QUERY_BYTES_ALIGN;
+    this.precision = options.precision ?? 'float32';
+    this.stride = Math.ceil((dimensions * (this.precision === 'int8' ? 1 : 4)) / QUERY_BYTES_ALIGN) * QUERY_BYTES_ALIGN;
+    this.queryBytes = this.precision === 'int8' ? this.stride * 2 : this.stride;
     this.stmts = {
+      ...readerOf(db),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       schemaVersion: db.prepare('PRAGMA schema_version').pluck(),
       totalChanges: db.prepare('SELECT total_changes()').pluck(),
       chunkRows: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks ORDER BY chunk_id'),
-      slotTotal: db.prepare('SELECT sum(size) FROM vec_chunks_chunks').pluck(),
-      chunkIds: db.prepare('SELECT chunk_id FROM vec_chunks_chunks ORDER BY chunk_id').pluck(),
-      chunkRange: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks WHERE chunk_id BETWEEN ? AND ? ORDER BY chunk_id'),
-      chunkRowids: db.prepare('SELECT rowids FROM vec_chunks_chunks WHERE chunk_id = ?').pluck(),
-      vectorBlob: db.prepare('SELECT vectors FROM vec_chunks_vector_chunks00 WHERE rowid = ?').pluck(),
     };
   }
 
@@ -128,23 +180,47 @@ export class VectorIndex implements VectorSearch {
    * transaction; the change stamp is taken before the first, so anything committed
    * meanwhile is caught by the next refresh(). A synchronous refresh() meanwhile
    * takes over and this returns.
+   * A database file is read through a connection of its own without memory-mapped
+   * I/O: read through the search connection's map, every vector page would stay
+   * resident in this process (1.5 GB at a million 384-dimension vectors) after the
+   * copy no longer needs it.
    */
   async warm(sliceChunks = 16): Promise<void> {
     if (this.ready) return;
     const epoch = ++this.epoch;
     const stamp = this.readStamp();
     if (stamp[1] !== this.stamp[1]) this.reset();
-    const ids = this.stmts.chunkIds.all() as number[];
-    this.reserve(this.slotCount + (this.stmts.slotTotal.get() as number | null ?? 0));
-    for (let i = 0; i < ids.length; i += sliceChunks) {
-      await new Promise<void>((resolve) => setTimeout(resolve, 0).unref());
-      if (this.epoch !== epoch) return;
-      const lo = ids[i]!, hi = ids[Math.min(i + sliceChunks, ids.length) - 1]!;
-      this.db.transaction(() => this.syncRows(this.stmts.chunkRange.all(lo, hi) as ChunkRow[], -1)).deferred();
+    const loader = this.openLoader();
+    try {
+      const source = loader ?? this.db;
+      const reader = loader ? readerOf(loader) : this.stmts;
+      const ids = reader.chunkIds.all() as number[];
+      this.reserve(this.slotCount + (reader.slotTotal.get() as number | null ?? 0));
+      for (let i = 0; i < ids.length; i += sliceChunks) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 0).unref());
+        if (this.epoch !== epoch || !this.db.open) return;
+        const lo = ids[i]!, hi = ids[Math.min(i + sliceChunks, ids.length) - 1]!;
+        source.transaction(() => this.syncRows(reader.chunkRange.all(lo, hi) as ChunkRow[], -1, reader)).deferred();
+      }
+    } finally {
+      loader?.close();
     }
     if (this.epoch !== epoch) return;
     this.stamp = stamp;
     this.ready = true;
+  }
+
+  /** A read-only connection to the database file without memory-mapped I/O; undefined for an in-memory database or if it cannot be opened. */
+  private openLoader(): BetterSqlite3.Database | undefined {
+    if (this.db.memory || !this.db.name) return undefined;
+    try {
+      const Database = require('better-sqlite3') as typeof BetterSqlite3;
+      const loader = new Database(this.db.name, { readonly: true, fileMustExist: true });
+      loader.pragma('busy_timeout = 10000');
+      return loader;
+    } catch {
+      return undefined;
+    }
   }
 
   /** True once a full copy has been taken (searches still refresh it first). */
@@ -181,6 +257,7 @@ export class VectorIndex implements VectorSearch {
     let qNorm = 0;
     for (let i = 0; i < query.length; i++) qNorm += query[i]! * query[i]!;
     const invQ = qNorm > 0 ? 1 / Math.sqrt(qNorm) : 0;
+    if (this.precision === 'int8') return this.beginInt8(kernel, query, n, invQ);
     const layout = this.layout();
     const f32 = new Float32Array(kernel.memory.buffer);
     f32.fill(0, layout.query / 4, (layout.query + this.stride) / 4);
@@ -194,6 +271,89 @@ export class VectorIndex implements VectorSearch {
       else if (!helper.finish(kernel)) this.helper = undefined;
       return selectNearest(new Float32Array(kernel.memory.buffer), layout.scores / 4, this.invNorms, this.ids, count, n, invQ);
     };
+  }
+
+  private beginInt8(kernel: Kernel, query: Float32Array, n: number, invQ: number): () => VectorCandidate[] {
+    const layout = this.layout();
+    // The query as int16, scaled so that a sum of products always fits in an i32.
+    let maxAbs = 0;
+    for (let i = 0; i < query.length; i++) maxAbs = Math.max(maxAbs, Math.abs(query[i]!));
+    const levels = Math.min(32767, Math.floor(0x7fffffff / (this.dimensions * 127)));
+    const scale = maxAbs > 0 ? maxAbs / levels : 1;
+    const q16 = new Int16Array(kernel.memory.buffer, layout.query, this.queryBytes / 2);
+    q16.fill(0);
+    let queryError2 = 0;
+    for (let i = 0; i < query.length; i++) {
+      const q = Math.round(query[i]! / scale);
+      q16[i] = q;
+      const e = query[i]! - q * scale;
+      queryError2 += e * e;
+    }
+    const count = this.slotCount;
+    const helper = count >= SPLIT_MIN_SLOTS ? this.scanHelper(kernel) : undefined;
+    const split = helper?.ready === true;
+    if (split) helper.start(layout.query, layout.vectors, count, this.stride, layout.scores, 'dotI8');
+    return () => {
+      if (!split) kernel.dotI8(layout.query, layout.vectors, count, this.stride, layout.scores);
+      else if (!helper.finish(kernel)) this.helper = undefined;
+      const dots = new Int32Array(kernel.memory.buffer, layout.scores, count);
+      return this.rescore(dots, query, n, invQ, scale * invQ, Math.sqrt(queryError2) * invQ);
+    };
+  }
+
+  /**
+   * The exact n nearest from int8 dot products: the best candidates by approximate
+   * similarity (dots[i] x invNorms[i] x `approx`) are scored from vec0's floats, then
+   * any other vector whose bound reaches the n-th exact similarity. `queryError`:
+   * |f| / |x| (see the header).
+   */
+  private rescore(dots: Int32Array, query: Float32Array, n: number, invQ: number, approx: number, queryError: number): VectorCandidate[] {
+    const count = dots.length;
+    const want = n + Math.max(16, n >> 2);
+    const top = selectTop(dots, this.invNorms, count, want);
+    const scored: { slot: number; sim: number }[] = [];
+    const score = (slot: number) => {
+      const sim = this.exactSimilarity(this.ids[slot]!, query, invQ);
+      if (sim !== undefined) scored.push({ slot, sim });
+    };
+    for (const slot of top.slots) score(slot);
+    const order = (a: { slot: number; sim: number }, b: { slot: number; sim: number }) => b.sim - a.sim || a.slot - b.slot;
+    scored.sort(order);
+    let rescored = top.slots.length;
+    if (top.slots.length === want && scored.length >= n) {
+      // A vector left out could still beat the n-th exact similarity only if its bound reaches it.
+      const nth = scored[n - 1]!.sim;
+      const worstKept = top.worst * approx;
+      if (worstKept + this.maxError + queryError * this.maxRoundedNorm + BOUND_SLACK >= nth) {
+        const taken = new Set(top.slots);
+        for (let slot = 0; slot < count; slot++) {
+          const factor = this.invNorms[slot]!;
+          if (factor !== factor || taken.has(slot)) continue;
+          const bound = dots[slot]! * factor * approx + this.errors[slot]! + queryError * this.roundedNorms[slot]! + BOUND_SLACK;
+          if (bound < nth) continue;
+          score(slot);
+          rescored++;
+        }
+        scored.sort(order);
+      }
+    }
+    this.lastRescored = rescored;
+    return scored.slice(0, n).map(({ slot, sim }) => ({ id: this.ids[slot]!, distance: 1 - sim }));
+  }
+
+  /** The cosine similarity of chunk `id`'s float vector (from vec0) and `query`; undefined when vec0 has none. */
+  private exactSimilarity(id: number, query: Float32Array, invQ: number): number | undefined {
+    this.exactVector ??= this.db.prepare('SELECT embedding FROM vec_chunks WHERE rowid = ?').pluck();
+    const blob = this.exactVector.get(id) as Buffer | undefined;
+    if (!blob || blob.byteLength < this.dimensions * 4) return undefined;
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0, at = 0; i < this.dimensions; i++, at += 4) {
+      const x = blob.readFloatLE(at);
+      dot += x * query[i]!;
+      norm += x * x;
+    }
+    return norm > 0 ? (dot / Math.sqrt(norm)) * invQ : 0;
   }
 
   /** The helper thread, started on first need (2+ cores, not disabled by `threads: 1`). */
@@ -221,7 +381,7 @@ export class VectorIndex implements VectorSearch {
   /** Byte offsets in kernel memory: [query | vectors (capacity) | scores]; growing never moves vectors. */
   private layout() {
     const query = 0;
-    const vectors = this.stride;
+    const vectors = this.queryBytes;
     const scores = vectors + this.slotCapacity * this.stride;
     return { query, scores, vectors };
   }
@@ -231,6 +391,8 @@ export class VectorIndex implements VectorSearch {
     this.slotCount = 0;
     this.ids.fill(0);
     this.invNorms.fill(Number.NaN);
+    this.maxError = 0;
+    this.maxRoundedNorm = 0;
   }
 
   private sync(): void {
@@ -246,7 +408,7 @@ export class VectorIndex implements VectorSearch {
   }
 
   /** Brings the given vec0 chunks up to date; `latest` is the chunk new vectors go to (-1: read every rowid blob). */
-  private syncRows(rows: ChunkRow[], latest: number): void {
+  private syncRows(rows: ChunkRow[], latest: number, reader: Reader = this.stmts): void {
     let newSlots = 0;
     for (const row of rows) if (this.chunks.get(row.chunk_id)?.size !== row.size) newSlots += row.size;
     this.reserve(this.slotCount + newSlots);
@@ -261,7 +423,7 @@ export class VectorIndex implements VectorSearch {
       // So the rowids blob (8 KB per chunk) is read only where something may have moved.
       const validityChanged = !chunk.validity?.equals(row.validity);
       if (!validityChanged && row.chunk_id !== latest) continue;
-      const rowidBlob = this.stmts.chunkRowids.get(row.chunk_id) as Buffer;
+      const rowidBlob = reader.chunkRowids.get(row.chunk_id) as Buffer;
       if (!validityChanged && chunk.rowidBytes?.equals(rowidBlob)) continue;
       chunk.validity = Buffer.from(row.validity);
       chunk.rowidBytes = Buffer.alloc(rowidBlob.byteLength); // unpooled: 8-byte aligned
@@ -277,19 +439,21 @@ export class VectorIndex implements VectorSearch {
           if (valid) added = true;
         }
       }
-      if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed, added);
+      if (changed.length > 0) this.loadSlots(row, chunk, rowids, changed, added, reader);
     }
   }
 
-  private loadSlots(row: ChunkRow, chunk: ChunkSlots, rowids: BigInt64Array, changed: number[], added: boolean): void {
+  private loadSlots(row: ChunkRow, chunk: ChunkSlots, rowids: BigInt64Array, changed: number[], added: boolean, reader: Reader): void {
     const kernel = this.kernel!;
     // only deletions: no need to read the chunk's vectors
-    const blob = added ? (this.stmts.vectorBlob.get(row.chunk_id) as Buffer | undefined) : undefined;
+    const blob = added ? (reader.vectorBlob.get(row.chunk_id) as Buffer | undefined) : undefined;
     const vectorBytes = this.dimensions * 4;
     const u8 = new Uint8Array(kernel.memory.buffer);
     const f32 = new Float32Array(kernel.memory.buffer);
     const { vectors, scores } = this.layout();
-    const wholeChunk = blob !== undefined && this.stride === vectorBytes && changed.length === row.size && blob.byteLength >= row.size * vectorBytes;
+    const int8 = this.precision === 'int8';
+    const floats = int8 && blob ? floatsOf(blob) : undefined;
+    const wholeChunk = !int8 && blob !== undefined && this.stride === vectorBytes && changed.length === row.size && blob.byteLength >= row.size * vectorBytes;
     if (wholeChunk) u8.set(blob.subarray(0, row.size * vectorBytes), vectors + chunk.base * this.stride);
     for (const slot of changed) {
       const global = chunk.base + slot;
@@ -300,6 +464,13 @@ export class VectorIndex implements VectorSearch {
         continue;
       }
       const at = vectors + global * this.stride;
+      if (floats) {
+        this.quantize(kernel, global, at, floats, slot * this.dimensions);
+        const id = Number(rowids[slot]);
+        chunk.rowids[slot] = id;
+        this.ids[global] = id;
+        continue;
+      }
       if (!wholeChunk) {
         u8.set(blob.subarray(slot * vectorBytes, (slot + 1) * vectorBytes), at);
         if (this.stride > vectorBytes) u8.fill(0, at + vectorBytes, at + this.stride);
@@ -311,6 +482,45 @@ export class VectorIndex implements VectorSearch {
       this.ids[global] = id;
       this.invNorms[global] = norm2 > 0 ? 1 / Math.sqrt(norm2) : 0;
     }
+  }
+
+  /** Stores the float vector at `floats[from..]` as int8 at byte `at`, with its scale and error bound. */
+  private quantize(kernel: Kernel, global: number, at: number, floats: Float32Array, from: number): void {
+    const d = this.dimensions;
+    let maxAbs = 0;
+    let norm2 = 0;
+    for (let i = from; i < from + d; i++) {
+      const x = floats[i]!;
+      norm2 += x * x;
+      if (Math.abs(x) > maxAbs) maxAbs = Math.abs(x);
+    }
+    const i8 = new Int8Array(kernel.memory.buffer, at, this.stride);
+    i8.fill(0);
+    if (!(norm2 > 0) || !(maxAbs > 0)) {
+      // A zero vector: similarity 0 to anything, as the float32 copy scores it.
+      this.invNorms[global] = 0;
+      this.errors[global] = 0;
+      this.roundedNorms[global] = 0;
+      return;
+    }
+    const scale = maxAbs / 127;
+    let error2 = 0;
+    let rounded2 = 0;
+    for (let i = 0; i < d; i++) {
+      const x = floats[from + i]!;
+      const q = Math.max(-127, Math.min(127, Math.round(x / scale)));
+      i8[i] = q;
+      const r = q * scale;
+      rounded2 += r * r;
+      error2 += (x - r) * (x - r);
+    }
+    const invNorm = 1 / Math.sqrt(norm2);
+    this.invNorms[global] = scale * invNorm;
+    // Rounded up a little: float32 storage must not make the bound smaller than the error.
+    this.errors[global] = Math.sqrt(error2) * invNorm * (1 + 1e-6);
+    this.roundedNorms[global] = Math.sqrt(rounded2) * invNorm * (1 + 1e-6);
+    this.maxError = Math.max(this.maxError, this.errors[global]!);
+    this.maxRoundedNorm = Math.max(this.maxRoundedNorm, this.roundedNorms[global]!);
   }
 
   private clearSlot(global: number): void {
@@ -336,6 +546,14 @@ export class VectorIndex implements VectorSearch {
     const invNorms = new Float32Array(capacity).fill(Number.NaN);
     invNorms.set(this.invNorms.subarray(0, this.slotCount));
     this.invNorms = invNorms;
+    if (this.precision === 'int8') {
+      const errors = new Float32Array(capacity);
+      errors.set(this.errors.subarray(0, this.slotCount));
+      this.errors = errors;
+      const roundedNorms = new Float32Array(capacity);
+      roundedNorms.set(this.roundedNorms.subarray(0, this.slotCount));
+      this.roundedNorms = roundedNorms;
+    }
   }
 
   /** Takes `size` slots at the end. */
@@ -346,6 +564,40 @@ export class VectorIndex implements VectorSearch {
     for (let i = base; i < this.slotCount; i++) this.clearSlot(i);
     return base;
   }
+}
+
+/** `blob`'s float32 values (copied when the blob is not 4-byte aligned). */
+function floatsOf(blob: Buffer): Float32Array {
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2);
+  const copy = new Float32Array(blob.byteLength >> 2);
+  new Uint8Array(copy.buffer).set(blob.subarray(0, copy.length * 4));
+  return copy;
+}
+
+/**
+ * The `n` slots with the highest dots[i] x factors[i] (NaN: empty), best first, and
+ * the lowest of those values (the n-th best, when there are n).
+ */
+function selectTop(dots: Int32Array, factors: Float32Array, count: number, n: number): { slots: number[]; worst: number } {
+  const topValue = new Float64Array(n);
+  const topSlot = new Int32Array(n);
+  let filled = 0;
+  let worst = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const value = dots[i]! * factors[i]!;
+    if (!(value > worst) && filled === n) continue;
+    if (value !== value) continue;
+    let j = filled < n ? filled++ : n - 1;
+    while (j > 0 && topValue[j - 1]! < value) {
+      topValue[j] = topValue[j - 1]!;
+      topSlot[j] = topSlot[j - 1]!;
+      j--;
+    }
+    topValue[j] = value;
+    topSlot[j] = i;
+    if (filled === n) worst = topValue[n - 1]!;
+  }
+  return { slots: Array.from(topSlot.subarray(0, filled)), worst: filled > 0 ? topValue[filled - 1]! : -Infinity };
 }
 
 /**

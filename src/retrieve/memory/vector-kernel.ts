@@ -9,6 +9,9 @@
 //     strideBytes must be a multiple of 64 (vectors are zero-padded to 16 floats).
 //   hamming(query, base, count, strideBytes, out)  out[i] = popcount(query ^ bits i)  (i32)
 //     strideBytes must be a multiple of 16.
+//   dotI8(query, base, count, strideBytes, out)  out[i] = <query, vector i>   (i32)
+//     vectors of int8, the query of int16 (2 x strideBytes bytes); strideBytes must be
+//     a multiple of 64. The sum must fit in an i32 (the caller scales the query so).
 
 // tsconfig's lib (ES2023, no DOM) and @types/node 20 do not declare WebAssembly:
 // the little used here is declared locally.
@@ -113,6 +116,44 @@ function dotBody(): number[] {
   return [...uleb(body.length), ...body];
 }
 
+function dotI8Body(): number[] {
+  // locals: 5 k(i32), 6 end(i32), 7 qk(i32), 8..11 acc(v128 of i32x4), 12 v(v128)
+  const K = 5, END = 6, QK = 7, A = [8, 9, 10, 11], V = 12;
+  const code: number[] = [];
+  const push = (...b: number[]) => code.push(...b);
+  push(op.get, OUT, op.get, COUNT, op.i32Const, 4, op.i32Mul, op.i32Add, op.set, END);
+  push(op.block, 0x40, op.loop, 0x40);
+  push(op.get, OUT, op.get, END, op.i32GeU, op.brIf, 1);
+  for (const a of A) push(...v128Zero(), op.set, a);
+  push(op.i32Const, 0, op.set, K, op.get, Q, op.set, QK);
+  push(op.loop, 0x40);
+  for (let j = 0; j < 4; j++) {
+    // v = 16 int8 of the vector; acc_j += dot(i16(v low), q) + dot(i16(v high), q + 16)
+    push(op.get, A[j]!);
+    push(op.get, BASE, op.get, K, op.i32Add, ...v128Load(16 * j), op.tee, V);
+    push(...simd(0x87)); // i16x8.extend_low_i8x16_s
+    push(op.get, QK, ...v128Load(32 * j));
+    push(...simd(0xba), ...simd(0xae)); // i32x4.dot_i16x8_s, i32x4.add
+    push(op.get, V, ...simd(0x88)); // i16x8.extend_high_i8x16_s
+    push(op.get, QK, ...v128Load(32 * j + 16));
+    push(...simd(0xba), ...simd(0xae), op.set, A[j]!);
+  }
+  push(op.get, QK, op.i32Const, ...sleb(128), op.i32Add, op.set, QK);
+  push(op.get, K, op.i32Const, ...sleb(64), op.i32Add, op.tee, K, op.get, STRIDE, op.i32LtU, op.brIf, 0);
+  push(op.end);
+  push(op.get, A[0]!, op.get, A[1]!, ...simd(0xae), op.get, A[2]!, op.get, A[3]!, ...simd(0xae), ...simd(0xae), op.set, A[0]!);
+  push(op.get, OUT);
+  push(op.get, A[0]!, ...simd(0x1b, 0), op.get, A[0]!, ...simd(0x1b, 1), op.i32Add);
+  push(op.get, A[0]!, ...simd(0x1b, 2), op.get, A[0]!, ...simd(0x1b, 3), op.i32Add, op.i32Add);
+  push(op.i32Store, 2, 0);
+  push(op.get, OUT, op.i32Const, 4, op.i32Add, op.set, OUT);
+  push(op.get, BASE, op.get, STRIDE, op.i32Add, op.set, BASE);
+  push(op.br, 0, op.end, op.end, op.end);
+  const locals = vec([[...uleb(3), 0x7f], [...uleb(5), 0x7b]]);
+  const body = [...locals, ...code];
+  return [...uleb(body.length), ...body];
+}
+
 function hammingBody(): number[] {
   // locals: 5 k(i32), 6 end(i32), 7 acc(v128 of i16x8)
   const K = 5, END = 6, ACC = 7;
@@ -155,9 +196,9 @@ export function kernelModule(): WasmModule {
     ...section(1, vec([[0x60, ...vec([[i32], [i32], [i32], [i32], [i32]]), 0x00]])),
     // import env.memory: shared, min 1 page, max 65536 pages (4 GiB)
     ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(65536)]])),
-    ...section(3, vec([[0x00], [0x00]])),
-    ...section(7, vec([[...name('dot'), 0x00, 0x00], [...name('hamming'), 0x00, 0x01]])),
-    ...section(10, vec([dotBody(), hammingBody()])),
+    ...section(3, vec([[0x00], [0x00], [0x00]])),
+    ...section(7, vec([[...name('dot'), 0x00, 0x00], [...name('hamming'), 0x00, 0x01], [...name('dotI8'), 0x00, 0x02]])),
+    ...section(10, vec([dotBody(), hammingBody(), dotI8Body()])),
   ];
   compiled = new WebAssembly.Module(new Uint8Array(bytes));
   return compiled;
@@ -167,6 +208,7 @@ export interface Kernel {
   memory: WasmMemory;
   dot(query: number, base: number, count: number, strideBytes: number, out: number): void;
   hamming(query: number, base: number, count: number, strideBytes: number, out: number): void;
+  dotI8(query: number, base: number, count: number, strideBytes: number, out: number): void;
 }
 
 /** Shared memory of at least `bytes` (WebAssembly pages are 64 KiB). */
@@ -179,5 +221,5 @@ export function createKernelMemory(bytes: number): WasmMemory {
 export function instantiateKernel(memory: WasmMemory): Kernel {
   const instance = new WebAssembly.Instance(kernelModule(), { env: { memory } });
   const exports = instance.exports as unknown as Omit<Kernel, 'memory'>;
-  return { memory, dot: exports.dot, hamming: exports.hamming };
+  return { memory, dot: exports.dot, hamming: exports.hamming, dotI8: exports.dotI8 };
 }

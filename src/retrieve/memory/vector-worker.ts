@@ -15,13 +15,16 @@ import { Worker } from 'node:worker_threads';
 import { kernelModule, type Kernel, type WasmMemory } from './vector-kernel.js';
 
 // Control block (Int32Array over a SharedArrayBuffer).
-const READY = 0, SEQ = 1, NEXT = 2, COMPLETED = 3, BLOCKS = 4, BLOCK = 5, QUERY = 6, BASE = 7, COUNT = 8, STRIDE = 9, OUT = 10;
+const READY = 0, SEQ = 1, NEXT = 2, COMPLETED = 3, BLOCKS = 4, BLOCK = 5, QUERY = 6, BASE = 7, COUNT = 8, STRIDE = 9, OUT = 10, KIND = 11;
+
+/** Which kernel a scan runs: float32 vectors (dot) or int8 vectors with an int16 query (dotI8). */
+export type ScanKind = 'dot' | 'dotI8';
 
 const SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { module, memory, control } = workerData;
 const ctrl = new Int32Array(control);
-const { dot } = new WebAssembly.Instance(module, { env: { memory } }).exports;
+const { dot, dotI8 } = new WebAssembly.Instance(module, { env: { memory } }).exports;
 Atomics.store(ctrl, ${READY}, 1);
 let seen = Atomics.load(ctrl, ${SEQ});
 for (;;) {
@@ -34,7 +37,7 @@ for (;;) {
     if (b >= blocks) break;
     const block = ctrl[${BLOCK}], count = ctrl[${COUNT}], stride = ctrl[${STRIDE}];
     const first = b * block;
-    dot(ctrl[${QUERY}], ctrl[${BASE}] + first * stride, Math.min(block, count - first), stride, ctrl[${OUT}] + first * 4);
+    (ctrl[${KIND}] === 1 ? dotI8 : dot)(ctrl[${QUERY}], ctrl[${BASE}] + first * stride, Math.min(block, count - first), stride, ctrl[${OUT}] + first * 4);
     if (Atomics.add(ctrl, ${COMPLETED}, 1) + 1 === blocks) Atomics.notify(ctrl, ${COMPLETED});
   }
 }
@@ -72,8 +75,8 @@ export class ScanHelper {
    * Returns false (having done the whole scan itself) if the helper stopped responding;
    * the helper is then retired.
    */
-  dot(kernel: Kernel, query: number, base: number, count: number, stride: number, out: number): boolean {
-    this.start(query, base, count, stride, out);
+  dot(kernel: Kernel, query: number, base: number, count: number, stride: number, out: number, kind: ScanKind = 'dot'): boolean {
+    this.start(query, base, count, stride, out, kind);
     return this.finish(kernel);
   }
 
@@ -82,8 +85,9 @@ export class ScanHelper {
    * while the caller does other work (the keyword search), and finish() joins in.
    * Until finish() returns, the query and output memory belong to the scan.
    */
-  start(query: number, base: number, count: number, stride: number, out: number): void {
+  start(query: number, base: number, count: number, stride: number, out: number, kind: ScanKind = 'dot'): void {
     const c = this.ctrl;
+    c[KIND] = kind === 'dotI8' ? 1 : 0;
     c[BLOCK] = BLOCK_VECTORS;
     c[BLOCKS] = Math.ceil(count / BLOCK_VECTORS);
     c[QUERY] = query;
@@ -102,11 +106,12 @@ export class ScanHelper {
   finish(kernel: Kernel): boolean {
     const c = this.ctrl;
     const blocks = c[BLOCKS]!, query = c[QUERY]!, base = c[BASE]!, count = c[COUNT]!, stride = c[STRIDE]!, out = c[OUT]!;
+    const scan = c[KIND] === 1 ? kernel.dotI8 : kernel.dot;
     for (;;) {
       const b = Atomics.add(c, NEXT, 1);
       if (b >= blocks) break;
       const first = b * BLOCK_VECTORS;
-      kernel.dot(query, base + first * stride, Math.min(BLOCK_VECTORS, count - first), stride, out + first * 4);
+      scan(query, base + first * stride, Math.min(BLOCK_VECTORS, count - first), stride, out + first * 4);
       Atomics.add(c, COMPLETED, 1);
     }
     const deadline = performance.now() + HELPER_TIMEOUT_MS;
@@ -116,7 +121,7 @@ export class ScanHelper {
       const left = deadline - performance.now();
       if (left <= 0 || this.broken) {
         this.close();
-        kernel.dot(query, base, count, stride, out);
+        scan(query, base, count, stride, out);
         return false;
       }
       Atomics.wait(c, COMPLETED, completed, left);
