@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { describePrefixes, modelPrefixes, PREFIX_RULES, prefixRuleFor, resolvePrefixes } from '../src/providers/embedding-prefixes.js';
 import { OfflineEmbedder } from '../src/providers/offline-embedder.js';
+import type { Embedder } from '../src/providers/types.js';
 
 const REPRESENT = 'Represent this sentence for searching relevant passages: ';
 
@@ -64,7 +65,8 @@ describe('embedding prefixes by model name', () => {
 
 describe('the offline embedder', () => {
   it('takes no prefixes: a text is the same vector as a query and as a document', async () => {
-    const embedder = new OfflineEmbedder();
+    // Through the interface every caller uses, which passes a purpose.
+    const embedder: Embedder = new OfflineEmbedder();
     expect(embedder.prefixes).toBeUndefined();
     const texts = ['How do I rotate an API key?', 'Webhooks carry a signature header.'];
     const [asQueries, asDocuments] = await Promise.all([embedder.embed(texts, undefined, 'query'), embedder.embed(texts, undefined, 'document')]);

@@ -5,7 +5,7 @@ import type { RetrievedChunk } from '../src/retrieve/search.js';
 
 function chunk(id: number, text: string, extra: Partial<RetrievedChunk> = {}): RetrievedChunk {
   return {
-    chunkId: id, documentPath: `docs/${id}.md`, title: null, heading: '', text, startLine: 1, endLine: 9,
+    chunkId: id, root: '/docs', documentPath: `docs/${id}.md`, title: null, heading: '', text, startLine: 1, endLine: 9,
     locator: 'line', textHash: `h${id}`, rank: id, score: 1 / id, ...extra,
   };
 }
