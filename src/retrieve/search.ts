@@ -100,6 +100,8 @@ export class Retriever {
   private readonly chunkStatement: Statement<unknown[]>;
   private readonly titleStatement: Statement<unknown[]>;
   private readonly documentNames: DocumentNaming;
+  /** The vector length the index records, as last read (undefined: not read yet, or no index). */
+  private indexDimensions: number | undefined;
 
   /** `paths`: which path each side searches by (the `search.*` settings); default auto. */
   constructor(
@@ -149,7 +151,12 @@ export class Retriever {
    * drop results.
    */
   searchWithVector(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
-    assertVectorLength(getFingerprint(this.db), vector.length);
+    // The recorded length is read again only when the vector's differs (a read costs ~0.1 ms).
+    if (vector.length !== this.indexDimensions) {
+      const fingerprint = getFingerprint(this.db);
+      assertVectorLength(fingerprint, vector.length);
+      this.indexDimensions = fingerprint?.dimensions;
+    }
     return this.db.inTransaction
       ? this.read(query, vector, settings, secondaryVector)
       : this.db.transaction(() => this.read(query, vector, settings, secondaryVector))();
