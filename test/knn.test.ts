@@ -202,6 +202,11 @@ describe('vectorCandidates', () => {
     }
     expect(extra).toBeGreaterThan(0); // the error bound brought in vectors beyond the first candidates
     expect(int8.memoryBytes).toBeLessThan(float32.memoryBytes / 2);
+    // The float vectors it rescores from are in a file of its own that is already gone from the folder.
+    expect((int8 as unknown as { spill?: object }).spill).toBeDefined();
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    int8.close();
+    float32.close();
   });
 
   it('gives the same answers with the scan split across a helper thread', async () => {

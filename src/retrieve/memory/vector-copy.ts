@@ -14,11 +14,10 @@
 // one loads the copy synchronously, unless a caller started a background load (a
 // chat or `ragline mcp` answers from vec0 until it is done). `warmInBackground`
 // starts the load earlier (e.g. when the REPL starts); `warm` loads synchronously.
-// The copy holds vec0's float32 vectors. When they would take more than a quarter
-// of the machine's memory, it holds them as int8 (a quarter of the size) and still
-// answers exactly (vector-index.ts: the best candidates are scored again from vec0's
-// floats, which costs a few milliseconds per search and keeps the pages it reads
-// mapped); vectors that would not fit even so stay in vec0.
+// The copy holds the vectors as int8 (a quarter of float32's size) and still answers
+// exactly (vector-index.ts: the best candidates are scored again from the float
+// vectors). Vectors that would take more than a quarter of the machine's memory even
+// so stay in vec0.
 // The `search.vector` setting (RAGLINE_VECTOR_SEARCH) = vec0 | memory forces one
 // path (benchmarks, diagnosis); `search.vectorThreads` = 1 keeps scans on one thread.
 
@@ -37,7 +36,7 @@ interface State {
   declaration: Vec0Declaration;
   /** The vec0 data fits the memory budget for an in-memory copy (computed once). */
   memoryFits?: boolean;
-  /** How the copy holds the vectors: float32 when they fit the budget, else int8. */
+  /** How the copy holds the vectors. */
   precision?: VectorPrecision;
   index?: VectorIndex;
   /** A background load, once started. */
@@ -147,9 +146,8 @@ export class VectorCopy {
         this.db.prepare('SELECT rowid, vectors FROM vec_chunks_vector_chunks00 LIMIT 0').all();
         const budget = os.totalmem() * MAX_MEMORY_SHARE;
         const dimensions = state.declaration.dimensions;
-        // Per slot: the vector (float32, or int8 rounded up to 64 bytes), an id, its factors and a score.
-        if (slots * (Math.ceil(dimensions / 16) * 64 + 16) <= budget) state.precision = 'float32';
-        else if (slots * (Math.ceil(dimensions / 64) * 64 + 24) <= budget) state.precision = 'int8';
+        // Per slot: the int8 vector rounded up to 64 bytes, an id, its factors and a score.
+        if (slots * (Math.ceil(dimensions / 64) * 64 + 24) <= budget) state.precision = 'int8';
         state.memoryFits = state.precision !== undefined;
       } catch {
         state.memoryFits = false;
@@ -159,7 +157,7 @@ export class VectorCopy {
   }
 
   private newIndex(state: State, paths: VectorPaths): VectorIndex {
-    return new VectorIndex(this.db, state.declaration.dimensions, { threads: paths.vectorThreads, precision: state.precision ?? 'float32' });
+    return new VectorIndex(this.db, state.declaration.dimensions, { threads: paths.vectorThreads, precision: state.precision ?? 'int8' });
   }
 
   private scheduleWarm(state: State, paths: VectorPaths): void {

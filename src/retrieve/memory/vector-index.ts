@@ -22,15 +22,17 @@
 // with v = s q + e (e its rounding error) and the query x = t p + f,
 //   <x, v> - s t <p, q> = <x, e> + s <f, q>,  so  |error| <= |x| |e| + |f| |s q|,
 // both norms known when the vector is loaded (Cauchy-Schwarz). So the n nearest,
-// and their distances, are the float32 copy's. Precision float32 (the default) keeps
-// vec0's floats and scans them as they are. Measured at 100k chunks (bench/results/
-// million.md): int8 holds a quarter of the memory with the same answers, but scoring
-// ~140 candidates again through vec0 costs 3-7 ms a search and maps vec0's pages
-// into the process as it walks their blobs, so it is used only where float32 would
-// not fit (vector-copy.ts).
+// and their distances, are the float32 copy's. The float vectors of a database file
+// are kept for that in a file of this process beside it (written as the copy loads,
+// removed from the folder at once), one positioned read per candidate: ~140 reads of
+// vec0 instead cost 3-7 ms a search, walking its 1.5 MB blobs through the map and
+// leaving their pages in the process (bench/results/million.md). Precision float32
+// (the constructor's default; vector-copy.ts asks for int8) keeps vec0's floats in
+// memory and scans them as they are.
 
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Db } from '../../store/db.js';
 import { createKernelMemory, instantiateKernel, type Kernel } from './vector-kernel.js';
@@ -101,6 +103,14 @@ export class VectorIndex implements VectorSearch {
   private maxRoundedNorm = 0;
   /** int8: the float vector of one chunk, for scoring candidates again. */
   private exactVector: Statement<unknown[]> | undefined;
+  /**
+   * int8, a database file: the float vectors by slot, in a file of this process beside
+   * the database (removed as soon as it is open), read back one candidate at a time with
+   * positioned reads; undefined: candidates are read from vec0.
+   */
+  private spill: { fd: number; file?: string } | undefined;
+  private spillTried = false;
+  private readonly exactFloats: Float32Array;
   /** int8: vectors scored again from vec0 by the last search (benchmarks). */
   lastRescored = 0;
   private kernel: Kernel | undefined;
@@ -136,6 +146,7 @@ export class VectorIndex implements VectorSearch {
     this.precision = options.precision ?? 'float32';
     this.stride = Math.ceil((dimensions * (this.precision === 'int8' ? 1 : 4)) / QUERY_BYTES_ALIGN) * QUERY_BYTES_ALIGN;
     this.queryBytes = this.precision === 'int8' ? this.stride * 2 : this.stride;
+    this.exactFloats = new Float32Array(this.precision === 'int8' ? dimensions : 0);
     this.stmts = {
       ...readerOf(db),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
@@ -313,7 +324,7 @@ export class VectorIndex implements VectorSearch {
     const top = selectTop(dots, this.invNorms, count, want);
     const scored: { slot: number; sim: number }[] = [];
     const score = (slot: number) => {
-      const sim = this.exactSimilarity(this.ids[slot]!, query, invQ);
+      const sim = this.exactSimilarity(slot, query, invQ);
       if (sim !== undefined) scored.push({ slot, sim });
     };
     for (const slot of top.slots) score(slot);
@@ -341,19 +352,78 @@ export class VectorIndex implements VectorSearch {
     return scored.slice(0, n).map(({ slot, sim }) => ({ id: this.ids[slot]!, distance: 1 - sim }));
   }
 
-  /** The cosine similarity of chunk `id`'s float vector (from vec0) and `query`; undefined when vec0 has none. */
-  private exactSimilarity(id: number, query: Float32Array, invQ: number): number | undefined {
-    this.exactVector ??= this.db.prepare('SELECT embedding FROM vec_chunks WHERE rowid = ?').pluck();
-    const blob = this.exactVector.get(id) as Buffer | undefined;
-    if (!blob || blob.byteLength < this.dimensions * 4) return undefined;
+  /** The cosine similarity of `slot`'s float vector and `query`; undefined when there is none. */
+  private exactSimilarity(slot: number, query: Float32Array, invQ: number): number | undefined {
+    const v = this.floatsAt(slot);
+    if (!v) return undefined;
     let dot = 0;
     let norm = 0;
-    for (let i = 0, at = 0; i < this.dimensions; i++, at += 4) {
-      const x = blob.readFloatLE(at);
+    for (let i = 0; i < this.dimensions; i++) {
+      const x = v[i]!;
       dot += x * query[i]!;
       norm += x * x;
     }
     return norm > 0 ? (dot / Math.sqrt(norm)) * invQ : 0;
+  }
+
+  /** `slot`'s float vector: from the spill file, else from vec0 (walking its blob costs tens of microseconds). */
+  private floatsAt(slot: number): Float32Array | undefined {
+    const bytes = this.dimensions * 4;
+    if (this.spill) {
+      try {
+        if (fs.readSync(this.spill.fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, slot * bytes) === bytes) return this.exactFloats;
+      } catch {
+        this.closeSpill();
+      }
+    }
+    this.exactVector ??= this.db.prepare('SELECT embedding FROM vec_chunks WHERE rowid = ?').pluck();
+    const blob = this.exactVector.get(this.ids[slot]!) as Buffer | undefined;
+    if (!blob || blob.byteLength < bytes) return undefined;
+    new Uint8Array(this.exactFloats.buffer).set(blob.subarray(0, bytes));
+    return this.exactFloats;
+  }
+
+  /** Writes `count` float vectors from `blob` (at byte `from`) to the spill file at `slot`; on failure candidates are read from vec0. */
+  private spillWrite(blob: Buffer, from: number, slot: number, count: number): void {
+    if (!this.spillTried) {
+      this.spillTried = true;
+      this.spill = this.openSpill();
+    }
+    if (!this.spill) return;
+    const bytes = this.dimensions * 4;
+    try {
+      fs.writeSync(this.spill.fd, blob, from, count * bytes, slot * bytes);
+    } catch {
+      this.closeSpill();
+    }
+  }
+
+  private openSpill(): { fd: number; file?: string } | undefined {
+    if (this.db.memory || !this.db.name) return undefined;
+    const file = `${this.db.name}.vectors-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
+    try {
+      const fd = fs.openSync(file, 'wx+', 0o600);
+      try {
+        fs.unlinkSync(file); // gone from the folder at once; the space is freed when it is closed
+        return { fd };
+      } catch {
+        return { fd, file }; // removed at close (a system that cannot remove an open file)
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  private closeSpill(): void {
+    const spill = this.spill;
+    this.spill = undefined;
+    if (!spill) return;
+    try {
+      fs.closeSync(spill.fd);
+      if (spill.file) fs.rmSync(spill.file, { force: true });
+    } catch {
+      // nothing left to do
+    }
   }
 
   /** The helper thread, started on first need (2+ cores, not disabled by `threads: 1`). */
@@ -373,6 +443,7 @@ export class VectorIndex implements VectorSearch {
 
   /** Stops the helper thread (it never keeps the process alive, but tests tidy up). */
   close(): void {
+    this.closeSpill();
     helpers.unregister(this);
     this.helper?.close();
     this.helper = undefined;
@@ -454,6 +525,8 @@ export class VectorIndex implements VectorSearch {
     const int8 = this.precision === 'int8';
     const floats = int8 && blob ? floatsOf(blob) : undefined;
     const wholeChunk = !int8 && blob !== undefined && this.stride === vectorBytes && changed.length === row.size && blob.byteLength >= row.size * vectorBytes;
+    const spillWhole = int8 && blob !== undefined && changed.length === row.size && blob.byteLength >= row.size * vectorBytes;
+    if (spillWhole) this.spillWrite(blob, 0, chunk.base, row.size);
     if (wholeChunk) u8.set(blob.subarray(0, row.size * vectorBytes), vectors + chunk.base * this.stride);
     for (const slot of changed) {
       const global = chunk.base + slot;
@@ -466,6 +539,7 @@ export class VectorIndex implements VectorSearch {
       const at = vectors + global * this.stride;
       if (floats) {
         this.quantize(kernel, global, at, floats, slot * this.dimensions);
+        if (!spillWhole) this.spillWrite(blob, slot * vectorBytes, global, 1);
         const id = Number(rowids[slot]);
         chunk.rowids[slot] = id;
         this.ids[global] = id;
