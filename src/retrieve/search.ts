@@ -135,14 +135,8 @@ export class Retriever {
 
   /** Embeds `query` (and the secondary query, if any) and retrieves. */
   async search(query: string, settings: RetrievalSettings, signal?: AbortSignal): Promise<RetrievedChunk[]> {
-    const secondary = settings.secondary && settings.secondary.query !== query ? settings.secondary : undefined;
-    const added = settings.expansion ? addedWords(query, settings.expansion.core) : [];
-    const expansion = settings.expansion && added.length > 0 ? settings.expansion : undefined;
-    const texts = expansion ? [expansion.core, added.join(' ')] : [query];
-    if (secondary) texts.push(secondary.query);
-    const vectors = await this.embedder.embed(texts, signal, 'query');
-    const vector = expansion ? weightedSum(vectors[0]!, vectors[1]!, expansion.weight) : vectors[0]!;
-    return this.searchWithVector(query, vector, { ...settings, secondary, expansion }, secondary ? vectors.at(-1) : undefined);
+    const embedded = await embedQuery(this.embedder, query, settings, signal);
+    return this.searchWithVector(query, embedded.vector, embedded.settings, embedded.secondaryVector);
   }
 
   /**
@@ -163,10 +157,8 @@ export class Retriever {
   }
 
   private read(query: string, vector: Float32Array, settings: RetrievalSettings, secondaryVector?: Float32Array): RetrievedChunk[] {
-    const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
-    const secondary = settings.secondary && secondaryVector ? settings.secondary : undefined;
-    const plans = [this.keywordPlan(query, candidates, settings, settings.expansion)];
-    if (secondary) plans.push(this.keywordPlan(secondary.query, candidates, settings));
+    const plan = searchPlans(query, settings, secondaryVector);
+    const { candidates, secondary, plans } = plan;
 
     // Each query's vector scan runs on the helper thread while its keyword queries run
     // here (memory/vector-index.ts); a scan is always joined, even if the keyword side
@@ -175,51 +167,23 @@ export class Retriever {
     const keywordResults = new Map<string, RankedHit<number>[]>();
     const vectorLists: VectorCandidate[][] = [];
     const keywords = this.accelerators.keywordSearch(this.paths, this.fts5);
-    plans.forEach((plan, i) => {
+    plans.forEach((keywordPlan, i) => {
       const finishVectors = this.beginVectors(vectors[i]!, candidates);
       try {
-        runKeywordJobs(plan.jobs, keywordResults, keywords);
+        runKeywordJobs(keywordPlan.jobs, keywordResults, keywords);
       } finally {
         vectorLists.push(finishVectors());
       }
     });
-
-    let fused = this.fusedFor(plans[0]!.hits(keywordResults), vectorLists[0]!, candidates, settings, settings.expansion?.core ?? query);
-    if (secondary) {
-      const second = this.fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query);
-      fused = combine(fused, second, secondary.weight);
-    }
-    // Rows are read a window at a time (k, or every candidate with a per-document limit),
-    // and read on while copies of a section left out below keep the results short of k.
-    const window = settings.maxPerDocument ? candidates : settings.k;
-    const perDocument = new Map<string, number>();
-    const copies = new Copies();
-    const results: RetrievedChunk[] = [];
-    for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
-      const top = fused.slice(start, start + window);
-      const found = this.chunkStatement.all(JSON.stringify(top.map((hit) => hit.id))) as ChunkSource[];
-      // Each document by the name it is shown by (its folder's name before a path another folder holds too).
-      const names = this.documentNames.namesOf(found.map((row) => ({ root: row.root, path: row.documentPath })));
-      const rows = new Map(found.map((row, i) => [row.chunkId, { ...row, documentPath: names[i]! }]));
-      for (const hit of top) {
-        const row = rows.get(hit.id);
-        if (!row) continue; // removed by a concurrent ingest between the two reads
-        if (settings.maxPerDocument && (perDocument.get(row.documentPath) ?? 0) >= settings.maxPerDocument) continue;
-        if (copies.copyOrKeep(row)) continue;
-        if (settings.maxPerDocument) perDocument.set(row.documentPath, (perDocument.get(row.documentPath) ?? 0) + 1);
-        results.push({
-          ...row,
-          rank: results.length + 1,
-          score: hit.score,
-          vectorRank: hit.vector?.rank,
-          vectorDistance: hit.vector?.distance,
-          keywordRank: hit.keyword?.rank,
-          bm25: hit.keyword?.bm25,
-        });
-        if (results.length >= settings.k) break;
-      }
-    }
-    return results;
+    return rankResults(query, settings, plan, keywordResults, vectorLists, {
+      titles: (ids) => new Map((this.titleStatement.all(JSON.stringify(ids)) as { id: number; title: string }[]).map((row) => [row.id, row.title])),
+      rows: (ids) => {
+        const found = this.chunkStatement.all(JSON.stringify(ids)) as ChunkSource[];
+        // Each document by the name it is shown by (its folder's name before a path another folder holds too).
+        const names = this.documentNames.namesOf(found.map((row) => ({ root: row.root, path: row.documentPath })));
+        return found.map((row, i) => ({ ...row, documentPath: names[i]! }));
+      },
+    });
   }
 
   /** The `n` nearest chunks to `vector`, nearest first, as a search's vector side finds them (exact). */
@@ -232,63 +196,152 @@ export class Retriever {
     if (n <= 0) return () => [];
     return this.accelerators.vectorSearch(this.paths, this.vec0).begin(vector, n);
   }
+}
 
-  /** Fuses one query's two sides and adds its title coverage (of `titleQuery`: the words as asked). */
-  private fusedFor(
-    keywordHits: RankedHit<number>[],
-    vectorList: VectorCandidate[],
-    candidates: number,
-    settings: RetrievalSettings,
-    titleQuery: string,
-  ): FusedHit<number>[] {
-    const vectorHits = vectorList.map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
-    // Fewer keyword matches than results asked for ("randomUUID" in two chunks): the list
-    // holds every match, and its last is still one, not worth 0. Measured on MTRAG: with
-    // the floor for any list shorter than the candidates, FiQA R@5 fell 0.171 -> 0.169.
-    const fewMatches = keywordHits.length < settings.k;
-    const fused = fuse(vectorHits, keywordHits, fewMatches ? { ...settings.fusion, keywordFloor: 0 } : settings.fusion);
-    const titleWeight = settings.titleWeight ?? DEFAULT_TITLE_WEIGHT;
-    if (titleWeight === 0 || fused.length === 0) return fused;
-    const head = fused.slice(0, candidates).map((hit) => hit.id);
-    const rows = this.titleStatement.all(JSON.stringify(head)) as { id: number; title: string }[];
-    const titles = new Map(rows.map((row) => [row.id, row.title]));
-    // Title coverage is of the words as asked: a rewrite's added words are context, not the subject.
-    return boostTitleMatches(fused, titleQuery, (id) => titles.get(id) ?? '', titleWeight, candidates);
+/**
+ * The query's vector (with an expansion: the core's and the added words', weighted)
+ * and the secondary query's, in one call to the embedder; the settings keep the
+ * secondary query and the expansion only where they apply.
+ */
+export async function embedQuery(
+  embedder: Embedder,
+  query: string,
+  settings: RetrievalSettings,
+  signal?: AbortSignal,
+): Promise<{ vector: Float32Array; settings: RetrievalSettings; secondaryVector?: Float32Array }> {
+  const secondary = settings.secondary && settings.secondary.query !== query ? settings.secondary : undefined;
+  const added = settings.expansion ? addedWords(query, settings.expansion.core) : [];
+  const expansion = settings.expansion && added.length > 0 ? settings.expansion : undefined;
+  const texts = expansion ? [expansion.core, added.join(' ')] : [query];
+  if (secondary) texts.push(secondary.query);
+  const vectors = await embedder.embed(texts, signal, 'query');
+  const vector = expansion ? weightedSum(vectors[0]!, vectors[1]!, expansion.weight) : vectors[0]!;
+  return { vector, settings: { ...settings, secondary, expansion }, secondaryVector: secondary ? vectors.at(-1) : undefined };
+}
+
+/** What one search asks of each side: candidates per side, the secondary query if it has a vector, and each query's keyword plan. */
+export interface SearchPlan {
+  candidates: number;
+  secondary?: { query: string; weight: number };
+  plans: KeywordPlan[];
+}
+
+/** The keyword queries and candidate counts of one search (the query, and the secondary one when it has a vector). */
+export function searchPlans(query: string, settings: RetrievalSettings, secondaryVector?: Float32Array): SearchPlan {
+  const candidates = settings.candidates ?? Math.max(100, settings.k * 4);
+  const secondary = settings.secondary && secondaryVector ? settings.secondary : undefined;
+  const plans = [keywordPlan(query, candidates, settings, settings.expansion)];
+  if (secondary) plans.push(keywordPlan(secondary.query, candidates, settings));
+  return { candidates, secondary, plans };
+}
+
+/** What ranking the fused candidates reads of the chunks: their title lines, and their rows with their documents as shown. */
+export interface ChunkLookup {
+  titles(ids: number[]): Map<number, string>;
+  rows(ids: number[]): ChunkSource[];
+}
+
+/**
+ * The results of one search from what each side found: fused, title matches boosted,
+ * the secondary query's list combined in, and read from `lookup` a window at a time
+ * (k, or every candidate with a per-document limit) while copies of a section left
+ * out keep the results short of k. Any store's searches end here.
+ */
+export function rankResults(
+  query: string,
+  settings: RetrievalSettings,
+  { candidates, secondary, plans }: SearchPlan,
+  keywordResults: Map<string, RankedHit<number>[]>,
+  vectorLists: VectorCandidate[][],
+  lookup: ChunkLookup,
+): RetrievedChunk[] {
+  let fused = fusedFor(plans[0]!.hits(keywordResults), vectorLists[0]!, candidates, settings, settings.expansion?.core ?? query, lookup);
+  if (secondary) {
+    const second = fusedFor(plans[1]!.hits(keywordResults), vectorLists[1]!, candidates, settings, secondary.query, lookup);
+    fused = combine(fused, second, secondary.weight);
   }
-
-  /**
-   * The bm25 queries of one query's keyword side, and how their results combine:
-   * - plain: bm25 of the terms plus (with weight `phraseWeight`) bm25 of the adjacent
-   *   word pairs as phrases; the terms list goes three times deeper than `n`, so that
-   *   most chunks a phrase finds have their own terms score;
-   * - with an expansion: bm25(core) + weight x bm25(added words), which scores one
-   *   weighted query since bm25 is a sum over the query's terms. Each list goes three
-   *   times deeper than n; a chunk missing from one list counts nothing from it (looking
-   *   its score up exactly costs a full FTS5 pass per list, 25-30 ms at 100k chunks, and
-   *   measured no better on MTRAG: FiQA 0.144 vs 0.145).
-   */
-  private keywordPlan(query: string, n: number, settings: RetrievalSettings, expansion?: RetrievalSettings['expansion']): KeywordPlan {
-    const weights = settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS;
-    const added = expansion ? addedWords(query, expansion.core) : [];
-    if (expansion && added.length > 0) {
-      const core = job(buildFtsQuery(expansion.core), n * 3, weights);
-      const more = job(buildFtsQuery(added.join(' ')), n * 3, weights);
-      return {
-        jobs: [core, more].filter((j): j is KeywordJob => j !== undefined),
-        hits: (results) => weightedKeywordHits(lookup(results, core), lookup(results, more), expansion.weight, n),
-      };
+  const window = settings.maxPerDocument ? candidates : settings.k;
+  const perDocument = new Map<string, number>();
+  const copies = new Copies();
+  const results: RetrievedChunk[] = [];
+  for (let start = 0; start < fused.length && results.length < settings.k; start += window) {
+    const top = fused.slice(start, start + window);
+    const rows = new Map(lookup.rows(top.map((hit) => hit.id)).map((row) => [row.chunkId, row]));
+    for (const hit of top) {
+      const row = rows.get(hit.id);
+      if (!row) continue; // removed by a concurrent ingest between the two reads
+      if (settings.maxPerDocument && (perDocument.get(row.documentPath) ?? 0) >= settings.maxPerDocument) continue;
+      if (copies.copyOrKeep(row)) continue;
+      if (settings.maxPerDocument) perDocument.set(row.documentPath, (perDocument.get(row.documentPath) ?? 0) + 1);
+      results.push({
+        ...row,
+        rank: results.length + 1,
+        score: hit.score,
+        vectorRank: hit.vector?.rank,
+        vectorDistance: hit.vector?.distance,
+        keywordRank: hit.keyword?.rank,
+        bm25: hit.keyword?.bm25,
+      });
+      if (results.length >= settings.k) break;
     }
-    const phraseWeight = settings.phraseWeight ?? DEFAULT_PHRASE_WEIGHT;
-    const phrases = phraseWeight > 0 ? job(buildFtsPhraseQuery(query), n, weights) : undefined;
-    const terms = job(buildFtsQuery(query), phrases ? n * 3 : n, weights);
+  }
+  return results;
+}
+
+/** Fuses one query's two sides and adds its title coverage (of `titleQuery`: the words as asked). */
+function fusedFor(
+  keywordHits: RankedHit<number>[],
+  vectorList: VectorCandidate[],
+  candidates: number,
+  settings: RetrievalSettings,
+  titleQuery: string,
+  lookup: ChunkLookup,
+): FusedHit<number>[] {
+  const vectorHits = vectorList.map((hit, i) => ({ id: hit.id, rank: i + 1, score: hit.distance }));
+  // Fewer keyword matches than results asked for ("randomUUID" in two chunks): the list
+  // holds every match, and its last is still one, not worth 0. Measured on MTRAG: with
+  // the floor for any list shorter than the candidates, FiQA R@5 fell 0.171 -> 0.169.
+  const fewMatches = keywordHits.length < settings.k;
+  const fused = fuse(vectorHits, keywordHits, fewMatches ? { ...settings.fusion, keywordFloor: 0 } : settings.fusion);
+  const titleWeight = settings.titleWeight ?? DEFAULT_TITLE_WEIGHT;
+  if (titleWeight === 0 || fused.length === 0) return fused;
+  const titles = lookup.titles(fused.slice(0, candidates).map((hit) => hit.id));
+  // Title coverage is of the words as asked: a rewrite's added words are context, not the subject.
+  return boostTitleMatches(fused, titleQuery, (id) => titles.get(id) ?? '', titleWeight, candidates);
+}
+
+/**
+ * The bm25 queries of one query's keyword side, and how their results combine:
+ * - plain: bm25 of the terms plus (with weight `phraseWeight`) bm25 of the adjacent
+ *   word pairs as phrases; the terms list goes three times deeper than `n`, so that
+ *   most chunks a phrase finds have their own terms score;
+ * - with an expansion: bm25(core) + weight x bm25(added words), which scores one
+ *   weighted query since bm25 is a sum over the query's terms. Each list goes three
+ *   times deeper than n; a chunk missing from one list counts nothing from it (looking
+ *   its score up exactly costs a full FTS5 pass per list, 25-30 ms at 100k chunks, and
+ *   measured no better on MTRAG: FiQA 0.144 vs 0.145).
+ */
+export function keywordPlan(query: string, n: number, settings: RetrievalSettings, expansion?: RetrievalSettings['expansion']): KeywordPlan {
+  const weights = settings.columnWeights ?? DEFAULT_COLUMN_WEIGHTS;
+  const added = expansion ? addedWords(query, expansion.core) : [];
+  if (expansion && added.length > 0) {
+    const core = job(buildFtsQuery(expansion.core), n * 3, weights);
+    const more = job(buildFtsQuery(added.join(' ')), n * 3, weights);
     return {
-      jobs: [terms, phrases].filter((j): j is KeywordJob => j !== undefined),
-      hits: (results) => {
-        const termHits = lookup(results, terms);
-        return phrases ? addPhraseScores(termHits, lookup(results, phrases), phraseWeight, n) : termHits;
-      },
+      jobs: [core, more].filter((j): j is KeywordJob => j !== undefined),
+      hits: (results) => weightedKeywordHits(lookup(results, core), lookup(results, more), expansion.weight, n),
     };
   }
+  const phraseWeight = settings.phraseWeight ?? DEFAULT_PHRASE_WEIGHT;
+  const phrases = phraseWeight > 0 ? job(buildFtsPhraseQuery(query), n, weights) : undefined;
+  const terms = job(buildFtsQuery(query), phrases ? n * 3 : n, weights);
+  return {
+    jobs: [terms, phrases].filter((j): j is KeywordJob => j !== undefined),
+    hits: (results) => {
+      const termHits = lookup(results, terms);
+      return phrases ? addPhraseScores(termHits, lookup(results, phrases), phraseWeight, n) : termHits;
+    },
+  };
 }
 
 /** One bm25 query: the best `limit` chunks for `match`. */
@@ -304,7 +357,7 @@ interface KeywordJob {
   job: Bm25Job;
 }
 
-interface KeywordPlan {
+export interface KeywordPlan {
   jobs: KeywordJob[];
   hits(results: Map<string, RankedHit<number>[]>): RankedHit<number>[];
 }
@@ -313,7 +366,7 @@ interface KeywordPlan {
  * Runs the bm25 queries of `jobs` that `results` lacks (a rewritten turn's raw
  * question often repeats one) on `keywords`.
  */
-function runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>, keywords: KeywordSearch): void {
+export function runKeywordJobs(jobs: KeywordJob[], results: Map<string, RankedHit<number>[]>, keywords: KeywordSearch): void {
   for (const j of jobs) {
     if (!results.has(j.key)) results.set(j.key, keywords.search(j.job.match, j.job.weights, j.job.limit));
   }
