@@ -3,6 +3,7 @@
 // as it runs. A new session is only planned until its first question is asked, so
 // a chat that asks nothing leaves nothing behind.
 
+import { randomBytes } from 'node:crypto';
 import type { TurnEvent } from '../chat/events.js';
 import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
@@ -10,7 +11,7 @@ import { findSession, isStored, loadTurns, planSession, requireSession, type Ses
 import { UserError } from '../util/errors.js';
 import { checkAskable } from './limits.js';
 import { forkSessionById, latestTopics } from './sessions.js';
-import type { Workspace } from './workspace.js';
+import { notOnPostgres, type Workspace } from './workspace.js';
 
 export interface ChatStart {
   /** Continue this session (id, name, or `last`); a UserError when there is none. */
@@ -57,6 +58,31 @@ export class Chat {
     return new Chat(workspace, newSession(workspace, start.name), true);
   }
 
+  /**
+   * Chat.start on either store: on Postgres the session named is looked up among the
+   * user's own, and a new one is planned as on SQLite (stored with its first question).
+   */
+  static async open(workspace: Workspace, start: ChatStart = {}): Promise<Chat> {
+    const postgres = workspace.postgres;
+    if (!postgres) return Chat.start(workspace, start);
+    const { pgFindSession } = await import('../store/postgres/sessions.js');
+    const owner = await postgres.owner();
+    if (start.session !== undefined || start.continueLast) {
+      const found = await pgFindSession(postgres, owner, start.session ?? 'last');
+      if (found) return new Chat(workspace, found, false);
+      if (start.session !== undefined) {
+        throw new UserError(`No session "${start.session}" of ${owner}.`, { hint: 'Sessions are per user on Postgres: start one without --session.', exitCode: 2 });
+      }
+    }
+    if (start.name && (await pgFindSession(postgres, owner, start.name))) {
+      throw new UserError(`A session named "${start.name}" exists already.`, { hint: `Continue it with --session ${start.name}, or pick another name.`, exitCode: 2 });
+    }
+    const at = new Date().toISOString();
+    // Longer ids than on SQLite: many users make sessions in one table.
+    const planned: SessionInfo = { id: `s-${randomBytes(6).toString('hex')}`, name: start.name ?? null, createdAt: at, updatedAt: at, parentSessionId: null, parentTurn: null };
+    return new Chat(workspace, planned, true);
+  }
+
   /** Makes the providers and the retriever now (a UserError when the index was built with another embedder); asking does it otherwise. */
   async prepare(): Promise<void> {
     await this.turnContext();
@@ -78,19 +104,27 @@ export class Chat {
       this.session = kept;
       this.planned = false;
     }
-    const removed = !this.planned && !isStored(this.workspace.db, this.session.id) ? this.session : undefined;
+    const removed = !this.planned && !(await this.isStored(this.session.id)) ? this.session : undefined;
     if (removed) this.startNew();
     const context = { ...turnContext, sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
     try {
       const events = runTurn(context, question, options);
       yield* removed ? markRemoved(events, removed) : events;
     } finally {
-      if (this.planned && isStored(this.workspace.db, this.session.id)) this.planned = false;
+      if (this.planned && (await this.isStored(this.session.id))) this.planned = false;
     }
+  }
+
+  private async isStored(id: string): Promise<boolean> {
+    const postgres = this.workspace.postgres;
+    if (!postgres) return isStored(this.workspace.db, id);
+    const { pgIsStored } = await import('../store/postgres/sessions.js');
+    return pgIsStored(postgres, id);
   }
 
   /** Switches to a new (planned) session, optionally named; a UserError when the name is taken. */
   startNew(name?: string): SessionInfo {
+    if (this.workspace.postgres) throw notOnPostgres('A new session within a chat');
     this.session = newSession(this.workspace, name);
     this.planned = true;
     return this.session;

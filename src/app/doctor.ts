@@ -22,6 +22,9 @@ import { READER_VERSION } from '../ingest/reader.js';
 import { OutdatedSchemaError, SCHEMA_VERSION } from '../store/migrations.js';
 import { INDEX_TEXT_VERSION, SEARCHABLE_TEXT_VERSION } from '../text/symbols.js';
 import { formatBytes } from '../util/bytes.js';
+import { pgInventory } from '../store/postgres/inspect.js';
+import { PG_SCHEMA_VERSION } from '../store/postgres/migrations.js';
+import { isPostgresUrl, PostgresStore, redactedUrl } from '../store/postgres/store.js';
 import { UserError } from '../util/errors.js';
 import { fileSize } from './stats.js';
 import { count, fewOf, shellWord } from '../util/words.js';
@@ -111,7 +114,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
   });
 
   const versions = sqliteVersions(checks);
-  const database = inspectDatabase(settings.config.db, checks);
+  const database = isPostgresUrl(settings.config.db) ? await inspectPostgres(settings.config.db, checks) : inspectDatabase(settings.config.db, checks);
   // embedProvider auto: an existing index keeps its own embedder (chooseEmbedder).
   const choice = chooseEmbedder(settings, database.fingerprint);
   const config = withEmbedder(settings.config, choice);
@@ -252,6 +255,52 @@ function inspectDatabase(file: string, checks: Check[]): DatabaseFindings {
     };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * A Postgres database: reached, its ragline schema and index, and how keyword search
+ * runs there (pg_textsearch's BM25, or full-text search ranked with ts_rank_cd). A
+ * database without the schema is left as it is.
+ */
+async function inspectPostgres(url: string, checks: Check[]): Promise<DatabaseFindings> {
+  const shown = redactedUrl(url);
+  const facts: DoctorFacts['database'] = { path: shown, exists: false, sizeBytes: null, schemaVersion: null, expectedSchemaVersion: PG_SCHEMA_VERSION };
+  const store = new PostgresStore(url, { max: 1 });
+  try {
+    const schema = await store.withClient(async (client) => (await client.query<{ found: boolean }>(`SELECT to_regclass('ragline.meta') IS NOT NULL AS found`)).rows[0]!.found);
+    if (!schema) {
+      checks.push({ id: 'database', status: 'warn', message: `${shown} has no ragline schema yet.`, fix: 'Run `ragline ingest <folder>` to create it.' });
+      return { facts };
+    }
+    const found = await pgInventory(store);
+    facts.exists = true;
+    facts.sizeBytes = found.sizeBytes;
+    facts.schemaVersion = found.schemaVersion;
+    const vector = found.extensions.vector ? `pgvector ${found.extensions.vector}` : 'pgvector not created yet';
+    checks.push({ id: 'database', status: 'ok', message: `${shown}: Postgres ${found.serverVersion}, ${vector}, schema ragline ${found.schemaVersion} of ${PG_SCHEMA_VERSION} (${formatBytes(found.sizeBytes)}).` });
+    checks.push(
+      found.keywordMethod === 'bm25'
+        ? { id: 'keywords', status: 'ok', message: `Keyword search: BM25 (pg_textsearch ${found.extensions.pg_textsearch ?? ''}).`.replace(' )', ')') }
+        : {
+            id: 'keywords',
+            status: 'ok',
+            message: 'Keyword search: full-text search ranked with ts_rank_cd (pg_textsearch was not installed when the schema was made).',
+          },
+    );
+    const counts = { documents: found.documents, chunks: found.chunks, ftsRows: found.chunks, vectors: found.chunks };
+    if (!found.fingerprint && counts.documents === 0) checks.push({ id: 'index', status: 'warn', message: 'Nothing is ingested yet.', fix: 'Run `ragline ingest <folder>`.' });
+    return { facts, fingerprint: found.fingerprint, counts, documentChunkTotal: found.folders.reduce((sum, folder) => sum + folder.chunks, 0) };
+  } catch (error) {
+    checks.push({
+      id: 'database',
+      status: 'fail',
+      message: error instanceof UserError ? error.message : `Cannot use ${shown}: ${oneLine(error)}`,
+      fix: error instanceof UserError ? (error.hint ?? 'Check --db.') : 'Check the URL in --db / RAGLINE_DB and that the server is running.',
+    });
+    return { facts };
+  } finally {
+    await store.close();
   }
 }
 

@@ -51,7 +51,7 @@ export {
 export { replay, rerun, type RerunResult } from './replay.js';
 export { EVAL_K, EVAL_VARIANTS, evaluate, parseTasks, sessionTasks, type EvalVariantName, type EvaluateOptions } from './eval.js';
 export { applyRetention, prune } from './prune.js';
-export { stats, type Stats } from './stats.js';
+export { stats, statsOf, type Stats } from './stats.js';
 export { DEFAULT_DOCTOR_TIMEOUT_MS, runDoctor, type Check, type CheckStatus, type DoctorFacts, type DoctorReport } from './doctor.js';
 export { embedderInUse } from './settings.js';
 export { listIndexedDocuments, readIndexedDocument, type DocumentRange, type DocumentText, type IndexedDocument } from './documents.js';

@@ -11,7 +11,7 @@ import { documentPathsByRoot, storedRoots } from '../store/documents.js';
 import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import { fewOf, shellWord } from '../util/words.js';
-import type { Workspace } from './workspace.js';
+import { notOnPostgres, type Workspace } from './workspace.js';
 
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from '../ingest/ingest.js';
 export { READ_KINDS } from '../ingest/kinds.js';
@@ -53,6 +53,7 @@ export interface IngestFolderOptions {
  */
 export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
   const { config } = workspace;
+  if (workspace.postgres) return ingestFolderIntoPostgres(workspace, folder, options);
   if (options.only && options.reindex) throw new UserError('A rebuild (reindex) drops every folder\'s documents: it cannot be limited to some files.', { exitCode: 2 });
   if (!options.only) {
     const within = folderOfFolder(workspace, folder);
@@ -80,6 +81,26 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     reindex: options.reindex,
     checksum: options.checksum,
     confirmRemoval: options.confirmRemoval,
+    signal: options.signal,
+    onProgress: options.onProgress,
+  });
+}
+
+/** ingestFolder on Postgres: the folder (or the files of it in `only`) in one transaction. */
+async function ingestFolderIntoPostgres(workspace: Workspace, folder: string, options: IngestFolderOptions): Promise<IngestSummary> {
+  if (options.reindex) throw notOnPostgres('A rebuild (--reindex)');
+  const { ingestIntoPostgres } = await import('../ingest/postgres.js');
+  const { config } = workspace;
+  return ingestIntoPostgres({
+    root: path.resolve(folder),
+    store: workspace.postgres!,
+    embedder: await workspace.ingestEmbedder(),
+    chunker: config.chunk,
+    include: options.only ? underSubfolder(options.only, options.include) : options.include,
+    exclude: options.only ? underSubfolder(options.only, options.exclude) : options.exclude,
+    only: options.only?.map((file) => file.split(path.sep).join('/')),
+    maxFileBytes: config.ingest.maxFileBytes,
+    checksum: options.checksum,
     signal: options.signal,
     onProgress: options.onProgress,
   });
@@ -237,7 +258,8 @@ export function planCheckedPaths(workspace: Workspace, checked: readonly GivenPa
   };
   const covered: IngestPathsPlan['covered'] = [];
   const targets: IngestTarget[] = [];
-  const roots = storedRoots(workspace.db);
+  // On Postgres a file is read as part of its own folder (folders ingested before are not looked up yet).
+  const roots = workspace.postgres ? [] : storedRoots(workspace.db);
   for (const [index, entry] of given.entries()) {
     const by = keptFor(index);
     if (by !== undefined) {
@@ -318,7 +340,7 @@ export interface IngestPathsOptions extends Omit<IngestFolderOptions, 'only'>, I
 export async function ingestPaths(workspace: Workspace, paths: readonly string[] | IngestPathsPlan, options: IngestPathsOptions = {}): Promise<IngestPathsSummary> {
   const plan = 'targets' in paths ? paths : planIngestPaths(workspace, paths, options);
   // Refused before the first path is read, as an ingest of one is.
-  assertNoIngestRunning(workspace.db);
+  if (!workspace.postgres) assertNoIngestRunning(workspace.db);
   await workspace.ingestEmbedder({ reindex: options.reindex });
   const { onPathStart, onPathDone, ...folderOptions } = options;
   const done: PathIngested[] = [];

@@ -22,11 +22,11 @@ export async function search(workspace: Workspace, query: string, options: { k?:
   // Checked as the CLI and the MCP server check them: an empty query found the first chunks, k = 0 nothing.
   checkAskable(query, 'query', 'Example: search(workspace, "rotate an API key").');
   if (options.k !== undefined) wholeNumberIn(String(options.k), 'k', 1, MAX_K);
-  const retriever = await workspace.retriever();
+  const retriever = await workspace.searchIndex();
   const k = options.k ?? workspace.config.retrieval.k;
   const started = performance.now();
   const results = await retriever.search(query, { k }, options.signal);
   const ms = performance.now() - started;
-  const ingestRunning = results.length === 0 ? runningIngest(workspace.db) : undefined;
+  const ingestRunning = results.length === 0 && !workspace.postgres ? runningIngest(workspace.db) : undefined;
   return { query, k, ms, results: results.map((r) => ({ ...r, location: formatLocation(r) })), ...(ingestRunning ? { ingestRunning } : {}) };
 }

@@ -23,6 +23,31 @@ export interface Stats {
   turns: number;
   /** The last ingest that changed something. */
   lastIngest: Pick<LastIngest, 'root' | 'only' | 'finishedAt' | 'seconds'> | null;
+  /** On Postgres: how keyword search runs (pg_textsearch's BM25, or full-text search ranked with ts_rank_cd). */
+  keywordSearch?: 'bm25' | 'fts';
+}
+
+/** `stats` on either store: the database named without its password on Postgres. */
+export async function statsOf(workspace: Workspace): Promise<Stats> {
+  if (!workspace.postgres) return stats(workspace);
+  const { pgInventory } = await import('../store/postgres/inspect.js');
+  const { redactedUrl } = await import('../store/postgres/store.js');
+  const found = await pgInventory(workspace.postgres);
+  return {
+    db: redactedUrl(workspace.config.db),
+    schemaVersion: found.schemaVersion,
+    sizeBytes: found.sizeBytes,
+    documents: found.documents,
+    chunks: found.chunks,
+    folders: found.folders,
+    embedder: found.fingerprint?.embedder ?? null,
+    dimensions: found.fingerprint?.dimensions ?? null,
+    chunker: found.fingerprint?.chunker ?? null,
+    sessions: found.sessions,
+    turns: found.turns,
+    lastIngest: found.lastIngest ?? null,
+    keywordSearch: found.keywordMethod,
+  };
 }
 
 export function stats(workspace: Workspace): Stats {
@@ -56,4 +81,10 @@ export function fileSize(file: string): number {
 /** Whether anything is indexed: a chat over an empty index can only answer that nothing matched. */
 export function hasChunks(workspace: Workspace): boolean {
   return workspace.db.prepare('SELECT EXISTS (SELECT 1 FROM chunks) AS found').pluck().get() === 1;
+}
+
+/** hasChunks on either store. */
+export async function hasChunksIn(workspace: Workspace): Promise<boolean> {
+  if (!workspace.postgres) return hasChunks(workspace);
+  return (await workspace.postgres.query('SELECT 1 FROM ragline.chunks LIMIT 1')).length > 0;
 }

@@ -14,8 +14,13 @@ import { openDatabase, removeUnusedDatabase, type Db } from '../store/db.js';
 import { indexCounts } from '../store/documents.js';
 import { conversationCounts } from '../store/inspect.js';
 import { getFingerprint } from '../store/meta.js';
+import { pgFingerprint } from '../store/postgres/index-writes.js';
+import { isPostgresUrl, PostgresStore } from '../store/postgres/store.js';
 import { UserError } from '../util/errors.js';
 import { editDistance } from '../util/edit-distance.js';
+
+/** What a search and a chat turn use of a retriever, on either store. */
+export type SearchIndex = Pick<Retriever, 'search' | 'embedder'>;
 
 /** Settings by dotted key, as in the config file: `{ 'retrieval.k': 8, provider: 'offline' }`. */
 export type Settings = Record<string, string | number | undefined>;
@@ -54,12 +59,28 @@ export function resolveSettings(options: Omit<WorkspaceOptions, 'resolved' | 'cr
   return resolveConfig({ flags, flagNames, env: options.env ?? {}, configFile: options.env ? undefined : false });
 }
 
-/** Opens the database named by the settings (created when missing unless `create: false`). */
+/**
+ * Opens the database named by the settings (created when missing unless `create:
+ * false`): an SQLite file, or a Postgres database given as a postgres:// URL (its
+ * ragline schema is made or migrated at the first query).
+ */
 export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
   const settings = options.resolved ?? resolveSettings(options);
   const file = settings.config.db;
+  if (isPostgresUrl(file)) return new Workspace(new PostgresStore(file, { user: settings.config.user }), settings);
   const created = (options.create ?? true) && file !== ':memory:' && !fs.existsSync(file);
   return new Workspace(openDatabase(file, { create: options.create ?? true }), settings, created);
+}
+
+/** What runs on a Postgres database so far; every other operation refuses it with notOnPostgres. */
+export const POSTGRES_COMMANDS = ['ingest', 'search', 'ask', 'chat', 'stats', 'doctor'];
+
+/** The error of an operation that needs the SQLite store, asked of a Postgres database. */
+export function notOnPostgres(what = 'This command'): UserError {
+  return new UserError(`${what} does not run on a Postgres database yet.`, {
+    hint: `On Postgres: ${POSTGRES_COMMANDS.join(', ')}. Use an SQLite database (--db ./ragline.db) for the rest; see docs/postgres.md.`,
+    exitCode: 2,
+  });
 }
 
 // The providers, the retriever and the rewriter are imported when first needed:
@@ -86,15 +107,28 @@ export class Workspace {
   private readonly embedders: Embedder[] = [];
   private bulk?: { reindex: boolean; embedder: Promise<Embedder> };
   private copies?: SearchAccelerators;
+  private readonly sqlite?: Db;
+  /** The Postgres database, when the workspace is on one (`--db postgres://...`). */
+  readonly postgres?: PostgresStore;
+  private postgresOpen = true;
 
   constructor(
-    /** The open database. */
-    readonly db: Db,
+    /** The open database: an SQLite connection, or a Postgres store. */
+    database: Db | PostgresStore,
     /** The resolved settings, with where each came from. */
     readonly settings: ResolvedConfig,
     /** The database file was made by this workspace's opening. */
     readonly created = false,
-  ) {}
+  ) {
+    if (database instanceof PostgresStore) this.postgres = database;
+    else this.sqlite = database;
+  }
+
+  /** The SQLite database; a UserError on Postgres, for the operations that need SQLite still. */
+  get db(): Db {
+    if (!this.sqlite) throw notOnPostgres();
+    return this.sqlite;
+  }
 
   get config(): Config {
     return this.settings.config;
@@ -102,7 +136,7 @@ export class Workspace {
 
   /** Whether the database is still open. */
   get isOpen(): boolean {
-    return this.db.open;
+    return this.sqlite ? this.sqlite.open : this.postgresOpen;
   }
 
   /**
@@ -114,20 +148,30 @@ export class Workspace {
     return chooseEmbedder(this.settings, options.reindex ? undefined : getFingerprint(this.db));
   }
 
+  /** The configuration with the embedder this database needs (on either store). */
+  async embedderConfigOf(options: { reindex?: boolean } = {}): Promise<Config> {
+    if (!this.postgres) return this.embedderConfig(options);
+    const stored = options.reindex ? undefined : (await pgFingerprint(this.postgres))?.embedder;
+    return withEmbedder(this.config, chooseEmbedder(this.settings, stored));
+  }
+
   /** The configuration with the embedder this database needs. */
   embedderConfig(options: { reindex?: boolean } = {}): Config {
     return withEmbedder(this.config, this.embedderChoice(options));
   }
 
   /** The embedder searches use. */
-  readonly embedder = once(async () => this.keep(await (await providers()).createEmbedder(this.embedderConfig())));
+  readonly embedder = once(async () => this.keep(await (await providers()).createEmbedder(await this.embedderConfigOf())));
 
   /** The embedder an ingest uses (on a worker thread offline); `reindex`: the one the settings choose, whatever the index holds. */
   ingestEmbedder(options: { reindex?: boolean } = {}): Promise<Embedder> {
     const reindex = Boolean(options.reindex);
     if (!this.bulk || this.bulk.reindex !== reindex) {
-      const config = this.embedderConfig({ reindex });
-      this.bulk = { reindex, embedder: providers().then(({ createEmbedder }) => createEmbedder(config, { bulk: true })).then((embedder) => this.keep(embedder)) };
+      const config = this.embedderConfigOf({ reindex });
+      this.bulk = {
+        reindex,
+        embedder: Promise.all([providers(), config]).then(([{ createEmbedder }, resolved]) => createEmbedder(resolved, { bulk: true })).then((embedder) => this.keep(embedder)),
+      };
     }
     return this.bulk.embedder;
   }
@@ -138,10 +182,20 @@ export class Workspace {
     return (this.copies ??= new SearchAccelerators(this.db));
   }
 
-  /** Hybrid search over the index; a UserError when the index was built with another embedder. */
+  /** Hybrid search over the SQLite index; a UserError when the index was built with another embedder. */
   readonly retriever = once(async (): Promise<Retriever> => {
+    const db = this.db;
     const [{ Retriever }, embedder] = await Promise.all([import('../retrieve/search.js'), this.embedder()]);
-    return new Retriever(this.db, embedder, this.config.search, { accelerators: await this.accelerators() });
+    return new Retriever(db, embedder, this.config.search, { accelerators: await this.accelerators() });
+  });
+
+  /** Hybrid search over the index, on either store: what a search and a chat turn need of it. */
+  readonly searchIndex = once(async (): Promise<SearchIndex> => {
+    if (!this.postgres) return this.retriever();
+    const [{ PostgresRetriever }, embedder] = await Promise.all([import('../retrieve/postgres.js'), this.embedder()]);
+    const retriever = new PostgresRetriever(this.postgres, embedder);
+    await retriever.check();
+    return retriever;
   });
 
   /** The model follow-ups are rewritten with; undefined offline. */
@@ -163,8 +217,14 @@ export class Workspace {
 
   /** What a turn in `sessionId` runs with: the providers are made once and shared. */
   async turnContext(sessionId: string): Promise<TurnContext> {
-    const [retriever, rewriter, answerModel, topicModel] = await Promise.all([this.retriever(), this.rewriter(), this.answerModel(), this.topicModel()]);
-    return { db: this.db, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel, loadingModels: [answerModel, topicModel].filter((model) => model !== undefined) };
+    const [retriever, rewriter, answerModel, topicModel] = await Promise.all([this.searchIndex(), this.rewriter(), this.answerModel(), this.topicModel()]);
+    const loadingModels = [answerModel, topicModel].filter((model) => model !== undefined);
+    if (this.postgres) {
+      const { postgresTurnStore } = await import('../chat/stages/postgres-store.js');
+      const store = postgresTurnStore(this.postgres, await this.postgres.owner());
+      return { store, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel, loadingModels };
+    }
+    return { db: this.db, config: this.config, sessionId, retriever, rewriter, answerModel, topicModel, loadingModels };
   }
 
   /** Starts loading the configured models on their server (a local server loads a model on its first request). */
@@ -195,9 +255,13 @@ export class Workspace {
       this.copies = undefined;
       for (const embedder of this.embedders.splice(0)) await embedder.close?.();
     } finally {
-      if (this.db.open) {
-        empty = Boolean(options.removeIfEmpty && this.created) && holdsNothing(this.db);
-        this.db.close();
+      if (this.sqlite?.open) {
+        empty = Boolean(options.removeIfEmpty && this.created) && holdsNothing(this.sqlite);
+        this.sqlite.close();
+      }
+      if (this.postgres && this.postgresOpen) {
+        this.postgresOpen = false;
+        await this.postgres.close();
       }
     }
     return empty && removeUnusedDatabase(this.config.db);

@@ -10,22 +10,22 @@
 // loop) stores the turn `interrupted` with whatever answer had arrived.
 // `replay --rerun` and eval run the same history, rewrite and retrieve stages.
 
-import { termShares } from '../retrieve/term-stats.js';
 import type { TurnEvent } from './events.js';
 import { answer } from './stages/answer.js';
 import { loadHistory } from './stages/history.js';
 import { failureEvents, openTurn, recordEvents, recordTurn } from './stages/record.js';
 import { retrieve } from './stages/retrieve.js';
 import { gateAndRewrite } from './stages/rewrite.js';
-import { timed, type TurnContext, type TurnOptions } from './stages/state.js';
+import { timed, turnStoreOf, type TurnContext, type TurnOptions } from './stages/state.js';
 
 export type { TurnContext, TurnOptions } from './stages/state.js';
 
 /** Runs one turn of `context.sessionId`, yielding its events; see the module header. */
 export async function* runTurn(context: TurnContext, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
-  const { db, config } = context;
+  const { config } = context;
+  const store = turnStoreOf(context);
   const signal = options.signal;
-  const state = openTurn(context, question, options);
+  const state = await openTurn(context, question, options);
   // The stages read the question less its runs of spaces and of one punctuation mark; it is stored as typed.
   const { asked } = state;
   const { timings, usage } = state;
@@ -34,12 +34,12 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     yield { type: 'start', sessionId: context.sessionId, turnId: state.turnId, ordinal: state.ordinal, question };
     const summaryModel = context.summaryModel ?? context.answerModel;
     const history = await timed(timings, 'historyMs', () =>
-      loadHistory(db, context.sessionId, state.ordinal, { tokenBudget: config.history.tokenBudget, model: summaryModel, signal }),
+      loadHistory(store, context.sessionId, state.ordinal, { tokenBudget: config.history.tokenBudget, model: summaryModel, signal }),
     );
     state.history = history;
     if (history.summaryUsage) usage.summary = history.summaryUsage;
     if (history.summaryComputed) timings.summaryMs = timings.historyMs;
-    if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
+    if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
 
     // A local server loading a model: say so, and wait for it before the rewrite's clock starts.
     for (const model of context.loadingModels ?? []) {
@@ -49,35 +49,35 @@ export async function* runTurn(context: TurnContext, question: string, options: 
       if (!quick && model.loading) yield { type: 'status', text: `loading model ${model.id.replace(/^openai:/, '')} …` };
       await ready;
     }
-    if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
+    if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
 
     const rewrite = await timed(timings, 'rewriteMs', () =>
-      gateAndRewrite(context.rewriter, { question: asked, history, config, policy: state.policy, signal, termShare: termShares(db) }),
+      gateAndRewrite(context.rewriter, { question: asked, history, config, policy: state.policy, signal, termShare: store.termShare() }),
     );
     state.rewrite = rewrite;
     if (rewrite.outcome.usage) usage.rewrite = rewrite.outcome.usage;
     state.models.rewrite = rewrite.model;
     const { decision, reason } = rewrite.outcome;
     yield { type: 'rewrite', question, standaloneQuery: rewrite.standaloneQuery, decision, reason, model: rewrite.model, ms: timings.rewriteMs };
-    if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
+    if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
 
     if (decision !== 'small_talk') {
       const found = await timed(timings, 'retrieveMs', () => retrieve(context.retriever, asked, rewrite, state.k, config, signal));
       state.chunks = found.chunks;
       const fusedWith = found.settings.secondary;
       yield { type: 'retrieval', query: rewrite.standaloneQuery, ...(fusedWith ? { fusedWith } : {}), chunks: found.chunks, ms: timings.retrieveMs };
-      if (signal?.aborted) return yield* recordEvents(context, state, 'interrupted');
+      if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
       if (options.retrieveOnly) {
         state.answerKind = 'search';
-        return yield* recordEvents(context, state, 'answered');
+        return yield* await recordEvents(context, state, 'answered');
       }
     }
-    return yield* recordEvents(context, state, yield* answer(context, state, signal));
+    return yield* await recordEvents(context, state, yield* answer(context, state, signal));
   } catch (error) {
     if (state.persisted) throw error;
-    return yield* failureEvents(context, state, error, signal);
+    return yield* await failureEvents(context, state, error, signal);
   } finally {
     // The consumer left the loop early (e.g. `break` on Ctrl-C): keep what arrived.
-    if (!state.persisted) recordTurn(context, state, 'interrupted');
+    if (!state.persisted) await recordTurn(context, state, 'interrupted');
   }
 }

@@ -1,15 +1,15 @@
 // Runs one turn of a chat with its output: shared by `chat` (REPL and piped) and `ask`.
 
 import type { Chat, Workspace } from '../app/index.js';
-import { hasChunks } from '../app/stats.js';
+import { hasChunksIn } from '../app/stats.js';
 import type { ChunkLocation, RewritePolicy } from '../domain/index.js';
 import { formatLocation } from '../retrieve/search.js';
 import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
 
 /** Said before a question is asked over an index with nothing in it: every search would come back empty. */
-export function warnWhenNothingIngested(workspace: Workspace, output: Output): void {
-  if (hasChunks(workspace)) return;
+export async function warnWhenNothingIngested(workspace: Workspace, output: Output): Promise<void> {
+  if (await hasChunksIn(workspace)) return;
   output.err(output.errColor.yellow(`Nothing is ingested in ${workspace.config.db} yet: every question will find nothing.`));
   output.err(output.errColor.dim('Run `ragline ingest <folder>` first (or choose another --db).'));
 }

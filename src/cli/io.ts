@@ -106,6 +106,6 @@ export function exitCodeOf(program: Command): number | undefined {
 export function inCwd(io: CliIo, file: string): string;
 export function inCwd(io: CliIo, file: string | undefined): string | undefined;
 export function inCwd(io: CliIo, file: string | undefined): string | undefined {
-  if (file === undefined || file === '' || file === ':memory:' || path.isAbsolute(file)) return file;
+  if (file === undefined || file === '' || file === ':memory:' || path.isAbsolute(file) || /^postgres(ql)?:\/\//i.test(file)) return file;
   return path.resolve(io.cwd) === process.cwd() ? file : path.resolve(io.cwd, file);
 }

@@ -13,8 +13,10 @@ import { registerSecret } from '../util/secrets.js';
 export type ProviderChoice = 'auto' | 'offline' | 'openai';
 
 export interface Config {
-  /** Path of the SQLite database. */
+  /** Path of the SQLite database, or a postgres:// URL. */
   db: string;
+  /** On Postgres: whose sessions these are (default: the Postgres role of the connection). */
+  user?: string;
   /** `auto`: the OpenAI-compatible provider when a key or base URL is set, else offline. */
   provider: ProviderChoice;
   /** Which embedder builds and searches the index; `auto` follows `provider`. */
@@ -263,6 +265,7 @@ function homeDir(env: NodeJS.ProcessEnv): string {
 
 const SETTINGS: Setting[] = [
   { key: 'db', env: ['RAGLINE_DB'], parse: text },
+  { key: 'user', env: ['RAGLINE_USER'], parse: text },
   { key: 'provider', env: ['RAGLINE_PROVIDER'], parse: oneOf('auto', 'offline', 'openai') },
   { key: 'embedProvider', env: ['RAGLINE_EMBED_PROVIDER'], parse: oneOf('auto', 'offline', 'openai') },
   { key: 'baseURL', env: ['RAGLINE_BASE_URL', 'OPENAI_BASE_URL'], parse: url },

@@ -10,6 +10,7 @@
 import type { Config } from '../config/index.js';
 import type { ChatMessage, RewritePolicy, TokenUsage } from '../domain/index.js';
 import { loadHistory, type TurnHistory } from '../chat/stages/history.js';
+import { sqliteTurnStore } from '../chat/stages/store.js';
 import { retrieve } from '../chat/stages/retrieve.js';
 import { gateAndRewrite } from '../chat/stages/rewrite.js';
 import { termShares } from '../retrieve/term-stats.js';
@@ -224,7 +225,7 @@ export function checkJudged(
  * otherwise recompute it offline, and replay never calls a model for a summary).
  */
 async function historyAt(db: Db, sessionId: string, turn: ReplayTurn, config: Config): Promise<TurnHistory> {
-  const history = await loadHistory(db, sessionId, turn.ordinal, { tokenBudget: config.history.tokenBudget });
+  const history = await loadHistory(sqliteTurnStore(db), sessionId, turn.ordinal, { tokenBudget: config.history.tokenBudget });
   if (turn.summary && turn.summaryThrough !== null && turn.summaryThrough === history.summaryThrough) {
     return { ...history, summary: turn.summary };
   }

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { loadHistory } from '../../src/chat/stages/history.js';
+import { sqliteTurnStore } from '../../src/chat/stages/store.js';
 import { termShares } from '../../src/retrieve/term-stats.js';
 import { openDatabase } from '../../src/store/db.js';
 import { BIN, FIXTURE_DOCS, ROOT, isolatedEnv, ragline, runCli, tempDir } from '../helpers/cli.js';
@@ -185,7 +186,7 @@ describe('opening a database while another process changes its schema', () => {
     let changes: number;
     try {
       for (let i = 0; i < 2000; i++) {
-        for (const read of [() => loadHistory(db, 'no-such-session', 5, { tokenBudget: 1000 }), async () => termShares(db)(`webhook${i}`)]) {
+        for (const read of [() => loadHistory(sqliteTurnStore(db), 'no-such-session', 5, { tokenBudget: 1000 }), async () => termShares(db)(`webhook${i}`)]) {
           try {
             await read();
           } catch (err) {

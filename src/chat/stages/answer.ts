@@ -6,12 +6,11 @@
 import type { FinishedStatus } from '../../domain/index.js';
 import { contentWords, extractTopicsWithModel, ownWords } from '../../rewrite/index.js';
 import type { TurnEvent } from '../events.js';
-import { chunkCount, chunksHolding, termShares } from '../../retrieve/term-stats.js';
 import { namesAgainstIndex } from '../extractive.js';
 import { passageAnswer } from '../passage.js';
 import { buildAnswerMessages, estimateTokens, fitAnswerPrompt } from '../prompt.js';
 import { withoutReasoning } from '../../providers/reasoning.js';
-import type { TurnContext, TurnState } from './state.js';
+import { turnStoreOf, type TurnContext, type TurnState } from './state.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
 export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v2';
@@ -67,11 +66,11 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     state.models.chat = EXTRACTIVE_MODEL_ID;
     // The names typed in this turn: one the index has never seen says the documents do not cover the
     // question; one few chunks hold is what it is about, and only passages that mention it are quoted.
-    let chunks: number | undefined;
-    const total = () => (chunks ??= chunkCount(context.db)); // read once, when a name asks for it
-    const { unknown, rare } = namesAgainstIndex(ownWords(question), chunksHolding(context.db), total);
+    const store = turnStoreOf(context);
+    const names = await store.names(ownWords(question));
+    const { unknown, rare } = namesAgainstIndex(ownWords(question), (word, atMost) => names.holding(word, atMost), () => names.total());
     const asked = askedInOwnWords(question, rewrite?.outcome.asked);
-    state.answer = passageAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, rare, termShares(context.db)).text;
+    state.answer = passageAnswer(queryInOwnWords(question, standaloneQuery), state.chunks, asked, unknown, rare, store.termShare()).text;
     state.timings.answerMs = performance.now() - started;
     yield { type: 'token', text: state.answer };
     return 'answered';

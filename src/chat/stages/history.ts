@@ -13,8 +13,8 @@ import type { TokenUsage, Topic } from '../../domain/index.js';
 import { complete, type ChatModel } from '../../providers/types.js';
 import { isAbortError } from '../../providers/describe-error.js';
 import { summarizeOffline, updateTopics, type ConversationTurn } from '../../rewrite/index.js';
-import type { Db } from '../../store/db.js';
-import { latestConversationState, loadHistoryTurns, type HistoryTurn, type StoredTurn } from '../../store/sessions.js';
+import type { TurnStore } from './store.js';
+import type { HistoryTurn, StoredTurn } from '../../store/sessions.js';
 import { buildSummaryMessages } from '../prompt.js';
 
 /** Characters per token, for budgeting history without a tokenizer. */
@@ -154,12 +154,12 @@ export async function buildHistory(exchanges: readonly Exchange[], previous: Con
  * `buildHistory`. Reads only the columns a history needs and the state of one row:
  * a session of thousands of turns (an agent's, through `ragline mcp`) stays cheap to continue.
  */
-export async function loadHistory(db: Db, sessionId: string, beforeOrdinal: number, settings: HistorySettings): Promise<TurnHistory> {
-  // One read transaction: the exchanges and the state from one snapshot. Read one at a
-  // time on a chat's long-lived connection, each took a snapshot of its own, and while
+export async function loadHistory(store: TurnStore, sessionId: string, beforeOrdinal: number, settings: HistorySettings): Promise<TurnHistory> {
+  // One read (transaction) for the exchanges and the state: read one at a time on a
+  // chat's long-lived SQLite connection, each took a snapshot of its own, and while
   // another process changed the schema many times in a row one failed with `database
   // schema has changed` (SQLite prepares a statement again only so often outside one).
-  const [turns, state] = db.transaction(() => [loadHistoryTurns(db, sessionId, beforeOrdinal), latestConversationState(db, sessionId, beforeOrdinal)] as const)();
+  const { turns, state } = await store.history(sessionId, beforeOrdinal);
   const exchanges = turns.filter(isExchange);
   const previous: ConversationState = {
     topics: state?.topics ?? [],

@@ -6,18 +6,17 @@
 import type { FinishedStatus, TurnTimings } from '../../domain/index.js';
 import { isAbortError } from '../../providers/describe-error.js';
 import { sqliteRuntimeError } from '../../util/sqlite-errors.js';
-import { finishTurn, startTurn } from '../../store/sessions.js';
 import { UserError } from '../../util/errors.js';
 import { plainQuestion } from '../../util/words.js';
 import { resolveCitations } from '../citations.js';
 import type { TurnEvent } from '../events.js';
 import { topicsAfter } from './history.js';
-import type { TurnContext, TurnOptions, TurnState } from './state.js';
+import { turnStoreOf, type TurnContext, type TurnOptions, type TurnState } from './state.js';
 
 /** Stores the question as a pending turn: the state the stages fill in. */
-export function openTurn(context: TurnContext, question: string, options: TurnOptions): TurnState {
+export async function openTurn(context: TurnContext, question: string, options: TurnOptions): Promise<TurnState> {
   const started = performance.now();
-  const turn = startTurn(context.db, context.sessionId, question, { create: context.plannedSession });
+  const turn = await turnStoreOf(context).startTurn(context.sessionId, question, context.plannedSession);
   const timings: TurnTimings = { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: performance.now() - started, totalMs: 0 };
   return {
     turnId: turn.id,
@@ -38,14 +37,14 @@ export function openTurn(context: TurnContext, question: string, options: TurnOp
 }
 
 /** Stores the finished turn; returns its timings as stored. */
-export function recordTurn(context: TurnContext, state: TurnState, status: FinishedStatus, error?: string): TurnTimings {
+export async function recordTurn(context: TurnContext, state: TurnState, status: FinishedStatus, error?: string): Promise<TurnTimings> {
   state.persisted = true; // set first: a failing write is not attempted twice
   const { config } = context;
   const { answer, answerKind, history, rewrite, timings } = state;
   const persistStart = performance.now();
   timings.totalMs = persistStart - state.started;
   const summary = history?.summary;
-  return finishTurn(context.db, state.turnId, {
+  return turnStoreOf(context).finishTurn(state.turnId, {
     status,
     error,
     standaloneQuery: rewrite?.standaloneQuery,
@@ -76,8 +75,8 @@ export function recordTurn(context: TurnContext, state: TurnState, status: Finis
 }
 
 /** Records the turn and returns its last events: `error` when it failed, then `done`. */
-export function recordEvents(context: TurnContext, state: TurnState, status: FinishedStatus, error?: { message: string; hint?: string }): TurnEvent[] {
-  const stored = recordTurn(context, state, status, error?.message);
+export async function recordEvents(context: TurnContext, state: TurnState, status: FinishedStatus, error?: { message: string; hint?: string }): Promise<TurnEvent[]> {
+  const stored = await recordTurn(context, state, status, error?.message);
   const events: TurnEvent[] = [];
   if (error) events.push({ type: 'error', message: error.message, hint: error.hint, status: 'failed' });
   events.push({
@@ -96,7 +95,7 @@ export function recordEvents(context: TurnContext, state: TurnState, status: Fin
 }
 
 /** The last events of a turn that threw: `interrupted` when it was aborted, else `failed` with the error described. */
-export function failureEvents(context: TurnContext, state: TurnState, error: unknown, signal?: AbortSignal): TurnEvent[] {
+export function failureEvents(context: TurnContext, state: TurnState, error: unknown, signal?: AbortSignal): Promise<TurnEvent[]> {
   if (signal?.aborted || isAbortError(error)) return recordEvents(context, state, 'interrupted');
   return recordEvents(context, state, 'failed', describe(error));
 }

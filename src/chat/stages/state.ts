@@ -11,9 +11,13 @@ import type { Db } from '../../store/db.js';
 import type { SessionInfo } from '../../store/sessions.js';
 import type { TurnHistory } from './history.js';
 import type { TurnRewrite } from './rewrite.js';
+import { sqliteTurnStore, type TurnStore } from './store.js';
 
 export interface TurnContext {
-  db: Db;
+  /** The SQLite database the turn is stored in, unless `store` says where. */
+  db?: Db;
+  /** Where the turn is stored (Postgres); default the SQLite store of `db`. */
+  store?: TurnStore;
   /** Searches the index; only `search` and the embedder's id are used. */
   retriever: Pick<Retriever, 'search' | 'embedder'>;
   rewriter: QueryRewriter;
@@ -82,4 +86,11 @@ export async function timed<T>(timings: TurnTimings, key: keyof TurnTimings, wor
   const result = await work();
   timings[key] = performance.now() - started;
   return result;
+}
+
+/** Where `context`'s turn is stored: its store, else the SQLite store of its database. */
+export function turnStoreOf(context: Pick<TurnContext, 'db' | 'store'>): TurnStore {
+  if (context.store) return context.store;
+  if (!context.db) throw new Error('A turn context needs a database or a store.');
+  return sqliteTurnStore(context.db);
 }

@@ -43,13 +43,13 @@ export function registerAsk(program: Command): void {
         controller.abort();
       });
       try {
-        if (!flags.quiet) warnWhenNothingIngested(workspace, output);
+        if (!flags.quiet) await warnWhenNothingIngested(workspace, output);
         // Without --session, the question goes to the one session of one-off asks,
         // searched as asked: it follows up on none of them (`--session last` does).
         // That session is only planned until its first question is stored, so an ask
         // that fails before its turn starts leaves no empty session behind.
         const oneOff = !flags.session;
-        const chat = Chat.start(workspace, oneOff ? { rolling: ASKS_SESSION } : { session: flags.session });
+        const chat = await Chat.open(workspace, oneOff ? { rolling: ASKS_SESSION } : { session: flags.session });
         await chat.prepare();
         const result = await runTurnWithOutput(chat, question, output, {
           rewritePolicy: oneOff && !chat.planned && flags.rewrite === undefined ? 'never' : undefined,

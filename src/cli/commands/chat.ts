@@ -112,12 +112,12 @@ ${HELP}`,
       const io = ioOf(command);
       const workspace = openWorkspaceFor(settings);
       try {
-        warnWhenNothingIngested(workspace, output);
+        await warnWhenNothingIngested(workspace, output);
         const interactive = Boolean(io.stdin.isTTY) && !flags.json;
         // A chat session asks many questions: copy the vectors and the keyword index
         // into memory while the user types (the keyword copy is built on a worker
         // thread, beside the vector copy's slices here).
-        if (interactive) void workspace.warmInBackground().catch(() => {});
+        if (interactive && !workspace.postgres) void workspace.warmInBackground().catch(() => {});
         // A local server loads a model on its first request: start that while the user types.
         if (interactive) void workspace.warmModels().catch(() => {});
         const chat = await chooseSession(workspace, flags, interactive, io);
@@ -127,7 +127,8 @@ ${HELP}`,
           return;
         }
         // Once the session is chosen, so that the one being continued is kept whole, however old.
-        const retention = applyRetention(workspace, { keepSessionId: chat.planned ? undefined : chat.session.id });
+        // (history.retention is not applied on Postgres yet: prune does not run there.)
+        const retention = workspace.postgres ? undefined : applyRetention(workspace, { keepSessionId: chat.planned ? undefined : chat.session.id });
         // Said only when something was removed.
         if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         const state: ReplState = { chat, lastChunks: [], io };
@@ -147,14 +148,14 @@ ${HELP}`,
 async function chooseSession(workspace: Workspace, flags: ChatFlags, interactive: boolean, io: CliIo): Promise<Chat | undefined> {
   const chosen = [flags.continue && '-c/--continue', flags.session !== undefined && '--session', flags.new !== undefined && '--new'].filter(Boolean);
   if (chosen.length > 1) throw new UserError(`${chosen.join(' and ')} cannot be used together.`, { hint: 'Use -c for the most recent session, --session <id|name> for a given one, or neither for a new one.', exitCode: 2 });
-  if (typeof flags.session === 'string') return Chat.start(workspace, { session: flags.session });
+  if (typeof flags.session === 'string') return Chat.open(workspace, { session: flags.session });
   if (flags.session === true) {
     if (!interactive) throw new UserError('--session needs a session id or name when the chat is not on a terminal.', { hint: 'List them with `ragline sessions`; -c continues the most recent one.', exitCode: 2 });
     if (listSessions(workspace).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
     const id = await pickSession(workspace, 'Continue which session?', io);
     return id === undefined ? undefined : Chat.start(workspace, { session: id });
   }
-  return Chat.start(workspace, { continueLast: flags.continue, name: typeof flags.new === 'string' ? flags.new : undefined });
+  return Chat.open(workspace, { continueLast: flags.continue, name: typeof flags.new === 'string' ? flags.new : undefined });
 }
 
 /** Mutable REPL state: the chat (its session), per-session settings and the last retrieval. */

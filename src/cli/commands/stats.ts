@@ -2,7 +2,7 @@
 
 import path from 'node:path';
 import type { Command } from 'commander';
-import { stats } from '../../app/stats.js';
+import { statsOf } from '../../app/stats.js';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { outputFor, formatBytes } from '../output.js';
 import { oneLine } from '../../util/sanitize.js';
@@ -17,7 +17,7 @@ export function registerStats(program: Command): void {
       const output = outputFor(command);
       const workspace = openWorkspaceFor(settingsFor(command));
       try {
-        const found = stats(workspace);
+        const found = await statsOf(workspace);
         if (flags.json) return output.json(found);
         const { color } = output;
         // Paths and the embedder id come from outside: shown through the sanitiser.
@@ -32,6 +32,7 @@ export function registerStats(program: Command): void {
         );
         row('embedder', found.embedder ? `${found.embedder} (${found.dimensions} dimensions)` : 'none yet');
         row('chunking', found.chunker ? `size ${found.chunker.size}, overlap ${found.chunker.overlap} characters` : 'none yet');
+        if (found.keywordSearch) row('keywords', found.keywordSearch === 'bm25' ? 'BM25 (pg_textsearch)' : 'full-text search (ts_rank_cd; pg_textsearch is not installed)');
         row('sessions', `${found.sessions} (${count(found.turns, 'turn')})`);
         row('last ingest', lastIngest ? `${lastIngest.finishedAt} from ${ingestedFrom(lastIngest)} (${lastIngest.seconds.toFixed(1)}s)` : 'never');
       } finally {
