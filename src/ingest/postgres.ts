@@ -85,6 +85,7 @@ export async function ingestIntoPostgres(options: PgIngestOptions): Promise<Inge
     dimensions: embedder.dimensions,
     chunker: { size: options.chunker.size, overlap: options.chunker.overlap },
     text: INDEX_TEXT_VERSION,
+    ...(embedder.prefixes ? { prefixes: { query: embedder.prefixes.query, document: embedder.prefixes.document } } : {}),
   });
   try {
     const tools = await loadFileTools();
@@ -157,7 +158,7 @@ async function writeGroup(writes: IndexWriteTransaction, root: string, embedder:
   const missing = new Map<string, string>();
   for (const pending of group) for (const chunk of pending.chunks) if (!vectors.has(chunk.textHash)) missing.set(chunk.textHash, chunk.embedText);
   if (missing.size > 0) {
-    const embedded = await embedder.embed([...missing.values()], signal);
+    const embedded = await embedder.embed([...missing.values()], signal, 'document');
     [...missing.keys()].forEach((hash, i) => vectors.set(hash, embedded[i]!));
   }
   for (const pending of group) {
