@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Extensions } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_textsearch } from '@electric-sql/pglite-pg_textsearch';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -31,7 +31,7 @@ function templatePath(kind: string): string {
 }
 
 async function newDatabase(textsearch: boolean): Promise<PGlite> {
-  const extensions = textsearch ? { vector, pg_textsearch } : { vector };
+  const extensions: Extensions = textsearch ? { vector, pg_textsearch } : { vector };
   const template = templatePath(textsearch ? 'vector-textsearch' : 'vector');
   if (fs.existsSync(template)) {
     return PGlite.create({ loadDataDir: new Blob([fs.readFileSync(template)]), extensions });
