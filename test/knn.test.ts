@@ -185,7 +185,7 @@ describe('vectorCandidates', () => {
       const centre = centres[i % centres.length]!;
       insert(db, vectors, id++, Float32Array.from(centre, (x) => x + (next() - 0.5) * 0.02));
     }
-    insert(db, vectors, id++, new Float32Array(dim)); // a zero vector ranks as cosine 0
+    insert(db, vectors, id, new Float32Array(dim)); // a zero vector ranks as cosine 0
     const int8 = new VectorIndex(db, dim, { precision: 'int8', threads: 1 });
     const float32 = new VectorIndex(db, dim, { precision: 'float32', threads: 1 });
     let extra = 0;
