@@ -58,6 +58,11 @@ describe('the units of a chunk', () => {
     expect(passageUnits(rst).map((unit) => [unit.text, unit.code])).toEqual([['Add a test to the project to be run by ctest.', false]]);
   });
 
+  test('a heading is read without its inline markup', () => {
+    const units = passageUnits('## <a name="reserve-memory"></a> Reserve **memory** (--reserve-memory)\n\nThe managers schedule by reservations.');
+    expect(units.map((unit) => unit.heading)).toEqual(['Reserve memory (--reserve-memory)']);
+  });
+
   test('a "See also" section and a heading that names a part of a page', () => {
     const units = passageUnits('# npm-ci\n\n## Description\n\nThis command installs a project with a clean slate.\n\n## See also\n\n* npm install\n* npm test');
     expect(units.map((unit) => [unit.text, unit.heading])).toEqual([['This command installs a project with a clean slate.', 'npm-ci']]);

@@ -127,7 +127,9 @@ export function passageUnits(rawText: string): Unit[] {
   const newSection = (title?: string) => {
     flush();
     // (A heading that names a part of a page, "Description", leaves its text in the section it is in.)
-    if (title !== undefined && !PAGE_PART.test(title.replace(/^#{1,6}\s+/, '').trim())) heading = title.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '');
+    // (Shown as read: without its marks and inline markup, `<a name="x"></a>` anchors included.)
+    const shown = title === undefined ? undefined : withoutEmphasis(cleanInline(title.replace(/^#{1,6}\s+/, '').replace(/\s+#+$/, '')));
+    if (shown !== undefined && shown !== '' && !PAGE_PART.test(shown)) heading = shown;
     section++;
     block++;
   };
