@@ -343,6 +343,18 @@ describe('inputs longer than the embedding server takes', () => {
     expect(json.truncated).toEqual({ chunks: Number(chunks), toChars: Number(chars!.replace(/,/g, '')) });
   });
 
+  it('several paths: the note is said once per path that had chunks cut, and the --json total sums them', async () => {
+    tight = await startOpenAIServer({ maxInputChars: 1000 });
+    const json = JSON.parse((await ok(ragline(['ingest', longDocs, docs, '--json'], { env: env(tight) }))).stdout);
+    const [first, second] = json.paths;
+    expect(first.truncated.chunks).toBeGreaterThan(1);
+    expect(second.truncated).toBeUndefined();
+    expect(json.total.truncated).toEqual(first.truncated);
+
+    const text = await ok(ragline(['ingest', longDocs, docs, '--reindex'], { env: env(tight) }));
+    expect(text.stdout.split('\n').filter((line) => line.includes('longer than the embedding server takes'))).toHaveLength(1);
+  });
+
   it("vLLM's 400 for an input longer than the model's context is read the same way: cut, said once, not taken for the prompt's overflow", async () => {
     tight = await startOpenAIServer({ maxInputChars: 1000, tooLarge: 'vllm' });
     const result = await ok(ragline(['ingest', longDocs, '--json'], { env: env(tight) }));

@@ -303,6 +303,8 @@ export interface IngestTotal {
   bytes: number;
   seconds: number;
   interrupted: boolean;
+  /** Chunks embedded only in part, summed (IngestSummary.truncated); absent when none. */
+  truncated?: NonNullable<IngestSummary['truncated']>;
 }
 
 export interface IngestPathsSummary {
@@ -401,6 +403,7 @@ function ingestTotal(done: readonly PathIngested[]): IngestTotal {
     total.bytes += summary.bytes;
     total.seconds += summary.seconds;
     total.interrupted ||= summary.interrupted;
+    if (summary.truncated) total.truncated = sumTruncated(total.truncated, summary.truncated);
   };
   for (const { summary } of done) {
     add(summary);
@@ -609,4 +612,12 @@ function underSubfolder(only: readonly string[], globs: string[] | undefined): s
     const read = asInGitignore(glob);
     return read.startsWith('!') ? [`!${anyPrefix}${read.slice(1)}`] : prefixes.map((prefix) => prefix + read);
   });
+}
+
+/** Chunks embedded only in part, added up: the count summed, the shortest length kept. */
+export function sumTruncated(
+  sum: IngestSummary['truncated'],
+  more: NonNullable<IngestSummary['truncated']>,
+): NonNullable<IngestSummary['truncated']> {
+  return sum ? { chunks: sum.chunks + more.chunks, toChars: Math.min(sum.toChars, more.toChars) } : { ...more };
 }

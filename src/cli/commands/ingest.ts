@@ -11,6 +11,7 @@ import {
   planCheckedPaths,
   READ_KINDS,
   RemovalRefused,
+  sumTruncated,
   type GlobRemoval,
   pathsIngested,
   type IngestPathsPlan,
@@ -169,7 +170,12 @@ Examples:
             if (!flags.json) {
               output.out(summaryLine(summary, output.color, several ? given : undefined));
               if (summary.reread) output.out(output.color.dim('Every file was read again: the folder had been indexed by an earlier version of ragline, which read documents differently.'));
-              if (summary.truncated) output.out(truncatedNote(summary.truncated));
+              // Once for the folder and the other folders a rebuild read with it.
+              const truncated = [summary, ...(summary.others ?? []).map((other) => other.summary)].reduce<IngestSummary['truncated']>(
+                (sum, one) => (one?.truncated ? sumTruncated(sum, one.truncated) : sum),
+                undefined,
+              );
+              if (truncated) output.out(truncatedNote(truncated));
               if (flags.verbose) for (const line of skippedLines(summary)) output.out(output.color.dim(line));
               for (const line of otherFolderLines(summary)) output.out(line);
             }
