@@ -353,7 +353,7 @@ describe('error messages', () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const error = await failure(new OpenAIEmbedder(settings({ baseURL, maxRetries: 1 })).embed(['x']));
     expect(error.message).toBe(`Could not connect to ${baseURL}: connection refused after 1 retry.`);
-    expect(error.hint).toBe('Is the server running? For Ollama: `ollama serve`.');
+    expect(error.hint).toBe('Is the server running? For Ollama: `ollama serve`. Or answer offline meanwhile: --provider offline.');
     expect(waits).toHaveLength(1);
   });
 

@@ -187,6 +187,14 @@ describe('time is bounded', () => {
     expect(server!.requestsTo('chat')).toHaveLength(1);
   });
 
+  it('a model slow to start answering is said to be awaited, on stderr', async () => {
+    await setUp(STANDALONE, { chunks: ['Keys expire after 90 days [1].'], chunkDelayMs: 2300 });
+    const result = await ragline(['ask', Q1], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('waiting for qwen3:8b to answer …');
+    expect(result.stdout).not.toContain('waiting');
+  });
+
   it('a stalled rewrite falls back to the offline rewrite within RAGLINE_REWRITE_TIMEOUT_MS', async () => {
     await setUp({ chunks: ['Do ', 'Orbitly'], stallAfterChunks: 1 });
     const first = await ragline(['ask', Q1], { env: env() });

@@ -156,7 +156,7 @@ export async function runDoctor(resolve: () => ResolvedConfig, timeoutMs: number
   checks.push(...(database.unfinished ?? []));
   checkEmbedderMatchesIndex(embedder, config, database.fingerprint, choice, checks);
   await checkProvider(config, provider, timeoutMs, checks);
-  if (provider.chat === 'openai' && provider.reachable !== false) await checkRoles(config, provider, checks);
+  if (provider.chat === 'openai' && provider.reachable !== false) await checkRoles(config, provider, timeoutMs, checks);
   await checkEmbeddingRoundTrip(embedder, config, settings, database.fingerprint, provider, timeoutMs, checks);
   return { checks, facts };
 }
@@ -546,7 +546,7 @@ async function checkProvider(config: Config, provider: DoctorFacts['provider'], 
 }
 
 /** A one-line reply from the answer model and the rewrite model, timed, with what the server says of the context window. */
-async function checkRoles(config: Config, provider: DoctorFacts['provider'], checks: Check[]): Promise<void> {
+async function checkRoles(config: Config, provider: DoctorFacts['provider'], timeoutMs: number, checks: Check[]): Promise<void> {
   const { OpenAIChatModel } = await import('../providers/openai.js');
   const { serverKind } = await import('../providers/server-info.js');
   const baseURL = config.baseURL ?? OPENAI_API_BASE_URL;
@@ -555,7 +555,10 @@ async function checkRoles(config: Config, provider: DoctorFacts['provider'], che
   const kind = await serverKind(baseURL, config.apiKey);
   for (const { role, model, variable } of roles) {
     const chatModel = new OpenAIChatModel({
-      ...openAISettings(config, model),
+      ...openAISettings(config, model, timeoutMs),
+      // --timeout bounds each wait: the reply's first token, a stalled stream, a model still loading.
+      idleMs: timeoutMs,
+      loadTimeoutMs: timeoutMs,
       contextTokens: config.answer?.contextTokens,
       maxRetries: 0,
       operation: role === 'rewrite' ? 'rewrite' : 'chat',

@@ -16,7 +16,7 @@ import { loadHistory } from './stages/history.js';
 import { failureEvents, openTurn, recordEvents, recordTurn } from './stages/record.js';
 import { retrieve } from './stages/retrieve.js';
 import { gateAndRewrite } from './stages/rewrite.js';
-import { timed, turnStoreOf, type TurnContext, type TurnOptions } from './stages/state.js';
+import { settlesWithin, timed, turnStoreOf, WAITING_NOTICE_MS, type TurnContext, type TurnOptions } from './stages/state.js';
 
 export type { TurnContext, TurnOptions } from './stages/state.js';
 
@@ -51,9 +51,14 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     }
     if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
 
-    const rewrite = await timed(timings, 'rewriteMs', () =>
+    const rewriting = timed(timings, 'rewriteMs', () =>
       gateAndRewrite(context.rewriter, { question: asked, history, config, policy: state.policy, signal, termShare: store.termShare() }),
     );
+    // A model that is slow to answer is said to be awaited, not left as a silent pause.
+    if (!(await settlesWithin(rewriting, WAITING_NOTICE_MS))) {
+      yield { type: 'status', text: `waiting for ${context.rewriter.id.replace(/^openai:/, '')} to rewrite the question …` };
+    }
+    const rewrite = await rewriting;
     state.rewrite = rewrite;
     if (rewrite.outcome.usage) usage.rewrite = rewrite.outcome.usage;
     state.models.rewrite = rewrite.model;

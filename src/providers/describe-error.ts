@@ -247,7 +247,7 @@ function describeConnectionFailure(error: APIConnectionError, url: string, after
   if (code === 'ECONNREFUSED') {
     return {
       message: `Could not connect to ${url}: connection refused${afterRetries}.`,
-      hint: 'Is the server running? For Ollama: `ollama serve`.',
+      hint: 'Is the server running? For Ollama: `ollama serve`. Or answer offline meanwhile: --provider offline.',
     };
   }
   if (isBadPort(error)) {

@@ -10,7 +10,8 @@ import { namesAgainstIndex } from '../extractive.js';
 import { passageAnswer } from '../passage.js';
 import { buildAnswerMessages, estimateTokens, fitAnswerPrompt } from '../prompt.js';
 import { withoutReasoning } from '../../providers/reasoning.js';
-import { turnStoreOf, type TurnContext, type TurnState } from './state.js';
+import type { ChatChunk } from '../../providers/types.js';
+import { settlesWithin, turnStoreOf, WAITING_NOTICE_MS, type TurnContext, type TurnState } from './state.js';
 
 /** Id recorded as the chat model of an offline (extractive) answer. */
 export const EXTRACTIVE_MODEL_ID = 'offline:extractive-v2';
@@ -107,7 +108,11 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
   }
   let thinking = false;
   try {
-    for await (const chunk of answerModel.stream(state.prompt, { signal, maxTokens: config.answer?.maxTokens })) {
+    for await (const chunk of noticingSilence(answerModel.stream(state.prompt, { signal, maxTokens: config.answer?.maxTokens }), answerModel.id)) {
+      if (chunk.type === 'waiting') {
+        yield { type: 'status', text: chunk.text };
+        continue;
+      }
       if (chunk.type === 'usage') {
         state.usage.answer = chunk.usage;
       } else if (chunk.type === 'reasoning') {
@@ -144,4 +149,27 @@ export async function* answer(context: TurnContext, state: TurnState, signal?: A
     }
   }
   return 'answered';
+}
+
+/**
+ * The model's chunks, with one `waiting` notice first when the first chunk takes longer
+ * than WAITING_NOTICE_MS (a model reading a long prompt, or a slow server), so the REPL
+ * says what it is waiting for instead of pausing silently.
+ */
+async function* noticingSilence(
+  stream: AsyncIterable<ChatChunk>,
+  modelId: string,
+): AsyncGenerator<ChatChunk | { type: 'waiting'; text: string }> {
+  const iterator = stream[Symbol.asyncIterator]();
+  try {
+    const first = iterator.next();
+    if (!(await settlesWithin(first, WAITING_NOTICE_MS))) yield { type: 'waiting', text: `waiting for ${modelId.replace(/^openai:/, '')} to answer …` };
+    let next = await first;
+    while (!next.done) {
+      yield next.value;
+      next = await iterator.next();
+    }
+  } finally {
+    await iterator.return?.(undefined);
+  }
 }

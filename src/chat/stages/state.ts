@@ -94,3 +94,17 @@ export function turnStoreOf(context: Pick<TurnContext, 'db' | 'store'>): TurnSto
   if (!context.db) throw new Error('A turn context needs a database or a store.');
   return sqliteTurnStore(context.db);
 }
+
+/** How long a model call may be silent before the turn says it is waiting. */
+export const WAITING_NOTICE_MS = 2000;
+
+/** Whether `promise` settles (either way) within `ms`. */
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => setTimeout(resolve, ms, false).unref()),
+  ]);
+}

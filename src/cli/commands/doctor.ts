@@ -19,7 +19,10 @@ export function registerDoctor(program: Command): void {
       'after',
       `
 Exit code 1 when any check fails (warnings do not count). Nothing is changed:
-the database is opened read-only and the only request sent is GET /models.
+the database is opened read-only. Against a model server it sends GET /models, asks
+the server what it is and each model's context window (Ollama's /api/..., llama.cpp's
+/props, LM Studio's /api/v0/models), and times a one-line reply from each chat model
+and one embedding; each waits at most --timeout.
 
 Examples:
   ragline doctor
