@@ -344,6 +344,18 @@ describe('messages that say what to do', () => {
     expect(sha(file)).toBe(before);
   });
 
+  test('a database where no file can be made (a path through a file, or /proc): refused before any work, exit 2, with the fix', async () => {
+    const plain = path.join(home, 'plain.txt');
+    fs.writeFileSync(plain, 'a file, not a folder');
+    for (const file of [path.join(plain, 'r.db'), ...(fs.existsSync('/proc/self') ? ['/proc/ragline-test.db'] : [])]) {
+      const result = await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: Cannot (?:create|open) the database at ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      expect(result.stderr).toContain('Choose a writable location with --db or RAGLINE_DB.');
+    }
+    expect(fs.readFileSync(plain, 'utf8')).toBe('a file, not a folder');
+  });
+
   test('a database its user cannot read: a read-only command says it cannot read it (not "Cannot write")', async () => {
     const file = path.join(home, 'locked', 'r.db');
     expect((await ragline(['--db', file, 'ingest', FIXTURE_DOCS], { env: env() })).code).toBe(0);

@@ -377,6 +377,18 @@ function fsError(err: unknown, file: string, action: 'create' | 'read'): UserErr
       cause: err,
     });
   }
+  if (code === 'ENOTDIR' || (action === 'create' && code === 'ENOENT')) {
+    // e.g. --db /proc/x.db: the folder exists but takes no new files, or a part of the path is a file.
+    const message =
+      code === 'ENOTDIR'
+        ? `Cannot open the database at ${file}: a part of the path is a file, not a folder.`
+        : `Cannot create the database at ${file}: the folder does not take new files.`;
+    return new UserError(message, {
+      hint: 'Choose a writable location with --db or RAGLINE_DB.',
+      exitCode: 2,
+      cause: err,
+    });
+  }
   if (code === 'ENOSPC') {
     return new UserError(`The disk holding ${file} is full.`, { hint: 'Free some space and run the command again.', cause: err });
   }
