@@ -65,10 +65,7 @@ export class ThinkSplitter {
         const close = this.#buffer.indexOf(CLOSE);
         if (close >= 0) {
           // Only the closing tag: everything before it was reasoning.
-          pieces.push(...reasoning(this.#buffer.slice(0, close)));
-          this.#buffer = this.#buffer.slice(close + CLOSE.length).replace(/^\s+/, '');
-          this.#closed = true;
-          this.#mode = 'content';
+          pieces.push(...this.#closeAt(close));
           continue;
         }
         if (this.holdBack && !final) break;
@@ -79,10 +76,7 @@ export class ThinkSplitter {
       if (this.#mode === 'thinking') {
         const close = this.#buffer.indexOf(CLOSE);
         if (close >= 0) {
-          pieces.push(...reasoning(this.#buffer.slice(0, close)));
-          this.#buffer = this.#buffer.slice(close + CLOSE.length).replace(/^\s+/, '');
-          this.#closed = true;
-          this.#mode = 'content';
+          pieces.push(...this.#closeAt(close));
           continue;
         }
         const keep = final ? 0 : partialSuffix(this.#buffer, CLOSE);
@@ -95,12 +89,9 @@ export class ThinkSplitter {
         const close = this.#buffer.indexOf(CLOSE);
         if (close >= 0) {
           // A stray closing tag after content was shown: all of it was reasoning.
-          const before = this.#emitted + this.#buffer.slice(0, close);
           if (this.#emitted) pieces.push({ kind: 'retract', text: this.#emitted });
-          pieces.push(...reasoning(before));
+          pieces.push(...this.#closeAt(close, this.#emitted));
           this.#emitted = '';
-          this.#buffer = this.#buffer.slice(close + CLOSE.length).replace(/^\s+/, '');
-          this.#closed = true;
           continue;
         }
         const keep = final ? 0 : partialSuffix(this.#buffer, CLOSE);
@@ -116,6 +107,15 @@ export class ThinkSplitter {
       this.#buffer = '';
     }
     return pieces;
+  }
+
+  /** The reasoning up to `</think>` at `close` (after `shown`, content that turned out to be reasoning); content follows. */
+  #closeAt(close: number, shown = ''): Piece[] {
+    const thought = reasoning(shown + this.#buffer.slice(0, close));
+    this.#buffer = this.#buffer.slice(close + CLOSE.length).replace(/^\s+/, '');
+    this.#closed = true;
+    this.#mode = 'content';
+    return thought;
   }
 }
 
