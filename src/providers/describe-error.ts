@@ -17,6 +17,7 @@ export { displayURL } from '../util/url.js';
 import { causeCode, isBadPort, retryRecordOf, StreamInterruptedError } from './retry.js';
 import { ServerStreamError, StreamStalledError } from './sse.js';
 import { EmptyReplyError, ReasoningExhaustedError } from './openai.js';
+import { isOpenAIHost } from './server-info.js';
 import { isContextOverflow, isInputTooLarge, lacksEmbeddings } from './server-errors.js';
 
 export type ProviderOperation = 'embed' | 'chat' | 'rewrite' | 'models';
@@ -188,7 +189,7 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
     }
     if (status === 404) {
       if (operation !== 'models' && mentionsModel(error, detail)) {
-        const openAIDefault = OPENAI_DEFAULTS.has(model) && !/^https:\/\/api\.openai\.com/.test(context.baseURL);
+        const openAIDefault = OPENAI_DEFAULTS.has(model) && !isOpenAIHost(context.baseURL);
         return {
           message: `Model "${model}" was not found at ${url}.${openAIDefault ? ` ("${model}" is OpenAI's default, used because ${MODEL_VARIABLE[operation]} is not set.)` : ''}`,
           hint: openAIDefault

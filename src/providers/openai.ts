@@ -23,7 +23,7 @@ import { describeProviderError, type ProviderErrorContext, type ProviderOperatio
 import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolicy } from './retry.js';
 import { APIError, APIUserAbortError, OpenAIError } from 'openai/error';
 import { noThinkingRequest, ThinkSplitter, thinksByDefault, type Piece } from './reasoning.js';
-import { modelInfo } from './server-info.js';
+import { isOpenAIHost, modelInfo } from './server-info.js';
 import { readEvents, ServerStreamError, StreamStalledError, type ServerSentEvent } from './sse.js';
 
 export interface OpenAISettings {
@@ -580,7 +580,7 @@ class Connection {
 
   /** Whether this is OpenAI's own API (which rejects fields other servers accept). */
   get isOpenAI(): boolean {
-    return /^https:\/\/api\.openai\.com(\/|$)/.test(this.baseURL);
+    return isOpenAIHost(this.baseURL);
   }
 
   client(): Promise<OpenAI> {
