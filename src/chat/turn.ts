@@ -20,6 +20,9 @@ import { settlesWithin, timed, turnStoreOf, WAITING_NOTICE_MS, type TurnContext,
 
 export type { TurnContext, TurnOptions } from './stages/state.js';
 
+/** How long a model's load may take before the turn says it is loading. */
+const LOADING_NOTICE_MS = 300;
+
 /** Runs one turn of `context.sessionId`, yielding its events; see the module header. */
 export async function* runTurn(context: TurnContext, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
   const { config } = context;
@@ -45,8 +48,10 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     for (const model of context.loadingModels ?? []) {
       const ready = model.ready?.(signal);
       if (!ready) continue;
-      const quick = await Promise.race([ready.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 300, false).unref())]);
-      if (!quick && model.loading) yield { type: 'status', text: `loading model ${model.id.replace(/^openai:/, '')} …` };
+      // A warm model's ready() has settled already: no timer on its turns.
+      if (model.loading && !(await settlesWithin(ready, LOADING_NOTICE_MS))) {
+        yield { type: 'status', text: `loading model ${model.id.replace(/^openai:/, '')} …` };
+      }
       await ready;
     }
     if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
