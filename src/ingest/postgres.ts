@@ -13,7 +13,7 @@ import { INDEX_TEXT_VERSION } from '../text/symbols.js';
 import type { ChunkerSettings } from './chunk.js';
 import type { IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile } from './prepare.js';
-import { countSkipped, type IngestProgress, type IngestRun, type IngestSummary, type PendingFile } from './run.js';
+import { countSkipped, emptyProgress, emptySummary, type IngestProgress, type IngestRun, type IngestSummary, type PendingFile } from './run.js';
 import { walk } from './walk.js';
 
 export interface PgIngestOptions {
@@ -38,22 +38,8 @@ export async function ingestIntoPostgres(options: PgIngestOptions): Promise<Inge
   const started = performance.now();
   const { store, embedder } = options;
   const root = path.resolve(options.root);
-  const summary: IngestSummary = {
-    root,
-    ...(options.only ? { only: options.only } : {}),
-    files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
-    skippedPaths: {},
-    invalidUtf8: 0,
-    invalidUtf8Paths: [],
-    windows1252: 0,
-    windows1252Paths: [],
-    chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
-    bytes: 0,
-    seconds: 0,
-    embedder: embedder.id,
-    interrupted: false,
-  };
-  const progress: IngestProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, chunksWritten: 0, elapsedMs: 0 };
+  const summary = emptySummary(root, options.only, embedder.id);
+  const progress = emptyProgress();
   const report = () => {
     progress.elapsedMs = performance.now() - started;
     options.onProgress?.(progress);

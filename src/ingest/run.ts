@@ -122,6 +122,29 @@ export interface IngestRun {
   embedMaxChars?: number;
 }
 
+/** An ingest's summary before its first file: nothing counted yet. */
+export function emptySummary(root: string, only: IngestSummary['only'], embedderId: string): IngestSummary {
+  return {
+    root,
+    ...(only ? { only } : {}),
+    files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
+    skippedPaths: {},
+    invalidUtf8: 0,
+    invalidUtf8Paths: [],
+    windows1252: 0,
+    windows1252Paths: [],
+    chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
+    bytes: 0,
+    seconds: 0,
+    embedder: embedderId,
+    interrupted: false,
+  };
+}
+
+export function emptyProgress(): IngestProgress {
+  return { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, chunksWritten: 0, elapsedMs: 0 };
+}
+
 export function newRun(options: IngestOptions): IngestRun {
   const started = performance.now();
   const { db, embedder } = options;
@@ -132,22 +155,8 @@ export function newRun(options: IngestOptions): IngestRun {
     embedder,
     root,
     started,
-    summary: {
-      root,
-      ...(options.only ? { only: options.only } : {}),
-      files: { added: 0, changed: 0, unchanged: 0, removed: 0, skipped: {} },
-      skippedPaths: {},
-      invalidUtf8: 0,
-      invalidUtf8Paths: [],
-      windows1252: 0,
-      windows1252Paths: [],
-      chunks: { written: 0, embedded: 0, reused: 0, removed: 0 },
-      bytes: 0,
-      seconds: 0,
-      embedder: embedder.id,
-      interrupted: false,
-    },
-    progress: { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, chunksWritten: 0, elapsedMs: 0 },
+    summary: emptySummary(root, options.only, embedder.id),
+    progress: emptyProgress(),
     lock: new WriteLock(db, root),
   };
 }
