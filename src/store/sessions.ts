@@ -338,24 +338,7 @@ export function finishTurn(db: Db, turnId: number, input: FinishTurnInput): Turn
         INSERT INTO turn_chunks (turn_id, rank, chunk_id, document_path, start_line, end_line, locator, heading,
                                  text_hash, score, vector_rank, vector_distance, keyword_rank, bm25)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-      for (const chunk of input.chunks) {
-        insertChunk.run(
-          turnId,
-          chunk.rank,
-          chunk.chunkId,
-          chunk.documentPath,
-          chunk.startLine,
-          chunk.endLine,
-          chunk.locator,
-          chunk.heading,
-          chunk.textHash,
-          chunk.score,
-          chunk.vectorRank ?? null,
-          chunk.vectorDistance ?? null,
-          chunk.keywordRank ?? null,
-          chunk.bm25 ?? null,
-        );
-      }
+      for (const chunk of input.chunks) insertChunk.run(...turnChunkValues(turnId, chunk));
       const finishedAt = now();
       const spent = performance.now() - started;
       const timings: TurnTimings = {
@@ -586,4 +569,28 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
 function columnsOf(db: Db, table: string, except: string[]): string[] {
   const names = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
   return names.filter((name) => !except.includes(name));
+}
+
+/**
+ * A retrieved chunk's row of turn_chunks, in column order (turn_id, rank, chunk_id,
+ * document_path, start_line, end_line, locator, heading, text_hash, score, vector_rank,
+ * vector_distance, keyword_rank, bm25): one list for the SQLite and the Postgres store.
+ */
+export function turnChunkValues(turnId: number, chunk: TurnChunkInput): unknown[] {
+  return [
+    turnId,
+    chunk.rank,
+    chunk.chunkId,
+    chunk.documentPath,
+    chunk.startLine,
+    chunk.endLine,
+    chunk.locator,
+    chunk.heading,
+    chunk.textHash,
+    chunk.score,
+    chunk.vectorRank ?? null,
+    chunk.vectorDistance ?? null,
+    chunk.keywordRank ?? null,
+    chunk.bm25 ?? null,
+  ];
 }

@@ -5,7 +5,7 @@
 // transaction, so no turn is ever half-written.
 
 import type { PoolClient } from 'pg';
-import type { HistoryTurn, SessionInfo, SessionListing, StartedTurn, FinishTurnInput } from '../sessions.js';
+import { turnChunkValues, type HistoryTurn, type SessionInfo, type SessionListing, type StartedTurn, type FinishTurnInput } from '../sessions.js';
 import type { Topic, TurnTimings } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import type { PostgresStore } from './store.js';
@@ -118,22 +118,7 @@ async function insertTurnChunks(client: PoolClient, turnId: number, input: Finis
   if (input.chunks.length === 0) return;
   const values: unknown[] = [];
   const tuples = input.chunks.map((chunk, i) => {
-    values.push(
-      turnId,
-      chunk.rank,
-      chunk.chunkId,
-      chunk.documentPath,
-      chunk.startLine,
-      chunk.endLine,
-      chunk.locator,
-      chunk.heading,
-      chunk.textHash,
-      chunk.score,
-      chunk.vectorRank ?? null,
-      chunk.vectorDistance ?? null,
-      chunk.keywordRank ?? null,
-      chunk.bm25 ?? null,
-    );
+    values.push(...turnChunkValues(turnId, chunk));
     return `(${Array.from({ length: 14 }, (_, j) => `$${i * 14 + j + 1}`).join(', ')})`;
   });
   await client.query(
