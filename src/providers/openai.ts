@@ -23,7 +23,7 @@ import { describeProviderError, type ProviderErrorContext, type ProviderOperatio
 import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolicy } from './retry.js';
 import { APIError, APIUserAbortError, OpenAIError } from 'openai/error';
 import { noThinkingRequest, ThinkSplitter, thinksByDefault, type Piece } from './reasoning.js';
-import { isOpenAIHost, modelInfo } from './server-info.js';
+import { isOpenAIHost, modelInfo, type ModelInfo } from './server-info.js';
 import { readEvents, ServerStreamError, StreamStalledError, type ServerSentEvent } from './sse.js';
 
 export interface OpenAISettings {
@@ -270,6 +270,9 @@ export class OpenAIChatModel implements ChatModel {
       const { settings } = this.#connection;
       const info = await modelInfo(this.#connection.baseURL, settings.apiKey, settings.model);
       if (info.loaded === false) await this.#load();
+      // What the server said of a loaded model holds for its window too: not asked again. A model
+      // loaded just now is asked again, as its window is known once it runs (Ollama's /api/ps).
+      else this.#window ??= Promise.resolve(windowOf(info));
     })().finally(() => {
       this.#warm = true;
     });
@@ -286,9 +289,7 @@ export class OpenAIChatModel implements ChatModel {
   contextWindow(signal?: AbortSignal): Promise<{ tokens: number; source: string } | undefined> {
     const { settings } = this.#connection;
     if (settings.contextTokens) return Promise.resolve({ tokens: settings.contextTokens, source: 'RAGLINE_CONTEXT_TOKENS' });
-    this.#window ??= modelInfo(this.#connection.baseURL, settings.apiKey, settings.model, signal).then((info) =>
-      info.contextTokens ? { tokens: info.contextTokens, source: info.contextSource ?? info.kind } : undefined,
-    );
+    this.#window ??= modelInfo(this.#connection.baseURL, settings.apiKey, settings.model, signal).then(windowOf);
     return this.#window;
   }
 
@@ -411,6 +412,10 @@ export class OpenAIChatModel implements ChatModel {
     }
     return { iterator, buffered };
   }
+}
+
+function windowOf(info: ModelInfo): { tokens: number; source: string } | undefined {
+  return info.contextTokens ? { tokens: info.contextTokens, source: info.contextSource ?? info.kind } : undefined;
 }
 
 /** A 400 that names a field we sent only to switch thinking off. */
