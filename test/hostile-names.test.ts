@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 import { startOpenAIServer, type FakeOpenAI } from './helpers/openai-server.js';
+import { sessionChoices } from '../src/cli/pick-session.js';
 
 // ESC, C1 controls, bidi embeddings/overrides/isolates.
 const FORBIDDEN = /[\u001b\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -102,6 +103,32 @@ describe('hostile names through every output path', () => {
     }
   });
 
+  test("eval prints a tasks file's ids, groups and relevant names sanitised, and its JSON escapes them", async () => {
+    const tasks = path.join(home, 'hostile-tasks.jsonl');
+    const task = { id: `t-${HOSTILE}`, group: `g-${HOSTILE}`, question: 'zebra lantern protocol', relevant: [`doc-${HOSTILE}`] };
+    fs.writeFileSync(tasks, JSON.stringify(task) + '\n');
+    const text = await ragline(['--db', dbFile, 'eval', tasks, '--variants', 'raw'], { env: env() });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^g-x----txt\.md- second line {2}raw/m); // the group's row, on one line
+    expect(text.stderr).toContain('doc-x');
+    expectClean(text, 'eval');
+    const json = await ragline(['--db', dbFile, 'eval', tasks, '--variants', 'raw', '--json', '--per-task'], { env: env() });
+    expect(json.code, json.stderr).toBe(0);
+    expectClean(json, 'eval --json');
+    expect(Object.keys(JSON.parse(json.stdout).variants[0].groups)).toEqual([task.group]); // the same value, escaped
+  });
+
+  test('eval --from-sessions prints a name judged into a session sanitised', async () => {
+    const asked = await ragline(['--db', dbFile, 'chat', '--new', 'judged-hostile'], { env: env(), input: 'zebra lantern protocol\n/exit\n' });
+    expect(asked.code, asked.stderr).toBe(0);
+    const judged = await ragline(['--db', dbFile, 'sessions', 'judge', 'judged-hostile', '1', '--relevant', 'doc\u001b]0;PWN\u0007.md'], { env: env() });
+    expect(judged.code, judged.stderr).toBe(0);
+    const result = await ragline(['--db', dbFile, 'eval', '--from-sessions', 'judged-hostile', '--variants', 'raw'], { env: env() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('doc.md');
+    expectClean(result, 'eval --from-sessions');
+  });
+
   test("doctor shows the server's model ids sanitised", async () => {
     const server: FakeOpenAI = await startOpenAIServer({ models: ['good-model', `evil-\u001b]0;PWNED\u0007-\u009b2J-\u202emodel`] });
     try {
@@ -113,5 +140,15 @@ describe('hostile names through every output path', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('the session picker', () => {
+  test('shows a session name read from the database sanitised, on one line (the prompt writes to the terminal itself)', () => {
+    const [choice] = sessionChoices([{ id: 's1', name: HOSTILE, turns: 2, lastActive: '2026-01-02T03:04:05Z', firstQuestion: `why ${HOSTILE}` }]);
+    expect(choice!.name).not.toMatch(FORBIDDEN);
+    expect(choice!.name).not.toContain('\n');
+    expect(choice!.name).toMatch(/^x----txt\.md- second line {2}2 turns, 2026-01-02 03:04 {2}why x/);
+    expect(choice!.value).toBe('s1');
   });
 });

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { oneLine, sanitizeForTerminal } from '../src/util/sanitize.js';
+import { PassThrough } from 'node:stream';
+import { createOutput, loadColors } from '../src/cli/output.js';
+import { oneLine, sanitizeForTerminal, sanitizeStyled } from '../src/util/sanitize.js';
 import { ROOT, isolatedEnv, ragline, tempDir } from './helpers/cli.js';
 
 /**
@@ -130,6 +132,62 @@ describe('sanitizeForTerminal on any string (fast-check, seed 20240611, 1000 run
       }),
       { seed: 20240611, numRuns: 1000 },
     );
+  });
+});
+
+describe('sanitizeStyled: a line the CLI coloured', () => {
+  /** The CLI's own styles (chalk's bold, dim, five colours and their resets). */
+  const OWN = /\u001b\[(?:1|2|22|31|32|33|35|36|39)m/g;
+  const fragments = [ESC, BEL, ST, `${ESC}[`, `${ESC}]`, `${ESC}P`, `${ESC}[31m`, `${ESC}[39m`, `${ESC}[1m`, `${ESC}[8m`, '\u009b', '\u009d', '\r', '\b', '\u202E', '\u200B', ']0;', 'm', ';', 'text'];
+  const styledHostile = fc.array(fc.oneof(fc.constantFrom(...fragments), fc.string({ unit: 'binary', maxLength: 6 })), { maxLength: 40 }).map((parts) => parts.join(''));
+
+  test('keeps its own colours and removes a title, a hidden-text style, a cursor move and a bidi control from the text between them', () => {
+    const line = `${ESC}[36mdocs/x.md${ESC}[39m  ${ESC}[1m${ESC}]0;PWN${BEL}Head${ESC}[8mhidden${ESC}[2A\u202Eing${ESC}[22m`;
+    expect(sanitizeStyled(line)).toBe(`${ESC}[36mdocs/x.md${ESC}[39m  ${ESC}[1mHeadhiddening${ESC}[22m`);
+  });
+
+  test('on any string (fast-check, seed 20240611): nothing but its own styles carries an ESC, and nothing forbidden is left', () => {
+    fc.assert(
+      fc.property(styledHostile, (input) => {
+        const rest = sanitizeStyled(input).replace(OWN, '');
+        return !FORBIDDEN.test(rest);
+      }),
+      { seed: 20240611, numRuns: 1000 },
+    );
+  });
+});
+
+describe("the CLI's writer sanitises whatever a call site passes it", () => {
+  const capture = (isTTY: boolean) => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    Object.assign(stream, { isTTY, getColorDepth: () => 8, columns: 80 });
+    return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
+  };
+  const hostile = `g${ESC}]0;PWN${BEL}\u009b31m\u202Eg ${ESC}[2Jdone`;
+
+  test('without colour: out, write and err print no ESC, C1 or bidi control', () => {
+    const stdout = capture(false);
+    const stderr = capture(false);
+    const output = createOutput(stdout.stream, stderr.stream, { NO_COLOR: '1' });
+    output.out(hostile);
+    output.write(hostile);
+    output.err(output.errColor.red('error: ') + hostile);
+    for (const text of [stdout.text(), stderr.text()]) {
+      expect(text).not.toMatch(FORBIDDEN);
+      expect(text).toContain('gg done');
+    }
+  });
+
+  test('with colour: its own styles are written, the hostile sequences in the text are not', async () => {
+    const stdout = capture(true);
+    const stderr = capture(true);
+    const env = { FORCE_COLOR: '1' };
+    await loadColors({ stdout: stdout.stream, stderr: stderr.stream, env });
+    const output = createOutput(stdout.stream, stderr.stream, env);
+    output.out(output.color.bold(hostile));
+    expect(stdout.text()).toBe(`${ESC}[1mgg done${ESC}[22m\n`);
   });
 });
 

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { toJson } from '../util/json.js';
 import { ioOf } from './io.js';
 import { redactSecrets } from '../util/secrets.js';
+import { oneLine, sanitizeForTerminal, sanitizeStyled } from '../util/sanitize.js';
 
 /** The styles the CLI writes with; each returns its text as it is when there is no colour. */
 export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta', (text: string) => string>;
@@ -76,7 +77,21 @@ export function guardBrokenPipe(io: { stdout: NodeJS.WriteStream; stderr: NodeJS
   }
 }
 
+/**
+ * What a stream is written through: the one terminal sanitiser, then the one
+ * redaction. Whatever a call site did, no escape sequence but the CLI's own colours
+ * (and none at all when the stream shows none), no control but tab and newline and no
+ * bidi control reaches the stream, nor a secret. Sanitised before redacted: a key
+ * split by an invisible character is whole again, and found.
+ */
+function safeText(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): (text: string) => string {
+  const styled = chalk !== undefined && colorLevel(stream, env) > 0;
+  return (text) => redactSecrets(styled ? sanitizeStyled(text) : sanitizeForTerminal(text));
+}
+
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
+  const outText = safeText(stdout, env);
+  const errText = safeText(stderr, env);
   return {
     color: colorsFor(stdout, env),
     errColor: colorsFor(stderr, env),
@@ -86,9 +101,10 @@ export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr
     get columns() {
       return usableColumns(stdout.columns) ?? usableColumns(Number(env.COLUMNS));
     },
-    out: (line = '') => void stdout.write(redactSecrets(line) + '\n'),
-    write: (text) => void stdout.write(redactSecrets(text)),
-    err: (line = '') => void stderr.write(redactSecrets(line) + '\n'),
+    out: (line = '') => void stdout.write(outText(line) + '\n'),
+    write: (text) => void stdout.write(outText(text)),
+    err: (line = '') => void stderr.write(errText(line) + '\n'),
+    // toJson writes every terminal-active character as a \u escape: the same JSON value, safe to print.
     json: (value) => void stdout.write(redactSecrets(toJson(value, 2)) + '\n'),
   };
 }
@@ -123,7 +139,7 @@ export class ProgressLine {
     if (!force && now - this.last < 100) return;
     this.last = now;
     const width = usableColumns(this.stream.columns) ?? 80;
-    this.stream.write('\r\u001b[2K' + text.slice(0, width - 1));
+    this.stream.write('\r\u001b[2K' + redactSecrets(oneLine(text, width - 1)));
     this.shown = true;
   }
 

@@ -10,6 +10,17 @@ import { oneLine } from '../util/sanitize.js';
 /** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled or aborted. */
 const CANCELLED = new Set(['ExitPromptError', 'AbortPromptError', 'CancelPromptError']);
 
+/**
+ * The picker's entries. The prompt writes to the terminal itself, not through the
+ * CLI's writer: every name and question shown is made safe here.
+ */
+export function sessionChoices(sessions: readonly { id: string; name?: string | null; turns: number; lastActive: string; firstQuestion?: string | null }[]): { name: string; value: string }[] {
+  return sessions.map((s) => ({
+    name: `${oneLine(s.name ?? s.id, 60)}  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${oneLine(s.lastActive.slice(0, 16).replace('T', ' '))}  ${oneLine(s.firstQuestion ?? '', 50)}`,
+    value: s.id,
+  }));
+}
+
 /** Lets the user choose one of the 30 most recent sessions; undefined when cancelled (Ctrl-C, Escape). */
 export async function pickSession(workspace: Workspace, message: string, io: Pick<CliIo, 'stdin' | 'stdout'>): Promise<string | undefined> {
   const sessions = listSessions(workspace).slice(0, 30);
@@ -21,10 +32,7 @@ export async function pickSession(workspace: Workspace, message: string, io: Pic
   const choice = select(
     {
       message,
-      choices: sessions.map((s) => ({
-        name: `${s.name ?? s.id}  ${s.turns} turn${s.turns === 1 ? '' : 's'}, ${s.lastActive.slice(0, 16).replace('T', ' ')}  ${oneLine(s.firstQuestion ?? '', 50)}`,
-        value: s.id,
-      })),
+      choices: sessionChoices(sessions),
     },
     { signal: controller.signal, input: io.stdin, output: io.stdout },
   );

@@ -4,7 +4,9 @@
 // such as "set title"), other control characters and bidirectional overrides,
 // so it cannot recolour, retitle or hide text in the user's terminal. This is
 // the one place that defines what is safe: `sanitizeForTerminal` for text,
-// `oneLine` for names and messages, `jsonSafe` for JSON that may be printed.
+// `oneLine` for names and messages, `jsonSafe` for JSON that may be printed, and
+// `sanitizeStyled` for a line the CLI has coloured (what its writer applies to
+// everything it prints, whatever the call site did).
 
 // CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other ESC-introduced sequences, C1 CSI/OSC.
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*[\u0007\u009c]?/g;
@@ -19,6 +21,31 @@ const INVISIBLE = /[\u202a-\u202e\u2066-\u2069\u200b\u200e\u200f\u2060-\u2064\u2
 /** Text safe to print: escapes and controls removed; newlines and tabs kept. */
 export function sanitizeForTerminal(text: string): string {
   return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(CONTROLS, '').replace(INVISIBLE, '');
+}
+
+/**
+ * The styles the CLI's own colours write (chalk's bold, dim, red, green, yellow,
+ * magenta and cyan, and their resets): plain SGR with one parameter. None of them
+ * hides, moves or retitles anything.
+ */
+const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-3]|3[5-6]|39)m/g;
+
+/**
+ * A coloured line made safe: sanitizeForTerminal on everything between the CLI's
+ * own style sequences, which are kept. Text from a file that holds one of those
+ * sequences can at most colour itself; an OSC, a cursor move, a C1 or a bidi control
+ * never survives, and the pieces cannot join into a new escape (each piece is
+ * sanitised alone, and every kept sequence is whole).
+ */
+export function sanitizeStyled(text: string): string {
+  if (!text.includes('\u001b')) return sanitizeForTerminal(text);
+  let safe = '';
+  let from = 0;
+  for (const style of text.matchAll(OWN_STYLE)) {
+    safe += sanitizeForTerminal(text.slice(from, style.index)) + style[0];
+    from = style.index + style[0].length;
+  }
+  return safe + sanitizeForTerminal(text.slice(from));
 }
 
 /**

@@ -9,6 +9,7 @@ import type { EvalTask, MetricsRow, SessionTasks } from '../../app/index.js';
 import { MAX_K } from '../../config/index.js';
 import { UserError } from '../../util/errors.js';
 import { readRegularFile } from '../../util/regular-file.js';
+import { oneLine } from '../../util/sanitize.js';
 import { count } from '../../util/words.js';
 import { numberFlag, openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
@@ -101,15 +102,17 @@ Examples:
         // Tasks without a group form one named "all": its rows are the overall rows, shown once.
         const groupNames = Object.keys(report.variants[0]?.groups ?? {});
         const groups = groupNames.length === 1 && groupNames[0] === 'all' ? [] : groupNames;
+        // A group is named by the tasks file: shown as one safe line.
+        const shownName = (subset: string) => (groups.includes(subset) ? oneLine(subset, 40) : subset);
         // Columns as wide as their longest entry, so the numbers line up.
-        const subsetWidth = Math.max('subset'.length, ...[...groups, 'rewrite differs'].map((name) => name.length));
+        const subsetWidth = Math.max('subset'.length, ...[...groups, 'rewrite differs'].map((name) => shownName(name).length));
         const variantWidth = Math.max('variant'.length, ...report.variants.map((variant) => variant.name.length));
         output.out(output.color.bold(`${'subset'.padEnd(subsetWidth)}  ${'variant'.padEnd(variantWidth)}    n    R@5   R@10  MRR@10 nDCG@10`));
         for (const subset of [...groups, 'all', 'rewrite differs']) {
           for (const variant of report.variants) {
             const m = subset === 'all' ? variant.overall : subset === 'rewrite differs' ? variant.rewriteDiffers : variant.groups[subset]!;
             if (m.n === 0) continue;
-            output.out(`${subset.padEnd(subsetWidth)}  ${variant.name.padEnd(variantWidth)} ${fmt(m)}`);
+            output.out(`${shownName(subset).padEnd(subsetWidth)}  ${variant.name.padEnd(variantWidth)} ${fmt(m)}`);
           }
         }
         for (const variant of report.variants) {
@@ -126,7 +129,7 @@ Examples:
           );
         }
         if (report.missing.length > 0) {
-          output.err(`${count(report.missing.length, 'relevant document')} named by the tasks ${report.missing.length === 1 ? 'is' : 'are'} not indexed (not in the database; ${report.missing.length === 1 ? 'it counts' : 'they count'} as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${m.document} (${m.task})`).join(', ')}.`);
+          output.err(`${count(report.missing.length, 'relevant document')} named by the tasks ${report.missing.length === 1 ? 'is' : 'are'} not indexed (not in the database; ${report.missing.length === 1 ? 'it counts' : 'they count'} as not found), e.g. ${report.missing.slice(0, 3).map((m) => `${oneLine(m.document, 80)} (${oneLine(m.task, 40)})`).join(', ')}.`);
         }
         if (fromSessions) describeSessionTasks(fromSessions, output);
       } finally {
@@ -141,7 +144,7 @@ function describeSessionTasks(found: SessionTasks, output: Output): void {
   output.err(output.errColor.dim(`${found.tasks.length} judged turn${found.tasks.length === 1 ? '' : 's'} from ${used} session${used === 1 ? '' : 's'}`));
   if (found.unscored.length > 0) {
     output.err(
-      `${count(found.unscored.length, 'judged turn')} ${found.unscored.length === 1 ? 'names' : 'name'} no relevant document and ${found.unscored.length === 1 ? 'is' : 'are'} not scored (${found.unscored.slice(0, 3).map((u) => `${u.session} turn ${u.turn}`).join(', ')}); name what should have been found with /expect or --relevant.`,
+      `${count(found.unscored.length, 'judged turn')} ${found.unscored.length === 1 ? 'names' : 'name'} no relevant document and ${found.unscored.length === 1 ? 'is' : 'are'} not scored (${found.unscored.slice(0, 3).map((u) => `${oneLine(u.session, 40)} turn ${u.turn}`).join(', ')}); name what should have been found with /expect or --relevant.`,
     );
   }
   if (found.duplicates > 0) output.err(output.errColor.dim(`${count(found.duplicates, 'turn')} copied into forks counted once`));
