@@ -187,6 +187,25 @@ describe('time is bounded', () => {
     expect(server!.requestsTo('chat')).toHaveLength(1);
   });
 
+  it.each<[string, string[], ChatReply['trickle']]>([
+    ['ask, a token every 150 ms', ['ask', Q1], { everyMs: 150, as: 'token' }],
+    ['chat, only keep-alive comments every 150 ms', ['chat'], { everyMs: 150, as: 'keep-alive' }],
+  ])('a stream that trickles and never falls silent (%s) ends within RAGLINE_STREAM_TOTAL_MS, naming it', async (_name, args, trickle) => {
+    await setUp(STANDALONE, { chunks: ['Keys ', 'expire ', 'after ', '90 days.'], stallAfterChunks: 2, trickle });
+    // Without the total limit the idle limit (800 ms) is never reached and the test runs past its timeout.
+    const started = performance.now();
+    const result = await ragline(args, { env: env({ RAGLINE_STREAM_IDLE_MS: '800', RAGLINE_STREAM_TOTAL_MS: '1500' }), input: `${Q1}\n` });
+    expect(performance.now() - started).toBeLessThan(15_000);
+    if (args[0] === 'ask') expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/was not finished after 1\.5 s, the limit for a whole reply/);
+    expect(result.stderr).toContain('RAGLINE_STREAM_TOTAL_MS');
+    expect(server!.requestsTo('chat')).toHaveLength(1);
+    // Stored as failed, with what had arrived and the error.
+    const [turn] = turns();
+    expect(turn.status).toBe('failed');
+    expect(turn.error).toContain('the limit for a whole reply');
+  });
+
   it('a model slow to start answering is said to be awaited, on stderr', async () => {
     await setUp(STANDALONE, { chunks: ['Keys expire after 90 days [1].'], chunkDelayMs: 2300 });
     const result = await ragline(['ask', Q1], { env: env() });

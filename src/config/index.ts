@@ -51,6 +51,8 @@ export interface Config {
     timeoutMs: number;
     /** Longest silence inside a stream once it has started. */
     idleMs: number;
+    /** Longest a model's streamed reply may take in all, from the request to its last token. */
+    totalMs: number;
     /** How long a model may take to load (a local server's first request) before calls give up waiting for it. */
     loadTimeoutMs: number;
     maxRetries: number;
@@ -284,6 +286,7 @@ const SETTINGS: Setting[] = [
   { key: 'answer.contextTokens', env: ['RAGLINE_CONTEXT_TOKENS'], parse: wholeNumber(256, 10_000_000) },
   { key: 'request.timeoutMs', env: ['RAGLINE_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'request.idleMs', env: ['RAGLINE_STREAM_IDLE_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
+  { key: 'request.totalMs', env: ['RAGLINE_STREAM_TOTAL_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'request.loadTimeoutMs', env: ['RAGLINE_LOAD_TIMEOUT_MS'], parse: wholeNumber(1, MAX_TIMER_MS) },
   { key: 'request.maxRetries', env: ['RAGLINE_MAX_RETRIES'], parse: wholeNumber(0, 100) },
   { key: 'request.retryBaseMs', env: ['RAGLINE_RETRY_BASE_MS'], parse: wholeNumber(0, MAX_TIMER_MS) },
@@ -316,6 +319,7 @@ export const DEFAULTS: Record<string, unknown> = {
   'embedding.concurrency': 2,
   'request.timeoutMs': 60_000,
   'request.idleMs': 30_000,
+  'request.totalMs': 300_000, // DEFAULT_TOTAL_MS in src/providers/openai.ts
   'request.loadTimeoutMs': 300_000,
   'request.maxRetries': 4,
   'request.retryBaseMs': 500, // DEFAULT_BASE_DELAY_MS in src/providers/retry.ts

@@ -15,7 +15,7 @@ import { displayURL } from '../util/url.js';
 
 export { displayURL } from '../util/url.js';
 import { causeCode, isBadPort, retryRecordOf, StreamInterruptedError } from './retry.js';
-import { ServerStreamError, StreamStalledError } from './sse.js';
+import { ServerStreamError, StreamOverranError, StreamStalledError } from './sse.js';
 import { EmptyReplyError, ReasoningExhaustedError } from './openai.js';
 import { isOpenAIHost } from './server-info.js';
 import { isContextOverflow, isInputTooLarge, lacksEmbeddings } from './server-errors.js';
@@ -145,6 +145,14 @@ function describe(error: unknown, context: ProviderErrorContext): Description {
           message: `The ${stream} stream from ${url} stalled: nothing for ${formatSeconds(error.ms)} (model "${model}").`,
           hint: "Check the server's log; raise RAGLINE_STREAM_IDLE_MS if the model is just slow.",
         };
+  }
+
+  if (error instanceof StreamOverranError) {
+    const stream = operation === 'rewrite' ? 'query rewrite' : operation === 'chat' ? 'answer' : noun;
+    return {
+      message: `The ${stream} from model "${model}" at ${url} was not finished after ${formatSeconds(error.ms)}, the limit for a whole reply, and was stopped.`,
+      hint: 'The server may be stuck, or sending a token now and then; raise RAGLINE_STREAM_TOTAL_MS (request.totalMs) if the model is just slow.',
+    };
   }
 
   if (error instanceof ReasoningExhaustedError) {

@@ -20,6 +20,7 @@ export function openAISettings(config: Config, model: string, timeoutMs = config
     model,
     timeoutMs,
     idleMs: config.request.idleMs,
+    totalMs: config.request.totalMs,
     loadTimeoutMs: config.request.loadTimeoutMs,
     maxRetries: config.request.maxRetries,
     retry: { baseDelayMs: config.request.retryBaseMs },

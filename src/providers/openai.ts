@@ -24,7 +24,7 @@ import { DEFAULT_MAX_RETRIES, StreamInterruptedError, withRetry, type RetryPolic
 import { APIError, APIUserAbortError, OpenAIError } from 'openai/error';
 import { noThinkingRequest, ThinkSplitter, thinksByDefault, type Piece } from './reasoning.js';
 import { isOpenAIHost, modelInfo, type ModelInfo } from './server-info.js';
-import { readEvents, ServerStreamError, StreamStalledError, type ServerSentEvent } from './sse.js';
+import { readEvents, ServerStreamError, StreamOverranError, StreamStalledError, type ServerSentEvent } from './sse.js';
 
 export interface OpenAISettings {
   /** Server root including `/v1`. Default: OpenAI's API. */
@@ -36,6 +36,12 @@ export interface OpenAISettings {
   timeoutMs?: number;
   /** Longest silence between two pieces of a stream once it has started. Default 30 s. */
   idleMs?: number;
+  /**
+   * Longest a streamed reply may take, from the request to its last piece, retries
+   * included. Default 5 min. The idle limit alone does not end a stream that trickles
+   * (a piece now and then) or that sends only keep-alive comments.
+   */
+  totalMs?: number;
   /** How long a first request may take while a local server loads the model. Default 5 min. */
   loadTimeoutMs?: number;
   /** The model's context window in tokens, overriding what the server reports. */
@@ -61,6 +67,7 @@ export const OPENAI_API_BASE_URL = 'https://api.openai.com/v1';
 export const PLACEHOLDER_API_KEY = 'ragline-no-key';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_IDLE_MS = 30_000;
+export const DEFAULT_TOTAL_MS = 300_000;
 export const DEFAULT_LOAD_TIMEOUT_MS = 300_000;
 export const DEFAULT_CONCURRENCY = 2;
 export const DEFAULT_MAX_BATCH = 64;
@@ -321,6 +328,13 @@ export class OpenAIChatModel implements ChatModel {
   async *stream(messages: ChatMessage[], options: ChatOptions = {}): AsyncGenerator<ChatChunk> {
     const { signal } = options;
     const call = followSignal(signal);
+    // The whole reply's limit: it aborts the request as a cancellation would, and is reported as itself.
+    const totalMs = this.#connection.settings.totalMs ?? DEFAULT_TOTAL_MS;
+    let overran = false;
+    const deadline = setTimeout(() => {
+      overran = true;
+      call.abort();
+    }, totalMs);
     const state: StreamState = {
       finished: false,
       content: 0,
@@ -332,7 +346,8 @@ export class OpenAIChatModel implements ChatModel {
       const client = await this.#connection.client();
       opened = await withRetry(
         () => this.#openWithFallback(client, messages, { ...options, signal: call.signal }),
-        this.#connection.retryOptions(signal),
+        // The call's signal: the total limit ends a wait between retries too.
+        this.#connection.retryOptions(call.signal),
       );
       for (const event of opened.buffered) yield* piecesOf(event, state);
       while (true) {
@@ -352,8 +367,10 @@ export class OpenAIChatModel implements ChatModel {
       if (state.usage) yield { type: 'usage', usage: state.usage };
       if (state.finishReason) yield { type: 'finish', reason: state.finishReason };
     } catch (error) {
+      if (overran && !signal?.aborted) throw this.#connection.describe(new StreamOverranError(totalMs));
       throw await this.#connection.describeWithModels(error);
     } finally {
+      clearTimeout(deadline);
       // Closes the HTTP response if the caller stopped early or something failed.
       await opened?.iterator.return?.(undefined).catch(() => {});
       call.release();

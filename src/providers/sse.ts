@@ -23,6 +23,14 @@ export class StreamStalledError extends Error {
   }
 }
 
+/** A streamed reply still going when its total limit (request.totalMs) passed. */
+export class StreamOverranError extends Error {
+  constructor(readonly ms: number) {
+    super(`The reply took longer than ${Math.round(ms / 1000)} s.`);
+    this.name = 'StreamOverranError';
+  }
+}
+
 /** An error the server reported inside a stream that had started with HTTP 200. */
 export class ServerStreamError extends Error {
   constructor(

@@ -43,6 +43,14 @@ export interface ChatReply {
   finishReason?: string;
   /** After this many content chunks the stream goes silent with the connection open (a stalled stream). */
   stallAfterChunks?: number;
+  /**
+   * Where the stream would stall (or after its chunks), it trickles instead, until the client
+   * gives up: a word every `everyMs` (a model crawling on an overloaded machine), or only
+   * `: keep-alive` comment lines (OpenRouter sends ": OPENROUTER PROCESSING" comments while a
+   * model is busy, https://openrouter.ai/docs/api-reference/streaming; the SSE standard lets any
+   * server send them). Either way no silence is ever as long as an idle limit.
+   */
+  trickle?: { everyMs: number; as: 'token' | 'keep-alive' };
 }
 
 export interface FailureSpec {
@@ -374,8 +382,17 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       if (res.destroyed) return;
       res.write(chunk([{ index: 0, delta: { [reply.reasoning!.field]: text }, finish_reason: null }]));
     }
+    const trickle = async () => {
+      const every = reply.trickle!.everyMs;
+      while (!res.destroyed && !res.socket?.destroyed) {
+        await sleep(every);
+        if (res.destroyed || res.socket?.destroyed) return;
+        res.write(reply.trickle!.as === 'token' ? chunk([{ index: 0, delta: { content: 'and ' }, finish_reason: null }]) : ': keep-alive\n\n');
+      }
+    };
     for (const [index, text] of reply.chunks.entries()) {
       if (reply.stallAfterChunks !== undefined && index >= reply.stallAfterChunks) {
+        if (reply.trickle) return trickle();
         // Silent with the connection open, until the client gives up.
         while (!res.destroyed && !res.socket?.destroyed) await sleep(50);
         return;
@@ -385,6 +402,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Fak
       if (res.destroyed) return;
       res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
     }
+    if (reply.trickle) return trickle();
     if (cutAfter !== undefined) {
       // Let the chunks leave before the connection drops, so the client sees them first.
       await sleep(20);
