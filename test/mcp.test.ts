@@ -367,6 +367,52 @@ test('with a model configured, ask answers from it; a model failure is a tool er
   }
 }, 30_000);
 
+test('while an ask waits on a stalled model, search, sessions, replay, resources and ping are answered; the ask ends at RAGLINE_STREAM_TOTAL_MS, naming it', async () => {
+  const server = await startOpenAIServer();
+  const { client } = await connect(dbPath, ['--session', 'beside-a-stalled-ask'], {
+    RAGLINE_BASE_URL: server.baseURL,
+    RAGLINE_CHAT_MODEL: 'fake-chat-model',
+    RAGLINE_EMBED_PROVIDER: 'offline',
+    RAGLINE_MAX_RETRIES: '0',
+    RAGLINE_TOPICS: 'local',
+    // The stream goes silent after one token: only the total limit ends it.
+    RAGLINE_STREAM_IDLE_MS: '600000',
+    RAGLINE_STREAM_TOTAL_MS: '5000',
+  });
+  try {
+    server.queueChat({ chunks: ['API ', 'keys ', 'expire.'], stallAfterChunks: 1 });
+    let askSettled = false;
+    const asking = client.callTool({ name: 'ask', arguments: { question: 'How long is an API key valid?' } }).finally(() => (askSettled = true));
+    while (server.requestsTo('chat').length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Each answered while the ask still waits (calls were run one at a time: the first search waited for the ask).
+    const elapsed: number[] = [];
+    for (const query of ['webhook signature', 'rate limits', 'rotate an API key', 'pagination', 'error codes']) {
+      const started = performance.now();
+      const found = (await client.callTool({ name: 'search', arguments: { query, k: 2 } })) as TextResult;
+      elapsed.push(performance.now() - started);
+      expect(found.isError, textOf(found)).toBeFalsy();
+      expect((found.structuredContent as { chunks: unknown[] }).chunks).toHaveLength(2);
+    }
+    expect((await client.callTool({ name: 'sessions', arguments: { limit: 1 } })).isError).toBeFalsy();
+    const replay = (await client.callTool({ name: 'replay', arguments: { session: 'beside-a-stalled-ask' } })) as TextResult;
+    expect((replay.structuredContent as { turns: { status: string }[] }).turns.map((t) => t.status)).toContain('pending');
+    expect((await client.readResource({ uri: 'ragline://doc/faq.md#L1' })).contents).toHaveLength(1);
+    await client.ping();
+    expect(askSettled).toBe(false);
+
+    const asked = (await asking) as TextResult;
+    expect(asked.isError).toBe(true);
+    expect(textOf(asked)).toContain('the limit for a whole reply');
+    expect(textOf(asked)).toContain('RAGLINE_STREAM_TOTAL_MS');
+    const turns = (((await client.callTool({ name: 'replay', arguments: { session: 'beside-a-stalled-ask' } })) as TextResult).structuredContent as { turns: { question: string; status: string }[] }).turns;
+    expect(turns.filter((t) => t.status === 'failed').map((t) => t.question)).toEqual(['How long is an API key valid?']);
+    expect(turns.filter((t) => t.status === 'answered')).toHaveLength(5);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}, 30_000);
+
 test('stdout carries protocol messages only (a line that is not JSON-RPC is reported on stderr), and the server exits 0 when stdin closes', async () => {
   const child = spawn(process.execPath, [BIN, '--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
   let stdout = '';
@@ -434,7 +480,7 @@ test('an unexpected error reaches the client as a tool error without a known sec
   }
 });
 
-test('a call cancelled while it waits behind another is not run nor stored as a turn', async () => {
+test('a call cancelled before its turn starts (the providers still loading) is not run nor stored as a turn', async () => {
   const settings = resolveConfig({ env: { HOME: home } });
   let release!: () => void;
   const providersReady = new Promise<void>((resolve) => (release = resolve));

@@ -9,7 +9,13 @@
 // background meanwhile, and searches are answered from SQLite until they are ready.
 // What a client can fix (an empty query, an unknown session, a missing database or
 // one built with another embedder) comes back as a tool error it can read; the
-// server keeps serving. Calls that write turns run one at a time.
+// server keeps serving.
+//
+// Calls run side by side: a search, the sessions list, a replay or a resource is
+// answered while an ask waits on its model. Each write (a turn's question, then its
+// whole trail) is one synchronous SQLite transaction, so calls in flight together
+// cannot interleave inside one; a follow-up sees the turns of its session that had
+// finished when it started, as a second chat on the same session does.
 
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -73,7 +79,8 @@ export class RaglineMcpServer {
   private workspace?: Workspace;
   private context?: Promise<TurnContext>;
   private defaultSessionId?: string;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Tool calls running now: close() lets them store their turns first. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: McpDependencies) {
     this.mcp = new McpServer(
@@ -103,8 +110,9 @@ export class RaglineMcpServer {
   }
 
   async close(): Promise<void> {
+    // Closing aborts the calls in flight (a turn waiting on its model is stored interrupted).
     await this.mcp.close();
-    await this.queue.catch(() => {});
+    await Promise.allSettled([...this.inFlight]);
     await this.workspace?.close();
     this.workspace = undefined;
   }
@@ -133,10 +141,11 @@ export class RaglineMcpServer {
     return context;
   }
 
-  /** Runs `fn` after every earlier call that writes has finished. */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => {});
+  /** Runs `fn`, kept in `inFlight` until it settles. */
+  private tracked<T>(fn: () => Promise<T>): Promise<T> {
+    const run = fn();
+    this.inFlight.add(run);
+    void run.finally(() => this.inFlight.delete(run)).catch(() => {});
     return run;
   }
 
@@ -175,9 +184,11 @@ export class RaglineMcpServer {
     return session;
   }
 
-  private async turn(question: string, ref: string | undefined, options: TurnOptions): Promise<{ run: TurnRun; session: SessionInfo; conversational: boolean }> {
+  /** The turn's events gathered; undefined when the call was cancelled before it started (nothing stored). */
+  private async turn(question: string, ref: string | undefined, options: TurnOptions): Promise<{ run: TurnRun; session: SessionInfo; conversational: boolean } | undefined> {
     const workspace = this.open();
     const context = await this.turnContext(workspace);
+    if (options.signal?.aborted) return undefined;
     const { session, conversational } = this.sessionFor(workspace, ref);
     const run: Partial<TurnRun> = {};
     const events = askIn(context, session.id, question, {
@@ -213,10 +224,11 @@ export class RaglineMcpServer {
       },
       async ({ query, k, session }, extra) =>
         this.guard(() =>
-          this.serial(async () => {
-            if (extra.signal.aborted) return abandoned();
+          this.tracked(async () => {
             const question = requireText(query, 'query');
-            const { run, session: stored, conversational } = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
+            const ran = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
+            if (!ran) return abandoned();
+            const { run, session: stored, conversational } = ran;
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
             const result = turnResult(run, stored, question);
             return ok(searchText(sanitizedTurn(result), stored, conversational), sanitizedTurn(result));
@@ -235,10 +247,11 @@ export class RaglineMcpServer {
       },
       async ({ question: asked, k, session }, extra) =>
         this.guard(() =>
-          this.serial(async () => {
-            if (extra.signal.aborted) return abandoned();
+          this.tracked(async () => {
             const question = requireText(asked, 'question');
-            const { run, session: stored, conversational } = await this.turn(question, session, { k, signal: extra.signal });
+            const ran = await this.turn(question, session, { k, signal: extra.signal });
+            if (!ran) return abandoned();
+            const { run, session: stored, conversational } = ran;
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
             const chunks = run.retrieval?.chunks ?? [];
             const { chunks: chunkResults, ...turn } = turnResult(run, stored, question);
@@ -382,7 +395,7 @@ function failure(text: string, hint?: string): CallToolResult {
   return { content: [{ type: 'text', text: sanitizeForTerminal(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
 }
 
-/** A call cancelled (or whose client left) while it waited behind another: not run, nothing stored. */
+/** A call cancelled (or whose client left) before its turn started (the providers were still loading): not run, nothing stored. */
 function abandoned(): CallToolResult {
   return failure('Cancelled before it started; nothing was stored.');
 }
