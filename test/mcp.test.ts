@@ -438,6 +438,37 @@ test('stdout carries protocol messages only (a line that is not JSON-RPC is repo
   expect(stderr).toContain('protocol error');
 }, 30_000);
 
+test('a request over 10 MB is answered with a JSON-RPC error and the server goes on serving; stdin closing still ends it with 0', async () => {
+  const child = spawn(process.execPath, [BIN, '--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const answered = (id: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (stdout.includes(`"id":${id}`) ? resolve() : setTimeout(check, 20));
+      check();
+    });
+  const send = (message: object) => child.stdin.write(JSON.stringify(message) + '\n');
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await answered(1);
+  // As the SDK's client writes a request: its id last.
+  send({ method: 'tools/call', params: { name: 'search', arguments: { query: 'api keys '.repeat(1_300_000) } }, jsonrpc: '2.0', id: 2 });
+  send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+  send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'search', arguments: { query: 'webhook signature', k: 1 } } });
+  await answered(4);
+  child.stdin.end();
+  expect(await exited).toBe(0);
+  const messages = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id?: number; result?: { isError?: boolean }; error?: { code: number; message: string } });
+  expect(messages.find((m) => m.id === 2)?.error).toEqual({ code: -32600, message: expect.stringMatching(/^The request is 11\.2 MB; ragline mcp reads messages of at most 10 MB\. It was not run\./) });
+  expect(messages.find((m) => m.id === 3)?.result).toEqual({});
+  expect(messages.find((m) => m.id === 4)?.result?.isError).toBeFalsy();
+  expect(stderr).toContain('skipped a message of 11.2 MB');
+  expect(stderr).not.toContain('ReadBuffer');
+}, 30_000);
+
 test.skipIf(ptyUnavailable() !== undefined)('started by hand in a terminal, it says what it is for; Ctrl-D ends it', async () => {
   const pty = spawnRaglineInPty(['--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
   try {

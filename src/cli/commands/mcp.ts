@@ -25,10 +25,7 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
     .action(async (flags: { session?: string }, command: Command) => {
       const settings = settingsFor(command);
       const io = ioOf(command);
-      const [{ RaglineMcpServer }, { StdioServerTransport }] = await Promise.all([
-        import('../../mcp/server.js'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
-      ]);
+      const [{ RaglineMcpServer }, { LineTransport }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/stdio.js')]);
       const log = (line: string) => io.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
       const server = new RaglineMcpServer({
         config: settings.config,
@@ -39,11 +36,13 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
       });
       let stop = () => {};
       const ended = new Promise<void>((resolve) => (stop = resolve));
+      // Should the connection close for any other reason, the process ends too: never a server that answers nothing.
+      server.mcp.server.onclose = stop;
       io.stdin.once('end', stop);
       io.stdin.once('close', stop);
       io.signals.on('SIGINT', stop);
       io.signals.on('SIGTERM', stop);
-      const transport = new StdioServerTransport(io.stdin, io.stdout);
+      const transport = new LineTransport(io.stdin, io.stdout, { log });
       try {
         await server.connect(transport);
         log(`serving ${settings.config.db} on stdio`);
