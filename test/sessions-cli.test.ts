@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { finishTurn, startTurn } from '../src/store/sessions.js';
 import { FIXTURE_DOCS, ROOT, isolatedEnv, ragline, tempDir, type CliResult } from './helpers/cli.js';
 
 const ALPHA = ['How do I create an API key?', 'Does it expire?', 'How do I rotate it?'];
@@ -23,14 +24,16 @@ async function ok(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-function count(sql: string): number {
+function value(sql: string): unknown {
   const db = new Database(dbFile(), { readonly: true });
   try {
-    return db.prepare(sql).pluck().get() as number;
+    return db.prepare(sql).pluck().get();
   } finally {
     db.close();
   }
 }
+
+const count = (sql: string) => value(sql) as number;
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/cli/main.js'))) throw new Error('Build first: npx tsc -p .');
@@ -182,5 +185,83 @@ describe('ragline sessions', () => {
     const tooFar = await cli(['sessions', 'fork', 'alpha', '--at', '7']);
     expect(tooFar.code).toBe(2);
     expect(tooFar.stderr).toContain('has turns 1 to 3');
+  });
+
+  it('a turn still being answered is in flight: fork and replay --rerun --save copy only finished turns, and copy it once it is stored', async () => {
+    // What a chat in another process has written while it answers: the question, as a pending turn.
+    const alphaId = value("SELECT id FROM sessions WHERE name = 'alpha'") as string;
+    const db = new Database(dbFile());
+    const inFlight = startTurn(db, alphaId, 'And in the EU?');
+    db.close();
+    expect(inFlight.ordinal).toBe(4);
+    const sessionsBefore = count('SELECT count(*) FROM sessions');
+
+    const atIt = await cli(['sessions', 'fork', 'alpha', '--at', '4']);
+    expect(atIt.code).toBe(2);
+    expect(atIt.stderr).toContain('Turn 4 of session alpha is not finished');
+    expect(atIt.stderr).toContain('--at 3');
+    expect(count('SELECT count(*) FROM sessions')).toBe(sessionsBefore);
+
+    const saved = await cli(['replay', 'alpha', '--rerun', '--save', '--name', 'alpha-rerun']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toMatch(/^saved as session alpha-rerun/m);
+    expect(saved.stdout).toMatch(/^not saved: turn 4, not finished/m);
+    const rerunTurns = JSON.parse(await ok(['replay', 'alpha-rerun', '--json'])).turns;
+    expect(rerunTurns.map((t: any) => [t.question, t.status])).toEqual(ALPHA.map((q) => [q, 'answered']));
+
+    // Once its answer is stored, it is a finished turn like the others.
+    const writer = new Database(dbFile());
+    finishTurn(writer, inFlight.id, {
+      status: 'answered',
+      answer: 'Yes, the same way.',
+      chunks: [],
+      models: {},
+      timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 },
+      usage: {},
+    });
+    writer.close();
+    await ok(['sessions', 'fork', 'alpha', '--at', '4', '--name', 'alpha-4']);
+    const forked = JSON.parse(await ok(['replay', 'alpha-4', '--json'])).turns;
+    expect(forked.map((t: any) => t.status)).toEqual(['answered', 'answered', 'answered', 'answered']);
+    expect(count("SELECT count(*) FROM turns WHERE status = 'pending'")).toBe(0);
+  });
+
+  it('a turn left pending before the one forked at (its chat killed) is not copied, and is named', async () => {
+    const alphaId = value("SELECT id FROM sessions WHERE name = 'alpha'") as string;
+    const db = new Database(dbFile());
+    startTurn(db, alphaId, 'a question whose chat was killed');
+    const next = startTurn(db, alphaId, 'asked again');
+    finishTurn(db, next.id, { status: 'answered', answer: 'answered', chunks: [], models: {}, timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 }, usage: {} });
+    db.close();
+    const result = await cli(['sessions', 'fork', 'alpha', '--at', '5', '--name', 'alpha-5']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Not copied: 1 turn not finished (4)');
+    const turns = JSON.parse(await ok(['replay', 'alpha-5', '--json'])).turns;
+    expect(turns.map((t: any) => [t.ordinal, t.status])).toEqual([[1, 'answered'], [2, 'answered'], [3, 'answered'], [5, 'answered']]);
+  });
+
+  it('after prune removed the first turns, fork at a removed turn is refused (no session without turns, `last` unchanged) and replay counts the turns there are', async () => {
+    const db = new Database(dbFile());
+    db.prepare("UPDATE turns SET created_at = '2020-01-01T00:00:00.000Z' WHERE ordinal = 1 AND session_id = (SELECT id FROM sessions WHERE name = 'alpha')").run();
+    db.close();
+    expect((await cli(['prune', '--older-than', '30d'])).code).toBe(0);
+    expect(count('SELECT count(*) FROM turns WHERE session_id = (SELECT id FROM sessions WHERE name = \'alpha\')')).toBe(2);
+    const sessionsBefore = count('SELECT count(*) FROM sessions');
+
+    const refused = await cli(['sessions', 'fork', 'alpha', '--at', '1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Session alpha has turns 2 to 3; there is no turn 1 to fork at.');
+    expect(count('SELECT count(*) FROM sessions')).toBe(sessionsBefore);
+    expect(count('SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id)')).toBe(0);
+    expect(await ok(['sessions', 'show', 'last'])).toMatch(/^name\s+beta$/m);
+
+    expect(await ok(['replay', 'alpha'])).toMatch(/^session alpha \(s-[0-9a-f]{6}\) · 2 turns · /m);
+    const noTurn = await cli(['replay', 'alpha', '--turn', '1']);
+    expect(noTurn.stderr).toContain('Session alpha has turns 2 to 3; there is no turn 1.');
+    const judged = await cli(['sessions', 'judge', 'alpha', '1', '--none']);
+    expect(judged.stderr).toContain('Session alpha has turns 2 to 3; there is no turn 1.');
+
+    await ok(['sessions', 'fork', 'alpha', '--at', '2', '--name', 'alpha-2']);
+    expect(await ok(['replay', 'alpha-2'])).toMatch(/ · 1 turn · /);
   });
 });

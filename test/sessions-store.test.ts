@@ -101,6 +101,14 @@ describe('sessions store', () => {
     expect(() => requireSession(db, 'nope')).toThrow(UserError);
   });
 
+  test('`last` is the most recently active session that holds a turn: one left without turns is never it', () => {
+    const asked = createSession(db, { name: 'asked' });
+    finishTurn(db, startTurn(db, asked.id, 'a question').id, finished());
+    const empty = createSession(db, { name: 'empty' });
+    db.prepare("UPDATE sessions SET updated_at = '2999-01-01T00:00:00.000Z' WHERE id = ?").run(empty.id);
+    expect(findSession(db, 'last')?.id).toBe(asked.id);
+  });
+
   test('refuses a duplicate name and names that read as references', () => {
     createSession(db, { name: 'billing' });
     expect(() => createSession(db, { name: 'billing' })).toThrow(/already exists/);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { TurnEvent } from '../chat/events.js';
 import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
-import { findSession, isStored, loadTurns, planSession, requireSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
+import { findSession, isStored, loadTurns, planSession, requireSession, type ForkedSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { checkAskable } from './limits.js';
 import { forkSessionById, latestTopics } from './sessions.js';
@@ -137,11 +137,12 @@ export class Chat {
     return this.session;
   }
 
-  /** Switches to a new session holding the first `atTurn` turns of this one. */
-  fork(atTurn: number): SessionInfo {
-    this.session = forkSessionById(this.workspace, this.session.id, atTurn);
+  /** Switches to a new session holding the finished turns 1..`atTurn` of this one (`unfinished` names those left out). */
+  fork(atTurn: number): ForkedSession {
+    const { unfinished, ...fork } = forkSessionById(this.workspace, this.session.id, atTurn);
+    this.session = fork;
     this.planned = false;
-    return this.session;
+    return { ...fork, unfinished };
   }
 
   /** This session's turns, oldest first. */

@@ -1,7 +1,7 @@
 // Replay: a stored session as it happened, and re-run (its rewrites and retrievals
 // with today's settings and index) as a diff, optionally saved as a new session.
 
-import { loadReplay, rerunSession, saveRerun, type RerunReport, type ReplaySession } from '../replay/index.js';
+import { loadReplay, rerunSession, saveRerun, type RerunReport, type ReplaySession, type SavedRerun } from '../replay/index.js';
 import type { RewritePolicy } from '../domain/index.js';
 import type { SessionInfo } from '../store/sessions.js';
 import { requireSession } from './sessions.js';
@@ -14,8 +14,8 @@ export function replay(workspace: Workspace, session: string | SessionInfo, opti
 
 export interface RerunResult {
   report: RerunReport;
-  /** The new session, with `save`. */
-  saved?: SessionInfo;
+  /** The new session, with `save`: the finished turns (`unfinished` names those left out). */
+  saved?: SavedRerun;
 }
 
 /**

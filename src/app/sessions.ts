@@ -31,6 +31,7 @@ import {
   removeSession as storeRemoveSession,
   renameSession as storeRenameSession,
   requireSession as storeRequireSession,
+  type ForkedSession,
   type SessionInfo,
   type SessionListing,
   type StoredTurn,
@@ -112,14 +113,14 @@ export function removeSession(workspace: Workspace, sessionId: string): boolean 
   return storeRemoveSession(workspace.db, sessionId);
 }
 
-/** A new session with the first `atTurn` turns of `ref`. */
-export function forkSession(workspace: Workspace, ref: string, atTurn: number, name?: string): { source: SessionInfo; fork: SessionInfo } {
+/** A new session with the finished turns 1..`atTurn` of `ref` (`fork.unfinished` names those left out). */
+export function forkSession(workspace: Workspace, ref: string, atTurn: number, name?: string): { source: SessionInfo; fork: ForkedSession } {
   const source = requireSession(workspace, ref);
   return { source, fork: storeForkSession(workspace.db, source.id, atTurn, name) };
 }
 
-/** A new session with the first `atTurn` turns of the session with this id. */
-export function forkSessionById(workspace: Workspace, sessionId: string, atTurn: number): SessionInfo {
+/** A new session with the finished turns 1..`atTurn` of the session with this id. */
+export function forkSessionById(workspace: Workspace, sessionId: string, atTurn: number): ForkedSession {
   return storeForkSession(workspace.db, sessionId, atTurn);
 }
 

@@ -19,4 +19,4 @@ export {
   type RerunSummary,
   type RerunTurn,
 } from './rerun.js';
-export { COPIED_ANSWER, rerunName, rerunOrigin, saveRerun, type RerunOrigin } from './save.js';
+export { COPIED_ANSWER, rerunName, rerunOrigin, saveRerun, type RerunOrigin, type SavedRerun } from './save.js';

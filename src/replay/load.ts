@@ -6,6 +6,7 @@ import type { Db } from '../store/db.js';
 import {
   loadTurnChunks,
   loadTurns,
+  turnsPhrase,
   type SessionInfo,
   type StoredTurn,
   type StoredTurnChunk,
@@ -30,6 +31,8 @@ export interface ReplaySession {
   session: SessionInfo;
   /** Ordinal of the session's last turn (0 without turns), whatever `turn` selected. */
   lastOrdinal: number;
+  /** How many turns the session holds, whatever `turn` selected (fewer than lastOrdinal once `prune` removed its first). */
+  turnCount: number;
   turns: ReplayTurn[];
 }
 
@@ -51,7 +54,7 @@ export function loadReplay(db: Db, session: SessionInfo, options: { turn?: numbe
       throw new UserError(
         lastOrdinal === 0
           ? `Session ${session.name ?? session.id} has no turns.`
-          : `Session ${session.name ?? session.id} has turns 1 to ${lastOrdinal}; there is no turn ${options.turn}.`,
+          : `Session ${session.name ?? session.id} has ${turnsPhrase(all.map((turn) => turn.ordinal))}; there is no turn ${options.turn}.`,
         { exitCode: 2 },
       );
     }
@@ -62,5 +65,5 @@ export function loadReplay(db: Db, session: SessionInfo, options: { turn?: numbe
     const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, ...lookup.locate(chunk) }));
     return { ...turn, chunks, k: storedK(turn, chunks.length), judgment: judgments.get(turn.id) ?? null };
   });
-  return { session, lastOrdinal, turns };
+  return { session, lastOrdinal, turnCount: all.length, turns };
 }

@@ -8,6 +8,9 @@
 // prompt is not copied (it held the old chunks). Copying keeps the session usable
 // as history for `chat --session <name>`; a status such as "not regenerated" would
 // leave every follow-up without the exchanges it refers to.
+// A turn still pending (being answered by another process, or left so by one that
+// was killed) is not saved: its copy would stay unfinished for good. A rerun with no
+// finished turn is not saved at all: a session is never stored without turns.
 // The original session is never touched; the new one is written in one transaction.
 
 import type { FinishedStatus, Topic } from '../domain/index.js';
@@ -16,6 +19,7 @@ import type { Db } from '../store/db.js';
 import { createSession, findSession, finishTurn, startTurn, type SessionInfo } from '../store/sessions.js';
 import type { ReplaySession } from './load.js';
 import type { RerunReport } from './rerun.js';
+import { UserError } from '../util/errors.js';
 
 /** What settings.answer says on a saved rerun turn. */
 export const COPIED_ANSWER = 'copied';
@@ -42,19 +46,31 @@ export function rerunName(db: Db, original: SessionInfo): string {
   }
 }
 
-/** Stores `report` (a rerun of every turn of `original`) as a new session; returns it. */
-export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, options: { name?: string } = {}): SessionInfo {
+/** A saved rerun: the new session, and the ordinals of the original's turns left out as unfinished. */
+export interface SavedRerun extends SessionInfo {
+  unfinished: number[];
+}
+
+/** Stores `report` (a rerun of every turn of `original`) as a new session of its finished turns; returns it. */
+export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, options: { name?: string } = {}): SavedRerun {
   const byTurnId = new Map(report.turns.map((turn) => [turn.turnId, turn]));
+  const finished = original.turns.filter((turn) => turn.status !== 'pending');
+  const unfinished = original.turns.filter((turn) => turn.status === 'pending').map((turn) => turn.ordinal);
+  if (finished.length === 0) {
+    throw new UserError(`Session ${original.session.name ?? original.session.id} has no finished turn to save: ${unfinished.length === 0 ? 'it has no turns' : 'each is still being answered, or its chat was stopped before it ended'}.`, {
+      hint: 'Run the rerun with --save again once an answer is stored; without --save it shows the same diff.',
+      exitCode: 2,
+    });
+  }
   return db
     .transaction(() => {
       const session = createSession(db, { name: options.name ?? rerunName(db, original.session) });
       let topics: Topic[] = [];
-      for (const turn of original.turns) {
+      for (const turn of finished) {
         const rerun = byTurnId.get(turn.id);
         if (!rerun) throw new Error(`turn ${turn.ordinal} was not re-run`);
         const started = startTurn(db, session.id, turn.question);
-        // A turn that never finished is kept as interrupted: the store has no way back to pending.
-        const status: FinishedStatus = turn.status === 'pending' ? 'interrupted' : turn.status;
+        const status: FinishedStatus = turn.status as FinishedStatus;
         const answer = turn.answer ?? undefined;
         const standaloneQuery = rerun.after.standaloneQuery;
         if ((status === 'answered' || status === 'interrupted') && answer && turn.answerKind !== 'small_talk') {
@@ -62,7 +78,7 @@ export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, 
         }
         finishTurn(db, started.id, {
           status,
-          error: turn.status === 'pending' ? 'the original turn never finished' : (turn.error ?? undefined),
+          error: turn.error ?? undefined,
           standaloneQuery,
           rewriteDecision: rerun.after.decision,
           rewriteReason: rerun.after.reason,
@@ -85,7 +101,7 @@ export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, 
           summaryThrough: turn.summaryThrough ?? undefined,
         });
       }
-      return findSession(db, session.id) ?? session;
+      return { ...(findSession(db, session.id) ?? session), unfinished };
     })
     .immediate();
 }

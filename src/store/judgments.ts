@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { Db } from './db.js';
 import { DocumentNaming } from './document-names.js';
+import { turnOrdinals, turnsPhrase } from './sessions.js';
 import { UserError } from '../util/errors.js';
 
 export type RelevantSource = 'retrieved' | 'expected';
@@ -116,10 +117,10 @@ export function clearJudgment(db: Db, turnId: number): void {
 export function requireTurnId(db: Db, session: { id: string; name: string | null }, ordinal: number): number {
   const id = db.prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal = ?').pluck().get(session.id, ordinal) as number | undefined;
   if (id !== undefined) return id;
-  const last = (db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(session.id) as number | null) ?? 0;
+  const ordinals = turnOrdinals(db, session.id);
   const label = session.name ?? session.id;
   throw new UserError(
-    last === 0 ? `Session ${label} has no turns to judge.` : `Session ${label} has turns 1 to ${last}; there is no turn ${ordinal}.`,
+    ordinals.length === 0 ? `Session ${label} has no turns to judge.` : `Session ${label} has ${turnsPhrase(ordinals)}; there is no turn ${ordinal}.`,
     { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
   );
 }

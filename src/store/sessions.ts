@@ -211,13 +211,18 @@ export function getSession(db: Db, id: string): SessionInfo | undefined {
  */
 const MOST_RECENT_FIRST = 'ORDER BY s.updated_at DESC, (SELECT max(t.id) FROM turns t WHERE t.session_id = s.id) DESC NULLS LAST, s.rowid DESC';
 
-/** Finds a session by id, by name, or `last` (the most recently active). */
+/**
+ * Finds a session by id, by name, or `last`: the most recently active one that holds
+ * a turn (a session left without turns, by an older version or a process stopped
+ * between its writes, is never what `last` continues or replays).
+ */
 export function findSession(db: Db, ref: string): SessionInfo | undefined {
   const wanted = ref.trim();
   if (wanted === 'last') {
     return db
       .prepare(
         `SELECT ${SESSION_COLUMNS} FROM sessions s
+         WHERE EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id)
          ${MOST_RECENT_FIRST}
          LIMIT 1`,
       )
@@ -513,25 +518,47 @@ export function loadTurnChunks(db: Db, turnId: number): StoredTurnChunk[] {
   return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null))) as unknown as StoredTurnChunk[];
 }
 
+/** A fork as forkSession made it: the new session, and the turns it left out. */
+export interface ForkedSession extends SessionInfo {
+  /** Ordinals of the turns up to `parentTurn` not copied: still being answered (or never finished, their process gone). */
+  unfinished: number[];
+}
+
 /**
- * A new session holding copies of turns 1..`atTurn` of `sourceId` (with their
- * turn_chunks, topics, summary and judgments as they stood), remembering where it came from.
- * The original is untouched.
+ * A new session holding copies of the finished turns 1..`atTurn` of `sourceId` (with
+ * their turn_chunks, topics, summary and judgments as they stood), remembering where
+ * it came from. A turn still `pending` is being answered by another process (or was
+ * left so by one that was killed): its copy would stay pending for good, so it is not
+ * copied. Turn `atTurn` itself must be finished, and the fork holds at least one turn:
+ * a session without turns is never made. The original is untouched.
  */
-export function forkSession(db: Db, sourceId: string, atTurn: number, name?: string): SessionInfo {
+export function forkSession(db: Db, sourceId: string, atTurn: number, name?: string): ForkedSession {
   return db
     .transaction(() => {
       const source = getSession(db, sourceId);
       if (!source) throw new UserError(`No session with the id "${sourceId}".`, { exitCode: 2 });
-      const last = (db.prepare('SELECT max(ordinal) FROM turns WHERE session_id = ?').pluck().get(sourceId) as number | null) ?? 0;
-      if (!Number.isInteger(atTurn) || atTurn < 1 || atTurn > last) {
+      const label = source.name ?? sourceId;
+      const turns = db
+        .prepare('SELECT id, ordinal, status FROM turns WHERE session_id = ? ORDER BY ordinal')
+        .all(sourceId) as { id: number; ordinal: number; status: TurnStatus }[];
+      const target = Number.isInteger(atTurn) ? turns.find((turn) => turn.ordinal === atTurn) : undefined;
+      if (!target) {
         throw new UserError(
-          last === 0
-            ? `Session ${sourceId} has no turns to fork from.`
-            : `Session ${sourceId} has turns 1 to ${last}; cannot fork at turn ${atTurn}.`,
-          { exitCode: 2 },
+          turns.length === 0
+            ? `Session ${label} has no turns to fork from.`
+            : `Session ${label} has ${turnsPhrase(turns.map((turn) => turn.ordinal))}; there is no turn ${atTurn} to fork at.`,
+          { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
         );
       }
+      if (target.status === 'pending') {
+        const earlier = turns.filter((turn) => turn.ordinal < atTurn && turn.status !== 'pending').at(-1);
+        throw new UserError(`Turn ${atTurn} of session ${label} is not finished: it is still being answered, or its chat was stopped before it ended.`, {
+          hint: earlier ? `Fork at an earlier turn (e.g. --at ${earlier.ordinal}), or at this one once its answer is stored.` : 'Fork at this turn once its answer is stored.',
+          exitCode: 2,
+        });
+      }
+      const copied = turns.filter((turn) => turn.ordinal <= atTurn && turn.status !== 'pending');
+      const unfinished = turns.filter((turn) => turn.ordinal <= atTurn && turn.status === 'pending').map((turn) => turn.ordinal);
       const checkedName = name === undefined ? null : checkName(db, name);
       const id = newSessionId(db);
       const at = now();
@@ -551,18 +578,32 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
       const copyRelevant = db.prepare(
         'INSERT INTO turn_relevant (turn_id, document_path, source, chunk_rank) SELECT ?, document_path, source, chunk_rank FROM turn_relevant WHERE turn_id = ? ORDER BY rowid',
       );
-      const sourceTurns = db
-        .prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal <= ? ORDER BY ordinal')
-        .pluck()
-        .all(sourceId, atTurn) as number[];
-      for (const sourceTurnId of sourceTurns) {
-        const newTurnId = Number(copyTurn.run(id, sourceTurnId).lastInsertRowid);
-        copyChunks.run(newTurnId, sourceTurnId);
-        copyRelevant.run(newTurnId, sourceTurnId);
+      for (const turn of copied) {
+        const newTurnId = Number(copyTurn.run(id, turn.id).lastInsertRowid);
+        copyChunks.run(newTurnId, turn.id);
+        copyRelevant.run(newTurnId, turn.id);
       }
-      return { id, name: checkedName, createdAt: at, updatedAt: at, parentSessionId: sourceId, parentTurn: atTurn };
+      return { id, name: checkedName, createdAt: at, updatedAt: at, parentSessionId: sourceId, parentTurn: atTurn, unfinished };
     })
     .immediate();
+}
+
+/**
+ * The turns a session holds, in words: "turns 1 to 3", "turn 2", or "turns 2 to 5" after
+ * `prune` removed the first (ordinals are kept, so they need not start at 1).
+ */
+export function turnsPhrase(ordinals: readonly number[]): string {
+  if (ordinals.length === 0) return 'no turns';
+  const first = Math.min(...ordinals);
+  const last = Math.max(...ordinals);
+  if (ordinals.length === 1) return `only turn ${first}`;
+  if (ordinals.length === last - first + 1) return `turns ${first} to ${last}`;
+  return ordinals.length <= 8 ? `turns ${ordinals.join(', ')}` : `${ordinals.length} turns, numbered ${first} to ${last} with gaps`;
+}
+
+/** The ordinals of a session's turns, in order. */
+export function turnOrdinals(db: Db, sessionId: string): number[] {
+  return db.prepare('SELECT ordinal FROM turns WHERE session_id = ? ORDER BY ordinal').pluck().all(sessionId) as number[];
 }
 
 /** A table's columns minus `except`: read from the schema so columns added by later migrations are copied too. */

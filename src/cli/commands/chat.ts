@@ -423,14 +423,16 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
     }
     case 'fork': {
       const n = decimalNumber(arg);
-      const turns = chat.turns().length;
-      if (!Number.isInteger(n) || n < 1 || n > turns) {
-        output.err(turns ? `Usage: /fork N, with N from 1 to ${turns} (the turns to keep).` : 'Nothing to fork yet: this session has no turns. Use /new instead.');
+      // Turn numbers, as /history lists them: after `prune` they need not start at 1.
+      const ordinals = chat.turns().map((turn) => turn.ordinal);
+      if (!Number.isInteger(n) || !ordinals.includes(n)) {
+        output.err(ordinals.length ? `Usage: /fork N, with N the number of a turn of this session (${ordinals[0]} to ${ordinals.at(-1)}; /history lists them): the last turn to keep.` : 'Nothing to fork yet: this session has no turns. Use /new instead.');
         return false;
       }
       const fork = chat.fork(n);
       state.lastChunks = [];
-      output.out(color.dim(`forked: new session ${fork.id} with the first ${n} turn${n === 1 ? '' : 's'}`));
+      const kept = ordinals.filter((ordinal) => ordinal <= n).length - fork.unfinished.length;
+      output.out(color.dim(`forked: new session ${fork.id} with ${count(kept, 'turn')}, through turn ${n}`));
       return false;
     }
     case 'good':

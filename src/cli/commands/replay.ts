@@ -20,9 +20,11 @@ import {
   type RerunReport,
   type RerunTurn,
   type RewriteSide,
+  type SavedRerun,
 } from '../../replay/index.js';
 import { UserError } from '../../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
+import { count } from '../../util/words.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { outputFor, type Output } from '../output.js';
 import { chunkLine } from '../render.js';
@@ -116,7 +118,7 @@ function renderReplay(replay: ReplaySession, output: Output, full: boolean, inde
   const { color } = output;
   const { session } = replay;
   const parent = session.parentSessionId ? ` · fork of ${session.parentSessionId} at turn ${session.parentTurn}` : '';
-  output.out(color.bold(`session ${label(session)}`) + color.dim(` · ${replay.lastOrdinal} turn${replay.lastOrdinal === 1 ? '' : 's'} · created ${stamp(session.createdAt)}${parent}`));
+  output.out(color.bold(`session ${label(session)}`) + color.dim(` · ${count(replay.turnCount, 'turn')} · created ${stamp(session.createdAt)}${parent}`));
   if (replay.turns.length === 0) {
     output.out(color.dim('No turns yet.'));
     return;
@@ -195,7 +197,7 @@ function storedChunkLine(chunk: ReplayChunk, output: Output): string {
 
 // ---- rerun ---------------------------------------------------------------
 
-function renderRerun(report: RerunReport, session: SessionInfo, output: Output, full: boolean, saved?: SessionInfo): void {
+function renderRerun(report: RerunReport, session: SessionInfo, output: Output, full: boolean, saved?: SavedRerun): void {
   const { color } = output;
   output.out(
     color.bold(`rerun of ${label(session)}`) +
@@ -299,7 +301,7 @@ function renderJudged(check: JudgedCheck, k: number, output: Output): void {
   }
 }
 
-function renderSummary(report: RerunReport, output: Output, saved?: SessionInfo): void {
+function renderSummary(report: RerunReport, output: Output, saved?: SavedRerun): void {
   const { color } = output;
   const { summary } = report;
   const list = (ordinals: number[]) => (ordinals.length ? ` (turn${ordinals.length === 1 ? '' : 's'} ${ordinals.join(', ')})` : '');
@@ -321,6 +323,9 @@ function renderSummary(report: RerunReport, output: Output, saved?: SessionInfo)
     output.out(`  found now:           ${judged.foundNow} of ${judged.documents}${moved}`);
   }
   output.out(color.dim(`  re-ran in ${Math.round(summary.ms)} ms`));
-  if (saved) output.out(`saved as session ${label(saved)} (answers copied from the original, not regenerated)`);
+  if (saved) {
+    output.out(`saved as session ${label(saved)} (answers copied from the original, not regenerated)`);
+    if (saved.unfinished.length > 0) output.out(color.dim(`not saved: ${saved.unfinished.length === 1 ? 'turn' : 'turns'} ${saved.unfinished.join(', ')}, not finished (still being answered, or stopped before it ended)`));
+  }
   else output.out(color.dim('nothing was saved (add --save to keep this rerun as a new session)'));
 }

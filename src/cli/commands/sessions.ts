@@ -198,6 +198,7 @@ Examples:
         const { source, fork } = forkSession(workspace, ref, at, flags.name);
         if (flags.json) return output.json(fork);
         output.out(`Forked ${source.name ? oneLine(source.name, 60) : source.id} at turn ${at}: new session ${fork.name ? `${oneLine(fork.name, 60)} (${fork.id})` : fork.id}.`);
+        if (fork.unfinished.length > 0) output.err(output.errColor.dim(`Not copied: ${count(fork.unfinished.length, 'turn')} not finished (${fork.unfinished.join(', ')}): its chat was stopped before the answer was stored.`));
         output.err(output.errColor.dim(`Continue it with: ragline chat --session ${fork.name ?? fork.id}`));
       }),
     );
