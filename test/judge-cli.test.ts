@@ -173,3 +173,26 @@ describe('eval --from-sessions and sessions export --format tasks', () => {
     expect(fromFile.missing).toEqual(fromSessions.missing);
   });
 });
+
+// Last in the file: the sessions it judges would change what eval --from-sessions scores above.
+describe('names that are no document, and one document named twice', () => {
+  test('/expect with nothing (or only quotes) is refused; quotes are taken off and a document named again is not added twice', async () => {
+    const input = ['When are invoices sent?', '/expect ""', "/expect ' '", '/expect "billing.md"', '/expect billing', '/expect ./notes//signing.md', '/expect notes/signing.md'].join('\n') + '\n';
+    const chat = await cli(['chat', '--new', 'expect-names'], input);
+    expect(chat.code, chat.stderr).toBe(0);
+    expect(chat.stderr.match(/^Usage: \/expect <document>/gm)).toHaveLength(2);
+    expect(chat.stdout).toContain('(billing.md is in this judgment already: nothing added)');
+    expect(chat.stdout).toContain('(notes/signing.md is in this judgment already: nothing added)');
+    const shown = JSON.parse(await ok(['sessions', 'show', 'expect-names', '--json']));
+    expect(shown.turns[0].judgment.relevant.map((d: any) => d.documentPath)).toEqual(['billing.md', 'notes/signing.md']);
+  });
+
+  test('sessions judge --relevant refuses an empty name and records a document named twice once', async () => {
+    const empty = await cli(['sessions', 'judge', 'expect-names', '1', '--relevant', 'billing.md', '""']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--relevant was given an empty document name.');
+    const judged = JSON.parse(await ok(['sessions', 'judge', 'expect-names', '1', '--relevant', 'billing', 'billing.md', './x.md', 'x.md', '--json']));
+    expect(judged.judgment.relevant.map((d: any) => d.documentPath)).toEqual(['billing.md', 'x.md']);
+    expect(judged.notIndexed).toEqual(['x.md']);
+  });
+});

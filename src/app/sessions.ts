@@ -37,6 +37,7 @@ import {
   type StoredTurn,
   type StoredTurnChunk,
 } from '../store/sessions.js';
+import { UserError } from '../util/errors.js';
 import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
 import { toJson } from '../util/json.js';
 import type { Workspace } from './workspace.js';
@@ -203,16 +204,31 @@ export function judgeSessionTurn(workspace: Workspace, ref: string, ordinal: num
   const bestRank = new Map<string, number>();
   for (const chunk of turnChunks(workspace, turnId)) if (!bestRank.has(chunk.documentPath)) bestRank.set(chunk.documentPath, chunk.rank);
   const notIndexed: string[] = [];
-  const add: RelevantInput[] = (input.relevant ?? []).map((name) => {
-    const resolved = resolveDocumentName(db, name, input.cwd);
+  const add: RelevantInput[] = [];
+  for (const name of input.relevant ?? []) {
+    const asked = documentNameAsTyped(name);
+    if (asked === '') {
+      throw new UserError('--relevant was given an empty document name.', { hint: 'Name each document: a path as ingested (guides/auth.md), a file path, or a file name.', exitCode: 2 });
+    }
+    const resolved = resolveDocumentName(db, asked, input.cwd);
+    // Two names of one document (guides/keys.md, ./guides/keys.md, keys) are one judgment.
+    if (add.some((doc) => doc.documentPath === resolved.documentPath)) continue;
     if (!resolved.indexed) notIndexed.push(resolved.documentPath);
     const rank = input.none ? undefined : bestRank.get(resolved.documentPath);
-    return rank === undefined
-      ? { documentPath: resolved.documentPath, source: 'expected' }
-      : { documentPath: resolved.documentPath, source: 'retrieved', chunkRank: rank };
-  });
+    add.push(rank === undefined ? { documentPath: resolved.documentPath, source: 'expected' } : { documentPath: resolved.documentPath, source: 'retrieved', chunkRank: rank });
+  }
   const judgment = judgeTurn(db, turnId, { replace: true, add, noneUseful: Boolean(input.none) });
   return { session, ordinal, judgment, notIndexed };
+}
+
+/**
+ * A document name as a person typed it, without the quotes a shell would have taken
+ * off (`/expect "my notes.md"`, `--relevant ''`): what is left may be empty.
+ */
+function documentNameAsTyped(name: string): string {
+  let text = name.trim();
+  while (text.length >= 2 && (text[0] === '"' || text[0] === "'") && text.at(-1) === text[0]) text = text.slice(1, -1).trim();
+  return text;
 }
 
 export type QuickJudgment = 'good' | 'bad' | 'expect';
@@ -254,8 +270,14 @@ export function judgeLastTurn(workspace: Workspace, sessionId: string, command: 
     change = { noneUseful: true };
     notes.push('name what should have been found with /expect <document>');
   } else {
-    if (arg === '') return { error: 'Usage: /expect <document> (a path as ingested, a file path, or a file name, with or without its extension)' };
-    const resolved = resolveDocumentName(db, arg, cwd);
+    const asked = documentNameAsTyped(arg);
+    if (asked === '') return { error: 'Usage: /expect <document> (a path as ingested, a file path, or a file name, with or without its extension)' };
+    const resolved = resolveDocumentName(db, asked, cwd);
+    const judged = loadJudgments(db, sessionId).get(turn.id);
+    // Named again (by the same or another name of it): the judgment has it already, as it was recorded.
+    if (judged?.relevant.some((doc) => doc.documentPath === resolved.documentPath)) {
+      return { ordinal: turn.ordinal, judgment: judged, notes: [`${oneLine(resolved.documentPath, 100)} is in this judgment already: nothing added`] };
+    }
     if (!resolved.indexed) notes.push(`${oneLine(resolved.documentPath, 100)} is not in the index: kept; eval reports it as not indexed`);
     change = { add: [{ documentPath: resolved.documentPath, source: 'expected' }] };
   }

@@ -98,7 +98,11 @@ export function judgeTurn(db: Db, turnId: number, change: JudgmentChange): TurnJ
         `INSERT INTO turn_relevant (turn_id, document_path, source, chunk_rank) VALUES (?, ?, ?, ?)
          ON CONFLICT (turn_id, document_path) DO UPDATE SET source = excluded.source, chunk_rank = excluded.chunk_rank`,
       );
-      for (const doc of change.add ?? []) upsert.run(turnId, doc.documentPath, doc.source, doc.chunkRank ?? null);
+      for (const doc of change.add ?? []) {
+        // A judgment names documents: an empty name is a caller's mistake, never stored.
+        if (doc.documentPath.trim() === '') throw new Error('a relevant document needs a name');
+        upsert.run(turnId, doc.documentPath, doc.source, doc.chunkRank ?? null);
+      }
       db.prepare('UPDATE turns SET judged_at = ?, judged_none = ? WHERE id = ?').run(new Date().toISOString(), none ? 1 : 0, turnId);
       return getJudgment(db, turnId)!;
     })
@@ -168,7 +172,8 @@ export function resolveDocumentName(db: Db, name: string, cwd: string): Resolved
     candidates.find((doc) => withoutExtension(doc.path) === wanted) ??
     (bare ? candidates.find((doc) => stemOf(doc.path) === wanted || path.posix.basename(doc.path) === wanted) : undefined);
   if (found) return { documentPath: names.namesOf([found])[0]!, indexed: true };
-  return { documentPath: inside ?? wanted, indexed: false };
+  // Kept as named, in one spelling: `notes//a.md` and `notes/./a.md` are `notes/a.md`.
+  return { documentPath: inside ?? (wanted.includes('/') ? path.posix.normalize(wanted).replace(/(.)\/$/, '$1') : wanted), indexed: false };
 }
 
 function withoutExtension(p: string): string {
