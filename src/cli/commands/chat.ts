@@ -15,6 +15,7 @@ import type { Workspace } from '../../app/index.js';
 import { decimalNumber, DEFAULTS, MAX_K, type ResolvedConfig } from '../../config/index.js';
 import type { ChunkLocation, RewritePolicy } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
+import { sqliteRuntimeError } from '../../util/sqlite-errors.js';
 import { oneLine, sanitizeForTerminal } from '../../util/sanitize.js';
 import { count, shellWord } from '../../util/words.js';
 import { runTurnWithOutput, warnWhenNothingIngested } from '../chat-session.js';
@@ -195,7 +196,14 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
       if (line.startsWith('/')) {
         const read = readSlashLine(line);
         if ('command' in read) {
-          if (await slashCommand(read.command, state, workspace, commandOutput, false)) break;
+          try {
+            if (await slashCommand(read.command, state, workspace, commandOutput, false)) break;
+          } catch (err) {
+            // A write that failed (a full disk, a read-only file): said, and the next line is read.
+            if (!isLineError(err)) throw err;
+            reportError(err, output, io.env);
+            failed = true;
+          }
           continue;
         }
         line = read.question;
@@ -211,8 +219,8 @@ async function piped(workspace: Workspace, state: ReplState, output: Output, jso
           signal: controller.signal,
         });
       } catch (err) {
-        // A turn that could not be kept (its session removed meanwhile): said, and the next line is read.
-        if (!(err instanceof UserError)) throw err;
+        // A turn that could not be kept (its session removed meanwhile, a full disk): said, and the next line is read.
+        if (!isLineError(err)) throw err;
         reportError(err, output, io.env);
         failed = true;
         continue;
@@ -262,8 +270,9 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
         try {
           if (await slashCommand(read.command, state, workspace, output, true)) break;
         } catch (err) {
-          // A prompt cancelled with Ctrl-C, or a store error: report it, keep the REPL.
-          output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
+          // A prompt cancelled with Ctrl-C, or a store error (a full disk: in the CLI's words): report it, keep the REPL.
+          if (isLineError(err)) reportError(err, output, io.env);
+          else output.err(`${output.errColor.red('error:')} ${oneLine((err as Error).message)}`);
         }
         continue;
       }
@@ -286,13 +295,9 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
       });
       state.lastChunks = result.chunks;
     } catch (err) {
-      // The REPL stays alive: a turn's failure is reported, the session kept.
-      if (err instanceof UserError) {
-        output.err(`${output.errColor.red('error:')} ${err.message}`);
-        if (err.hint) output.err(output.errColor.dim(err.hint));
-      } else if (!controller.signal.aborted) {
-        output.err(`${output.errColor.red('error:')} ${(err as Error).message}`);
-      }
+      // The REPL stays alive: a turn's failure is reported (a failed write as the CLI words it), the session kept.
+      if (isLineError(err)) reportError(err, output, io.env);
+      else if (!controller.signal.aborted) output.err(`${output.errColor.red('error:')} ${oneLine((err as Error).message)}`);
     } finally {
       stopListening();
     }
@@ -301,6 +306,15 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
   if (chat.planned) output.out(color.dim('No question asked: nothing saved.'));
   else output.out(color.dim(`session ${chat.session.name ?? chat.session.id} saved. Replay it with: ${replayCommand(chat.session.name ?? chat.session.id, settings)}`));
   return leaving ? stopExitCode(leaving) : undefined;
+}
+
+/**
+ * A failure that ends one line of the chat and not the chat: a UserError (a session
+ * removed meanwhile, a name taken) or SQLite failing a write (a full disk, a read-only
+ * file), which reportError says in the CLI's words. The next line is read.
+ */
+function isLineError(err: unknown): boolean {
+  return err instanceof UserError || sqliteRuntimeError(err) !== undefined;
 }
 
 /**
