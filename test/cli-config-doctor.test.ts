@@ -100,6 +100,23 @@ describe('ragline config show', () => {
     expect(shown.settings.baseURL.value).toBe('http://127.0.0.1:9999/v1');
   });
 
+  it('never prints a password inside a base URL: config show, --json and an error quoting the URL', async () => {
+    const env = { RAGLINE_BASE_URL: 'http://admin:Pa55w0rd@127.0.0.1:9999/v1', RAGLINE_EMBED_BASE_URL: 'http://embed:Emb3d%40Pass@127.0.0.1:9998/v1' };
+    for (const args of [['config', 'show', '--json'], ['config', 'show']]) {
+      const result = await run(args, env);
+      expect(result.code, result.stderr).toBe(0);
+      for (const secret of ['Pa55w0rd', 'Emb3d%40Pass', 'Emb3d@Pass']) expectNoSecret(result, secret);
+      expect(result.stdout).toContain('http://admin:[redacted]@127.0.0.1:9999/v1'); // the rest of the URL is shown
+    }
+    const shown = JSON.parse((await run(['config', 'show', '--json'], env)).stdout);
+    expect(shown.settings.baseURL.value).toBe('http://admin:[redacted]@127.0.0.1:9999/v1');
+    // Refused before the settings are read: the message quotes the URL, the writer still removes its password.
+    const refused = await run(['config', 'show'], { RAGLINE_BASE_URL: 'ftp://admin:Ftp4ssw0rd@files.example/v1', RAGLINE_DEBUG: '1' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('ftp://admin:[redacted]@files.example/v1');
+    expectNoSecret(refused, 'Ftp4ssw0rd');
+  });
+
   it('stops on an invalid value, naming the setting, with exit code 2', async () => {
     const result = await run(['config', 'show'], { RAGLINE_MAX_RETRIES: 'lots' });
     expect(result.code).toBe(2);

@@ -11,6 +11,7 @@ import { redacted, resolveConfig, usesRemoteChat, usesRemoteEmbeddings, DEFAULTS
 import { describeSettings, EXAMPLE_CONFIG } from '../src/cli/commands/config.js';
 import { openAISettings } from '../src/providers/index.js';
 import { UserError } from '../src/util/errors.js';
+import { redactSecrets } from '../src/util/secrets.js';
 
 let home: string;
 let configFile: string;
@@ -43,6 +44,13 @@ function resolveError(run: () => unknown): UserError {
   }
   throw new Error('expected a UserError');
 }
+
+describe('credentials inside configured URLs', () => {
+  it('are secrets from the moment the settings are read: a server echoing one is redacted', () => {
+    resolveConfig({ env: env({ RAGLINE_BASE_URL: 'http://admin:Chat9Pass@127.0.0.1:9/v1', RAGLINE_EMBED_BASE_URL: 'http://embedder:Emb3d%23Pass@127.0.0.1:8/v1' }) });
+    expect(redactSecrets('401: wrong password Chat9Pass; Emb3d#Pass rejected')).toBe('401: wrong password [redacted]; [redacted] rejected');
+  });
+});
 
 describe('precedence', () => {
   it('uses defaults when nothing is set, and says so', () => {

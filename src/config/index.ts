@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { RewritePolicy } from '../domain/index.js';
 import { UserError } from '../util/errors.js';
 import { readRegularFile } from '../util/regular-file.js';
-import { registerSecret } from '../util/secrets.js';
+import { registerSecret, registerURLCredentials } from '../util/secrets.js';
 
 export type ProviderChoice = 'auto' | 'offline' | 'openai';
 
@@ -461,6 +461,9 @@ export function resolveConfig(input: ResolveInput = {}): ResolvedConfig {
   const resolved = config as unknown as Config;
   registerSecret(resolved.apiKey);
   registerSecret(resolved.embedding.apiKey);
+  registerURLCredentials(resolved.baseURL);
+  registerURLCredentials(resolved.embedding.baseURL);
+  registerURLCredentials(resolved.db);
   if (resolved.chunk.overlap >= resolved.chunk.size) {
     throw new UserError(`chunk.overlap (${resolved.chunk.overlap}) must be smaller than chunk.size (${resolved.chunk.size}).`, { exitCode: 2 });
   }

@@ -1,6 +1,7 @@
-// Secrets this process knows (the API key) and the one function that removes
-// them from text before it is printed: error messages, causes and stacks in
-// debug output, and anything else the CLI writes.
+// Secrets this process knows (the API keys, the credentials inside configured
+// URLs) and the one function that removes them, and any password written inside a
+// URL, from text before it is printed: error messages, causes and stacks in debug
+// output, `--json`, and anything else the CLI writes.
 
 const secrets = new Set<string>();
 
@@ -21,15 +22,49 @@ export function registerSecret(value: string | undefined): void {
 }
 
 /**
- * `text` with every registered secret, and any `Bearer <token>`, replaced by `[redacted]`.
+ * Remembers the user name and password inside `url` (`http://admin:Pa55w0rd@host/v1`,
+ * `postgres://app:s3cret@db/ragline`) as secrets, as written and decoded, so that a
+ * server echoing one elsewhere is redacted too. A value that is not a URL is ignored.
+ */
+export function registerURLCredentials(url: string | undefined): void {
+  if (!url || !url.includes('@')) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return;
+  }
+  for (const part of [parsed.username, parsed.password]) {
+    if (!part) continue;
+    registerSecret(part);
+    try {
+      registerSecret(decodeURIComponent(part));
+    } catch {
+      // not valid percent-encoding: the part as written is registered
+    }
+  }
+}
+
+/**
+ * The password of a URL's user information: `scheme://user:` then the password up to
+ * the last `@` before the host (a password may hold an unescaped `@`). Stops at
+ * whitespace, quotes and angle brackets, so a URL inside JSON or prose is read alone.
+ * The scheme is at most 32 characters: text of any length is read in linear time.
+ */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'<>\\]*:)([^\s/?#"'<>\\]+)@/gi;
+
+/**
+ * `text` with every registered secret, any `Bearer <token>` and the password in any
+ * `scheme://user:password@host` replaced by `[redacted]`.
  * The token is read as RFC 6750 writes it (letters, digits, `-._~+/`, then `=`), so a
  * quote or ellipsis right after it stays (`“... Bearer orb_live_x…”` keeps its `…”`),
  * and a word of letters shorter than 8 is not one: "send it as a Bearer token" is prose.
  */
 export function redactSecrets(text: string): string {
-  let result = text.includes('earer')
-    ? text.replace(/Bearer(\s+)([A-Za-z0-9\-._~+/]+=*)/gi, (whole, space: string, token: string) => (/^[A-Za-z]{1,7}$/.test(token) ? whole : `${whole.slice(0, 6)}${space}[redacted]`))
-    : text;
+  let result = text.includes('://') ? text.replace(URL_PASSWORD, '$1[redacted]@') : text;
+  result = result.includes('earer')
+    ? result.replace(/Bearer(\s+)([A-Za-z0-9\-._~+/]+=*)/gi, (whole, space: string, token: string) => (/^[A-Za-z]{1,7}$/.test(token) ? whole : `${whole.slice(0, 6)}${space}[redacted]`))
+    : result;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join('[redacted]');
   return result;
 }
