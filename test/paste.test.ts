@@ -61,4 +61,8 @@ describe('PasteFilter', () => {
     expect(fromEditLine(`a${B}b`)).toBe('a\nb');
     expect(toEditLine('a\r\nb\nc')).toBe(`a${B}b${B}c`);
   });
+
+  it('a stored question shown again by the up-arrow history carries no escape, control or bidi character', () => {
+    expect(toEditLine('why\u001b]0;PWN\u0007 \u009b2J\u202eit\r\nfails\b')).toBe(`why it${B}fails`);
+  });
 });

@@ -8,6 +8,8 @@
 //   person's Enter arrives alone), and a break that ends a read is held for
 //   HOLD_MS: if more text follows at once, it was the paste's too.
 
+import { sanitizeForTerminal } from '../util/sanitize.js';
+
 /** Stands for a pasted line break inside the line being edited; turned back into `\n` on submit. */
 export const LINE_BREAK = '↵';
 /** A break that ends a read waits this long for the rest of a paste. */
@@ -98,7 +100,10 @@ export function fromEditLine(line: string): string {
   return line.split(LINE_BREAK).join('\n');
 }
 
-/** A stored multi-line question as one editable line (for the up-arrow history). */
+/**
+ * A stored multi-line question as one editable line (for the up-arrow history).
+ * Read from the database and written by readline to the terminal as it is: sanitised.
+ */
 export function toEditLine(question: string): string {
-  return question.replace(BREAK, LINE_BREAK);
+  return sanitizeForTerminal(question.replace(BREAK, LINE_BREAK));
 }
