@@ -63,7 +63,8 @@ export function rewriteResult(event: RewriteEvent | undefined): RewriteResult {
 
 /** The lines that say which session a turn went to and how to follow up in it. */
 function sessionLine(session: SessionInfo, ordinal: number, conversational: boolean): string {
-  const label = session.name ?? session.id;
+  // A name read from the database, as any string from it, is shown as one safe line.
+  const label = oneLine(session.name ?? session.id, 200);
   const follow = conversational ? '' : ` Pass session "${label}" to have follow-ups rewritten against this conversation.`;
   return `Session "${label}", turn ${ordinal}.${follow}`;
 }
@@ -147,7 +148,7 @@ export function sessionsText(sessions: ReturnType<typeof sessionsResult>, total:
   return [
     shown,
     ...sessions.map(
-      (s) => `${s.id}${s.name ? ` "${s.name}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${stamp(s.lastActive)}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
+      (s) => `${s.id}${s.name ? ` "${oneLine(s.name, 200)}"` : ''} · ${s.turns} turn${s.turns === 1 ? '' : 's'} · last active ${stamp(s.lastActive)}${s.firstQuestion ? ` · first: ${s.firstQuestion}` : ''}`,
     ),
   ].join('\n');
 }
@@ -182,7 +183,7 @@ export function replayResult(replay: ReplaySession) {
 
 export function replayText(result: ReturnType<typeof replayResult>): string {
   const { session } = result;
-  const lines = [`Session ${session.id}${session.name ? ` "${session.name}"` : ''} · ${result.turns.length} turn${result.turns.length === 1 ? '' : 's'}`];
+  const lines = [`Session ${session.id}${session.name ? ` "${oneLine(session.name, 200)}"` : ''} · ${result.turns.length} turn${result.turns.length === 1 ? '' : 's'}`];
   for (const turn of result.turns) {
     lines.push('', `Turn ${turn.turn} · ${turn.status} · ${stamp(turn.createdAt)}`, `Asked: ${oneLine(turn.question, 1000)}`);
     if (turn.standaloneQuery !== null && turn.rewrite?.decision !== 'small_talk') {

@@ -31,7 +31,7 @@ import { createSession, findSession, getSession, listSessions } from '../app/ses
 import type { SessionInfo, Workspace } from '../app/index.js';
 import type { Config } from '../config/index.js';
 import { UserError } from '../util/errors.js';
-import { sanitizeForTerminal } from '../util/sanitize.js';
+import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
 import { redactSecrets } from '../util/secrets.js';
 import { DOC_URI_PREFIX, documentUri, parseDocumentUri } from './documents.js';
 import {
@@ -166,7 +166,7 @@ export class RaglineMcpServer {
   private defaultLabel(workspace: Workspace): string {
     const session = this.defaultSessionId ? getSession(workspace, this.defaultSessionId) : undefined;
     const name = session ? (session.name ?? session.id) : this.deps.sessionName;
-    return name ? ` ("${name}")` : '';
+    return name ? ` ("${oneLine(name, 200)}")` : '';
   }
 
   /** Created at the first turn: the `--session` one (continued if it exists), else `<client name>-<n>`. */
@@ -175,7 +175,7 @@ export class RaglineMcpServer {
     if (existing) return existing;
     let session: SessionInfo;
     if (this.deps.sessionName) {
-      session = findSession(workspace, this.deps.sessionName) ?? createSession(workspace, { name: this.deps.sessionName });
+      session = findSession(workspace, this.deps.sessionName) ?? createOrFind(workspace, this.deps.sessionName);
     } else {
       const base = clientSessionBase(this.mcp.server.getClientVersion()?.name);
       session = createNumbered(workspace, base);
@@ -424,6 +424,20 @@ export function clientSessionBase(clientName: string | undefined): string {
     .replace(/^[-.]+|[-.]+$/g, '')
     .slice(0, 40);
   return base || 'mcp';
+}
+
+/**
+ * The session `name`, created now; or, when another process created it since it was
+ * looked for (several servers started at once with one `--session`), that one.
+ */
+function createOrFind(workspace: Workspace, name: string): SessionInfo {
+  try {
+    return createSession(workspace, { name });
+  } catch (error) {
+    const created = findSession(workspace, name);
+    if (created) return created;
+    throw error;
+  }
 }
 
 /** A new session named `<base>-<n>`, the first n not taken. */
