@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Workspace } from '../src/app/index.js';
 import { resolveConfig } from '../src/config/index.js';
@@ -133,6 +134,71 @@ describe('sessions', () => {
         expect(text).not.toMatch(/[\u001b\u0007\u202e]/);
         expect(text).not.toMatch(/\nSession "spoofed"/);
       }
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a database it cannot write', () => {
+  const turnsStored = () => {
+    const db = openDatabase(dbPath, { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM turns').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  test('read-only: search answers as the CLI does, saying it was not stored; ask says read-only in the CLI\'s words', async () => {
+    const writable = await serve({ sessionName: 'read-back-later' });
+    expect((await writable.call('search', { query: 'API keys', k: 1 })).isError).toBeFalsy();
+    await writable.close();
+    const before = turnsStored();
+    const { call, close } = await serve({ open: () => openDatabase(dbPath, { readonly: true }), sessionName: 'never-created' });
+    try {
+      const found = await call('search', { query: 'webhook signature', k: 2 });
+      expect(found.isError, textOf(found)).toBeFalsy();
+      expect(found.structuredContent).toMatchObject({ stored: false, session: null, standaloneQuery: 'webhook signature' });
+      expect((found.structuredContent as { chunks: unknown[] }).chunks).toHaveLength(2);
+      expect(textOf(found)).toMatch(/^Not stored: the database is read-only for this user/);
+      // A follow-up in a stored session is still read against it.
+      const followUp = await call('search', { query: 'does it expire?', session: 'read-back-later' });
+      expect(followUp.isError, textOf(followUp)).toBeFalsy();
+      expect(followUp.structuredContent).toMatchObject({ stored: false, session: { name: 'read-back-later' }, turn: 2, rewrite: { decision: 'rewritten' } });
+      expect((followUp.structuredContent as { standaloneQuery: string }).standaloneQuery.toLowerCase()).toContain('api key');
+
+      const asked = await call('ask', { question: 'how are webhooks signed?' });
+      expect(asked.isError).toBe(true);
+      expect(textOf(asked)).toContain('The database is read-only for this user, so this command could not write to it; nothing was changed.');
+      expect(textOf(asked)).not.toContain('Unexpected error');
+    } finally {
+      await close();
+    }
+    expect(turnsStored()).toBe(before);
+  });
+
+  test('a full disk: the call says so in the CLI\'s words, not "Unexpected error: database or disk is full"', async () => {
+    const open = () => {
+      const db = openDatabase(dbPath);
+      const prepare = db.prepare.bind(db);
+      db.prepare = ((sql: string) => {
+        const statement = prepare(sql);
+        if (/^\s*INSERT INTO (turns|sessions)/.test(sql)) {
+          statement.run = (() => {
+            throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+          }) as typeof statement.run;
+        }
+        return statement;
+      }) as typeof db.prepare;
+      return db;
+    };
+    const { call, close } = await serve({ open });
+    try {
+      const result = await call('search', { query: 'webhook signature' });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('The disk holding the database is full; the last write was rolled back and nothing is half-written.');
+      expect(textOf(result)).not.toContain('Unexpected error');
     } finally {
       await close();
     }

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { TurnEvent } from '../chat/events.js';
 import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
+import { turnStoreOf } from '../chat/stages/state.js';
+import type { TurnStore } from '../chat/stages/store.js';
 import { findSession, isStored, loadTurns, planSession, requireSession, type ForkedSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import { checkAskable } from './limits.js';
@@ -175,6 +177,25 @@ function newSession(workspace: Workspace, name?: string): SessionInfo {
     throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
   }
   return planSession(workspace.db, { name });
+}
+
+/**
+ * Runs one turn as askIn does, storing nothing: its history is read as usual, but no
+ * question, trail or session is written. For a search on a database this process
+ * cannot write (read-only for its user), which answers as the CLI's `search` does.
+ * `sessionId` may name no stored session (the turn then has no history).
+ */
+export function askWithoutStoring(context: TurnContext, sessionId: string, question: string, options: TurnOptions = {}): AsyncGenerator<TurnEvent> {
+  const store = turnStoreOf(context);
+  const unstored: TurnStore = {
+    ...store,
+    startTurn: async () => {
+      const last = context.db ? loadTurns(context.db, sessionId).at(-1) : undefined;
+      return { id: 0, ordinal: (last?.ordinal ?? 0) + 1, createdAt: new Date().toISOString() };
+    },
+    finishTurn: async (_turnId, input) => input.timings,
+  };
+  return runTurn({ ...context, sessionId, store: unstored, plannedSession: undefined }, question, options);
 }
 
 /** Runs one turn in `sessionId` with `context` (made by Workspace.turnContext, for callers that switch sessions per call). */

@@ -92,7 +92,11 @@ function chunkLines(chunks: ChunkResult[], withText: boolean): string[] {
 }
 
 export interface TurnResult {
-  session: { id: string; name: string | null };
+  /** False for a search on a database this process cannot write: answered, not kept as a turn. */
+  stored: boolean;
+  /** The session the turn went to (or, not stored, was read from); null when there was none to read. */
+  session: { id: string; name: string | null } | null;
+  /** The turn's number in its session (not stored: the number it would have had). */
   turn: number;
   question: string;
   standaloneQuery: string;
@@ -100,9 +104,13 @@ export interface TurnResult {
   chunks: ChunkResult[];
 }
 
-export function searchText(result: TurnResult, session: SessionInfo, conversational: boolean): string {
+/** Said in place of the session line when a search was not stored. */
+export const NOT_STORED =
+  'Not stored: the database is read-only for this user, so this search was not kept as a turn (make the database file and its folder writable to keep them).';
+
+export function searchText(result: TurnResult, session: SessionInfo | undefined, conversational: boolean): string {
   return [
-    sessionLine(session, result.turn, conversational),
+    result.stored && session ? sessionLine(session, result.turn, conversational) : NOT_STORED,
     ...rewriteLines(result.question, result.standaloneQuery, result.rewrite),
     '',
     ...(result.rewrite.decision === 'small_talk' ? [] : chunkLines(result.chunks, true)),

@@ -23,7 +23,7 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import { z } from 'zod';
 import type { RewriteEvent, RetrievalEvent, DoneEvent, ErrorEvent } from '../chat/events.js';
 import type { TurnContext, TurnOptions } from '../chat/turn.js';
-import { askIn } from '../app/chat.js';
+import { askIn, askWithoutStoring } from '../app/chat.js';
 import { checkAskable } from '../app/limits.js';
 import { listIndexedDocuments, readIndexedDocument } from '../app/documents.js';
 import { replay } from '../app/replay.js';
@@ -31,6 +31,7 @@ import { createSession, findSession, getSession, listSessions } from '../app/ses
 import type { SessionInfo, Workspace } from '../app/index.js';
 import type { Config } from '../config/index.js';
 import { UserError } from '../util/errors.js';
+import { isReadOnlyError, sqliteRuntimeError } from '../util/sqlite-errors.js';
 import { oneLine, sanitizeForTerminal } from '../util/sanitize.js';
 import { redactSecrets } from '../util/secrets.js';
 import { DOC_URI_PREFIX, documentUri, parseDocumentUri } from './documents.js';
@@ -184,24 +185,41 @@ export class RaglineMcpServer {
     return session;
   }
 
-  /** The turn's events gathered; undefined when the call was cancelled before it started (nothing stored). */
-  private async turn(question: string, ref: string | undefined, options: TurnOptions): Promise<{ run: TurnRun; session: SessionInfo; conversational: boolean } | undefined> {
+  /** The session a call names, or this server's own if it is stored: for a turn that stores nothing (and so creates no session). */
+  private sessionToRead(workspace: Workspace, ref: string | undefined): { session?: SessionInfo; conversational: boolean } {
+    if (ref !== undefined && ref.trim() !== '') return this.sessionFor(workspace, ref);
+    const own = this.defaultSessionId
+      ? getSession(workspace, this.defaultSessionId)
+      : this.deps.sessionName
+        ? findSession(workspace, this.deps.sessionName)
+        : undefined;
+    return { session: own, conversational: false };
+  }
+
+  /**
+   * The turn's events gathered; undefined when the call was cancelled before it started
+   * (nothing stored). `stored: false`: the turn is run without writing anything.
+   */
+  private async turn(
+    question: string,
+    ref: string | undefined,
+    options: TurnOptions,
+    { stored = true } = {},
+  ): Promise<{ run: TurnRun; session?: SessionInfo; conversational: boolean; stored: boolean } | undefined> {
     const workspace = this.open();
     const context = await this.turnContext(workspace);
     if (options.signal?.aborted) return undefined;
-    const { session, conversational } = this.sessionFor(workspace, ref);
+    const { session, conversational } = stored ? this.sessionFor(workspace, ref) : this.sessionToRead(workspace, ref);
     const run: Partial<TurnRun> = {};
-    const events = askIn(context, session.id, question, {
-      ...options,
-      ...(conversational ? {} : { rewritePolicy: 'never' }),
-    });
+    const turnOptions: TurnOptions = { ...options, ...(conversational ? {} : { rewritePolicy: 'never' }) };
+    const events = stored ? askIn(context, session!.id, question, turnOptions) : askWithoutStoring(context, session?.id ?? '', question, turnOptions);
     for await (const event of events) {
       if (event.type === 'rewrite') run.rewrite = event;
       else if (event.type === 'retrieval') run.retrieval = event;
       else if (event.type === 'error') run.error = event;
       else if (event.type === 'done') run.done = event;
     }
-    return { run: run as TurnRun, session, conversational };
+    return { run: run as TurnRun, session, conversational, stored };
   }
 
   private registerTools(): void {
@@ -226,12 +244,20 @@ export class RaglineMcpServer {
         this.guard(() =>
           this.tracked(async () => {
             const question = requireText(query, 'query');
-            const ran = await this.turn(question, session, { k, retrieveOnly: true, signal: extra.signal });
+            const options: TurnOptions = { k, retrieveOnly: true, signal: extra.signal };
+            let ran;
+            try {
+              ran = await this.turn(question, session, options);
+            } catch (error) {
+              // A database this user cannot write: searched as the CLI's `search` searches it, and not kept.
+              if (!isReadOnlyError(error)) throw error;
+              ran = await this.turn(question, session, options, { stored: false });
+            }
             if (!ran) return abandoned();
             const { run, session: stored, conversational } = ran;
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The search failed.', run.error?.hint);
-            const result = turnResult(run, stored, question);
-            return ok(searchText(sanitizedTurn(result), stored, conversational), sanitizedTurn(result));
+            const result = sanitizedTurn(turnResult(run, stored, question, ran.stored));
+            return ok(searchText(result, stored, conversational), result);
           }),
         ),
     );
@@ -254,7 +280,7 @@ export class RaglineMcpServer {
             const { run, session: stored, conversational } = ran;
             if (run.done.status === 'failed') return failure(run.error?.message ?? 'The answer failed.', run.error?.hint);
             const chunks = run.retrieval?.chunks ?? [];
-            const { chunks: chunkResults, ...turn } = turnResult(run, stored, question);
+            const { chunks: chunkResults, ...turn } = turnResult(run, stored, question, true);
             const result: AskResult = {
               ...turn,
               answer: run.done.answer,
@@ -266,7 +292,7 @@ export class RaglineMcpServer {
               chunks: chunkResults,
             };
             const clean = sanitizedAsk(result);
-            return ok(askText(clean, stored, conversational), clean);
+            return ok(askText(clean, stored!, conversational), clean);
           }),
         ),
     );
@@ -361,6 +387,9 @@ export class RaglineMcpServer {
       return await fn();
     } catch (error) {
       if (error instanceof UserError) return failure(error.message, error.hint);
+      // In the CLI's words: "The database is read-only for this user ...", "The disk holding the database is full ...".
+      const known = sqliteRuntimeError(error);
+      if (known) return failure(known.message, known.hint);
       this.deps.log(error instanceof Error ? (error.stack ?? error.message) : String(error));
       return failure(`Unexpected error: ${message(error)}`);
     }
@@ -368,9 +397,10 @@ export class RaglineMcpServer {
 }
 
 /** What search and ask both return of a turn. */
-function turnResult(run: TurnRun, session: SessionInfo, question: string): TurnResult {
+function turnResult(run: TurnRun, session: SessionInfo | undefined, question: string, stored: boolean): TurnResult {
   return {
-    session: { id: session.id, name: session.name },
+    stored,
+    session: session ? { id: session.id, name: session.name } : null,
     turn: run.done.ordinal,
     question: run.rewrite?.question ?? question,
     standaloneQuery: run.rewrite?.standaloneQuery ?? question,
@@ -380,7 +410,8 @@ function turnResult(run: TurnRun, session: SessionInfo, question: string): TurnR
 }
 
 function sanitizedTurn<T extends TurnResult>(result: T): T {
-  return { ...result, question: sanitizeForTerminal(result.question), standaloneQuery: sanitizeForTerminal(result.standaloneQuery), session: { ...result.session, name: result.session.name === null ? null : sanitizeForTerminal(result.session.name) } };
+  const session = result.session && { ...result.session, name: result.session.name === null ? null : sanitizeForTerminal(result.session.name) };
+  return { ...result, question: sanitizeForTerminal(result.question), standaloneQuery: sanitizeForTerminal(result.standaloneQuery), session };
 }
 
 function sanitizedAsk(result: AskResult): AskResult {
@@ -406,7 +437,8 @@ function requireText(value: string, name: string, hint = `Give the ${name} in wo
   return value.trim();
 }
 
-function message(error: unknown): string {
+function message(caught: unknown): string {
+  const error = sqliteRuntimeError(caught) ?? caught;
   if (error instanceof UserError) return error.hint ? `${error.message} ${error.hint}` : error.message;
   return error instanceof Error ? error.message : String(error);
 }

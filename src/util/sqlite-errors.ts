@@ -46,3 +46,9 @@ export function sqliteRuntimeError(err: unknown): UserError | undefined {
   }
   return undefined;
 }
+
+/** Whether `err` is SQLite refusing a write because the database is read-only for this process. */
+export function isReadOnlyError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_READONLY');
+}
