@@ -38,7 +38,7 @@ beforeAll(async () => {
   home = tempDir('ragline-mcp-boundary-');
   const docs = path.join(home, 'docs');
   fs.cpSync(FIXTURE_DOCS, docs, { recursive: true });
-  fs.writeFileSync(path.join(docs, 'leaked.md'), `# Quokkafrost deployment\n\nThe quokkafrost deployment token is ${KEY} and must be rotated.\n`);
+  fs.writeFileSync(path.join(docs, 'leaked.md'), `# Quokkafrost deployment\n\nThe quokkafrost deployment token is ${KEY} and must be rotated.\nIts staging mirror is http://deploy:Qu0kkaPass55@staging.internal/v1.\n`);
   dbPath = path.join(home, 'index.db');
   const db = openDatabase(dbPath, { create: true });
   try {
@@ -203,4 +203,42 @@ describe('a database it cannot write', () => {
       await close();
     }
   });
+});
+
+test('a configured key (or a password in a URL) held by a document or an answer is redacted from search, ask, replay and resources, in text and structuredContent', async () => {
+  const model = await startOpenAIServer();
+  model.onChat(() => `The quokkafrost deployment token is ${KEY} [1].`);
+  const { call, client, close } = await serve({
+    env: {
+      RAGLINE_BASE_URL: model.baseURL,
+      RAGLINE_API_KEY: KEY,
+      RAGLINE_CHAT_MODEL: 'fake-chat-model',
+      RAGLINE_EMBED_PROVIDER: 'offline',
+      RAGLINE_TOPICS: 'local',
+      RAGLINE_MAX_RETRIES: '0',
+    },
+    sessionName: 'holds-a-key',
+  });
+  try {
+    const found = await call('search', { query: 'quokkafrost deployment token', k: 1 });
+    const asked = await call('ask', { question: 'What is the quokkafrost deployment token?', k: 1 });
+    expect((asked.structuredContent as { answerKind: string }).answerKind).toBe('llm');
+    const replay = await call('replay', { session: 'holds-a-key' });
+    const uri = (found.structuredContent as { chunks: { uri: string; location: string }[] }).chunks[0]!;
+    expect(uri.location).toMatch(/^leaked\.md:/);
+    const opened = await client.readResource({ uri: 'ragline://doc/leaked.md' });
+    const range = await client.readResource({ uri: uri.uri });
+    for (const [name, result] of Object.entries({ found, asked, replay, opened, range })) {
+      const everything = JSON.stringify(result);
+      expect(everything, name).not.toContain(KEY);
+      // A password inside a URL too, as redactSecrets removes it everywhere.
+      expect(everything, name).not.toContain('Qu0kkaPass55');
+      expect(everything, name).toContain('[redacted]');
+    }
+    expect(textOf(found)).toContain('The quokkafrost deployment token is [redacted] and must be rotated.');
+    expect((asked.structuredContent as { answer: string }).answer).toBe('The quokkafrost deployment token is [redacted] [1].');
+  } finally {
+    await close();
+    await model.close();
+  }
 });

@@ -99,7 +99,10 @@ export class RaglineMcpServer {
     this.registerResources();
   }
 
-  /** Opens the database if it is there and starts loading the in-memory copies; then serves on `transport`. */
+  /**
+   * Opens the database if it is there and starts loading the in-memory copies; then
+   * serves on `transport`, every message sent passing redactSecrets on its way out.
+   */
   async connect(transport: Transport): Promise<void> {
     try {
       this.open();
@@ -107,7 +110,7 @@ export class RaglineMcpServer {
       // Not fatal: each call reports it (and opens the database once it exists).
       this.deps.log(message(error));
     }
-    await this.mcp.connect(transport);
+    await this.mcp.connect(redacting(transport));
   }
 
   async close(): Promise<void> {
@@ -396,6 +399,25 @@ export class RaglineMcpServer {
   }
 }
 
+/**
+ * `transport`, sending every message with the known secrets (the API keys) and bearer
+ * tokens removed from each string in it: tool text, structuredContent, resources and
+ * errors alike, through the one redaction function the CLI's output uses. A document
+ * that holds the key is served with `[redacted]` in its place, as `ragline search` prints it.
+ */
+function redacting(transport: Transport): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(redactStrings(message), options);
+  return transport;
+}
+
+function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactSecrets(value) as T;
+  if (Array.isArray(value)) return value.map(redactStrings) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item)])) as T;
+  return value;
+}
+
 /** What search and ask both return of a turn. */
 function turnResult(run: TurnRun, session: SessionInfo | undefined, question: string, stored: boolean): TurnResult {
   return {
@@ -423,7 +445,8 @@ function ok(text: string, structured: object): CallToolResult {
 }
 
 function failure(text: string, hint?: string): CallToolResult {
-  return { content: [{ type: 'text', text: sanitizeForTerminal(redactSecrets(hint ? `${text}\n${hint}` : text)) }], isError: true };
+  // Secrets are removed on the way out, with everything else sent (redacting).
+  return { content: [{ type: 'text', text: sanitizeForTerminal(hint ? `${text}\n${hint}` : text) }], isError: true };
 }
 
 /** A call cancelled (or whose client left) before its turn started (the providers were still loading): not run, nothing stored. */
