@@ -209,6 +209,54 @@ describe('vectorCandidates', () => {
     float32.close();
   });
 
+  it('an int8 copy is kept beside its database, read back by the next process, and brought up to date from vec0', async () => {
+    const db = open();
+    const dim = 48;
+    const vectors = fill(db, 3000, dim, 31);
+    const options = { precision: 'int8' as const, threads: 1, keepMinSlots: 1000 };
+    const file = path.join(dir, 'test.db.vector-copy');
+    const next = prng(32);
+    const queries = Array.from({ length: 6 }, () => randomVector(next, dim));
+    const exact = (index: VectorIndex) => {
+      for (const query of queries) expectSameNeighbours(index.search(query, 50), bruteForce(vectors, query, 50));
+    };
+
+    const first = new VectorIndex(db, dim, options);
+    await first.warm();
+    expect(fs.existsSync(file)).toBe(true);
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // Once the file is written, candidates are scored from it and the process's own spill is gone.
+    expect((first as unknown as { spill?: object }).spill).toBeUndefined();
+    exact(first);
+    first.close();
+
+    // Another process: deletions since the file was written show in vec0's validity.
+    for (const id of [3, 300, 3000, 6000]) remove(db, vectors, id);
+    const second = new VectorIndex(open(path.join(dir, 'test.db')), dim, options);
+    await second.warm();
+    expect((second as unknown as { kept?: object }).kept).toBeDefined();
+    exact(second);
+    // An addition lands in vec0's latest chunk: a refresh loads it, its floats in a spill of its own.
+    insert(db, vectors, 9001, queries[0]!);
+    exact(second);
+    expect(second.search(queries[0]!, 1)[0]!.id).toBe(9001);
+    second.close();
+
+    // A damaged file is not used: the copy is loaded from vec0 and the file written again.
+    fs.truncateSync(file, fs.statSync(file).size - 100);
+    const third = new VectorIndex(open(path.join(dir, 'test.db')), dim, options);
+    await third.warm();
+    expect((third as unknown as { kept?: object }).kept).toBeDefined();
+    exact(third);
+    const size = fs.statSync(file).size;
+    third.close();
+    const fourth = new VectorIndex(open(path.join(dir, 'test.db')), dim, options);
+    await fourth.warm();
+    expect(fs.statSync(file).size).toBe(size);
+    exact(fourth);
+    fourth.close();
+  });
+
   it('gives the same answers with the scan split across a helper thread', async () => {
     const db = open();
     const vectors = fill(db, 20_000, 16, 7); // above the split threshold

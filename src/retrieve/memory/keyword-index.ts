@@ -360,6 +360,10 @@ export class KeywordIndex {
     const wBody = weights[1] ?? 1;
     // Phrase by phrase, in query order, as bm25() sums them.
     for (const phrase of phrases) {
+      if (phrase.length === 1) {
+        this.addTermScores(phrase[0]!, wTitle, wBody, avgdl, epoch, touched);
+        continue;
+      }
       const hits = this.phraseHits(phrase, wTitle, wBody);
       if (hits.docs.length === 0) continue;
       const n = hits.docs.length;
@@ -378,6 +382,37 @@ export class KeywordIndex {
       }
     }
     return this.best(touched, limit);
+  }
+
+  /**
+   * Adds one term's bm25 to the scores of the live chunks holding it, as search() does
+   * for a phrase (the same sums in the same order), without listing them first: a
+   * common term at a million chunks is in hundreds of thousands.
+   */
+  private addTermScores(term: string, wTitle: number, wBody: number, avgdl: number, epoch: number, touched: number[]): void {
+    const p = this.terms.get(term);
+    if (!p) return;
+    const { docs, titleHits, bodyHits, count } = p;
+    const alive = this.alive;
+    let n = 0;
+    for (let i = 0; i < count; i++) if (alive[docs[i]!]) n++;
+    if (n === 0) return;
+    let idf = Math.log((this.rowCount - n + 0.5) / (n + 0.5));
+    if (idf <= 0) idf = 1e-6;
+    const lengths = this.lengths;
+    const scores = this.scores;
+    const seen = this.seen;
+    for (let i = 0; i < count; i++) {
+      const doc = docs[i]!;
+      if (!alive[doc]) continue;
+      const freq = wTitle * titleHits[i]! + wBody * bodyHits[i]!;
+      const part = idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * lengths[doc]!) / avgdl)));
+      if (seen[doc] !== epoch) {
+        seen[doc] = epoch;
+        scores[doc] = part;
+        touched.push(doc);
+      } else scores[doc] = scores[doc]! + part;
+    }
   }
 
   /** The live chunks holding `phrase` with their weighted hit counts; document frequency = docs.length. */

@@ -38,6 +38,7 @@ import type { Db } from '../../store/db.js';
 import { createKernelMemory, instantiateKernel, type Kernel } from './vector-kernel.js';
 import type { VectorCandidate, VectorSearch } from '../interfaces.js';
 import { ScanHelper } from './vector-worker.js';
+import { openVectorFloats, readVectorFile, vectorFileOf, writeVectorFile, type VectorFileState } from './vector-file.js';
 import os from 'node:os';
 
 interface ChunkSlots {
@@ -87,6 +88,16 @@ const BOUND_SLACK = 1e-5;
 const helpers = new FinalizationRegistry<ScanHelper>((helper) => helper.close());
 /** Below this many slots one thread is as fast as two (the hand-off costs tens of microseconds). */
 const SPLIT_MIN_SLOTS = 16384;
+/** Below this many slots a copy loads from vec0 in well under a second and is not kept in a file. */
+const KEEP_MIN_SLOTS = 10_000;
+/**
+ * What a kept copy must have been taken at: the chunks' id sequence (every ingest that
+ * adds chunks, and every rebuild, moves it; deletions show in vec0's validity blobs,
+ * which a refresh compares) and vec0's declaration.
+ */
+const FINGERPRINT = `
+  SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0) || ':' ||
+         coalesce((SELECT sql FROM sqlite_master WHERE name = 'vec_chunks'), '')`;
 
 export class VectorIndex implements VectorSearch {
   readonly dimensions: number;
@@ -110,6 +121,12 @@ export class VectorIndex implements VectorSearch {
    */
   private spill: { fd: number; file?: string } | undefined;
   private spillTried = false;
+  /**
+   * int8, a database file: the copy kept beside it (vector-file.ts), open for the float
+   * vectors of the slots it holds (`sharedSlots`); slots loaded since go to the spill.
+   */
+  private kept: { fd: number; floatsAt: number } | undefined;
+  private sharedSlots = new Uint8Array(0);
   private readonly exactFloats: Float32Array;
   /** int8: vectors scored again from vec0 by the last search (benchmarks). */
   lastRescored = 0;
@@ -127,6 +144,7 @@ export class VectorIndex implements VectorSearch {
     schemaVersion: Statement<unknown[]>;
     totalChanges: Statement<unknown[]>;
     chunkRows: Statement<unknown[]>;
+    fingerprint: Statement<unknown[]>;
   };
   private helper: ScanHelper | undefined;
   private helperDisabled = false;
@@ -136,11 +154,12 @@ export class VectorIndex implements VectorSearch {
   /**
    * `threads`: 1 keeps every scan on this thread; 2 (the default) splits large scans with a helper thread on 2+ cores.
    * `precision`: float32 (the default) or int8, see the header.
+   * `keepMinSlots`: an int8 copy of at least this many slots is kept beside its database file (vector-file.ts).
    */
   constructor(
     private readonly db: Db,
     dimensions: number,
-    private readonly options: { threads?: number; precision?: VectorPrecision } = {},
+    private readonly options: { threads?: number; precision?: VectorPrecision; keepMinSlots?: number } = {},
   ) {
     this.dimensions = dimensions;
     this.precision = options.precision ?? 'float32';
@@ -153,6 +172,7 @@ export class VectorIndex implements VectorSearch {
       schemaVersion: db.prepare('PRAGMA schema_version').pluck(),
       totalChanges: db.prepare('SELECT total_changes()').pluck(),
       chunkRows: db.prepare('SELECT chunk_id, size, validity FROM vec_chunks_chunks ORDER BY chunk_id'),
+      fingerprint: db.prepare(FINGERPRINT).pluck(),
     };
   }
 
@@ -172,6 +192,10 @@ export class VectorIndex implements VectorSearch {
   refresh(): void {
     const stamp = this.readStamp();
     if (stamp[0] === this.stamp[0] && stamp[1] === this.stamp[1] && stamp[2] === this.stamp[2]) return;
+    if (!this.ready && this.slotCount === 0 && this.keepable()) {
+      this.epoch++; // a background warm in progress stops: this takes over
+      if (this.adoptKept(this.readFingerprint(), stamp)) return;
+    }
     const started = performance.now();
     this.epoch++; // a background warm in progress stops: this takes over
     if (stamp[1] !== this.stamp[1]) this.reset();
@@ -201,6 +225,8 @@ export class VectorIndex implements VectorSearch {
     const epoch = ++this.epoch;
     const stamp = this.readStamp();
     if (stamp[1] !== this.stamp[1]) this.reset();
+    const fingerprint = this.keepable() ? this.readFingerprint() : undefined;
+    if (fingerprint !== undefined && this.slotCount === 0 && this.adoptKept(fingerprint, stamp)) return;
     const loader = this.openLoader();
     try {
       const source = loader ?? this.db;
@@ -219,6 +245,82 @@ export class VectorIndex implements VectorSearch {
     if (this.epoch !== epoch) return;
     this.stamp = stamp;
     this.ready = true;
+    if (fingerprint !== undefined && this.slotCount >= (this.options.keepMinSlots ?? KEEP_MIN_SLOTS) && this.readFingerprint() === fingerprint) await this.keep(fingerprint, epoch);
+  }
+
+  /** The copy can be kept beside its database: int8, of a database file. */
+  private keepable(): boolean {
+    return this.precision === 'int8' && !this.db.memory && Boolean(this.db.name);
+  }
+
+  private readFingerprint(): string {
+    return this.stmts.fingerprint.get() as string;
+  }
+
+  /**
+   * Takes the copy kept beside the database when it was taken at `fingerprint`, and
+   * brings it up to date from vec0 (what was deleted since). False when there is none.
+   */
+  private adoptKept(fingerprint: string, stamp: [number, number, number]): boolean {
+    const kept = readVectorFile(vectorFileOf(this.db.name), fingerprint, this.dimensions, this.stride, (slots) => {
+      this.reserve(slots);
+      return new Uint8Array(this.kernel!.memory.buffer, this.layout().vectors, slots * this.stride);
+    });
+    if (!kept) return false;
+    const { state } = kept;
+    this.slotCount = state.slotCount;
+    this.ids.set(state.ids);
+    this.invNorms.set(state.invNorms);
+    this.errors.set(state.errors);
+    this.roundedNorms.set(state.roundedNorms);
+    this.maxError = state.maxError;
+    this.maxRoundedNorm = state.maxRoundedNorm;
+    for (const chunk of state.chunks) {
+      const rowids = new BigInt64Array(chunk.rowidBytes.buffer, chunk.rowidBytes.byteOffset, chunk.size);
+      const slots = new Float64Array(chunk.size);
+      for (let slot = 0; slot < chunk.size; slot++) slots[slot] = (chunk.validity[slot >> 3]! >> (slot & 7)) & 1 ? Number(rowids[slot]) : 0;
+      this.chunks.set(chunk.chunkId, { base: chunk.base, size: chunk.size, rowids: slots, validity: chunk.validity, rowidBytes: chunk.rowidBytes });
+    }
+    this.kept = { fd: kept.fd, floatsAt: kept.floatsAt };
+    this.sharedSlots.fill(1, 0, this.slotCount);
+    // The same schema: a refresh compares vec0's chunks with the kept ones and loads what differs.
+    this.stamp = [Number.NaN, stamp[1], Number.NaN];
+    this.refresh();
+    return true;
+  }
+
+  /**
+   * Writes the copy beside the database for the next process, and scores candidates
+   * from that file from then on (its own spill file is closed). Given up when anything
+   * is written to the database meanwhile.
+   */
+  private async keep(fingerprint: string, epoch: number): Promise<void> {
+    const spill = this.spill;
+    if (!spill || !this.kernel) return;
+    const state: VectorFileState = {
+      fingerprint,
+      dimensions: this.dimensions,
+      stride: this.stride,
+      slotCount: this.slotCount,
+      maxError: this.maxError,
+      maxRoundedNorm: this.maxRoundedNorm,
+      chunks: [...this.chunks].map(([chunkId, chunk]) => ({ chunkId, base: chunk.base, size: chunk.size, validity: chunk.validity ?? Buffer.alloc(0), rowidBytes: chunk.rowidBytes ?? Buffer.alloc(chunk.size * 8) })),
+      ids: this.ids,
+      invNorms: this.invNorms,
+      errors: this.errors,
+      roundedNorms: this.roundedNorms,
+      vectors: new Uint8Array(this.kernel.memory.buffer, this.layout().vectors, this.slotCount * this.stride),
+    };
+    const file = vectorFileOf(this.db.name);
+    const unchanged = () => this.epoch === epoch && this.db.open && this.spill === spill && this.readFingerprint() === fingerprint;
+    if (!(await writeVectorFile(file, state, spill.fd, unchanged)) || !unchanged()) return;
+    const kept = openVectorFloats(file, fingerprint, this.dimensions, this.stride);
+    if (!kept) return;
+    this.closeKept();
+    this.kept = { fd: kept.fd, floatsAt: kept.floatsAt };
+    this.sharedSlots.fill(1, 0, state.slotCount);
+    this.closeSpill();
+    this.spillTried = false;
   }
 
   /** A read-only connection to the database file without memory-mapped I/O; undefined for an in-memory database or if it cannot be opened. */
@@ -335,12 +437,17 @@ export class VectorIndex implements VectorSearch {
       // A vector left out could still beat the n-th exact similarity only if its bound reaches it.
       const nth = scored[n - 1]!.sim;
       const worstKept = top.worst * approx;
-      if (worstKept + this.maxError + queryError * this.maxRoundedNorm + BOUND_SLACK >= nth) {
+      const widest = this.maxError + queryError * this.maxRoundedNorm + BOUND_SLACK;
+      if (worstKept + widest >= nth) {
         const taken = new Set(top.slots);
+        // No slot whose approximate score is below this can reach nth even with the widest bound:
+        // one multiplication and a comparison per slot, the exact bound only past it.
+        const floor = approx > 0 ? (nth - widest - 1e-9) / approx : -Infinity;
+        const invNorms = this.invNorms;
         for (let slot = 0; slot < count; slot++) {
-          const factor = this.invNorms[slot]!;
-          if (factor !== factor || taken.has(slot)) continue;
-          const bound = dots[slot]! * factor * approx + this.errors[slot]! + queryError * this.roundedNorms[slot]! + BOUND_SLACK;
+          if (!(dots[slot]! * invNorms[slot]! >= floor)) continue; // NaN (an empty slot) fails too
+          if (taken.has(slot)) continue;
+          const bound = dots[slot]! * invNorms[slot]! * approx + this.errors[slot]! + queryError * this.roundedNorms[slot]! + BOUND_SLACK;
           if (bound < nth) continue;
           score(slot);
           rescored++;
@@ -369,6 +476,13 @@ export class VectorIndex implements VectorSearch {
   /** `slot`'s float vector: from the spill file, else from vec0 (walking its blob costs tens of microseconds). */
   private floatsAt(slot: number): Float32Array | undefined {
     const bytes = this.dimensions * 4;
+    if (this.kept && this.sharedSlots[slot]) {
+      try {
+        if (fs.readSync(this.kept.fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, this.kept.floatsAt + slot * bytes) === bytes) return this.exactFloats;
+      } catch {
+        this.closeKept();
+      }
+    }
     if (this.spill) {
       try {
         if (fs.readSync(this.spill.fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, slot * bytes) === bytes) return this.exactFloats;
@@ -385,6 +499,7 @@ export class VectorIndex implements VectorSearch {
 
   /** Writes `count` float vectors from `blob` (at byte `from`) to the spill file at `slot`; on failure candidates are read from vec0. */
   private spillWrite(blob: Buffer, from: number, slot: number, count: number): void {
+    this.sharedSlots.fill(0, slot, slot + count);
     if (!this.spillTried) {
       this.spillTried = true;
       this.spill = this.openSpill();
@@ -411,6 +526,18 @@ export class VectorIndex implements VectorSearch {
       }
     } catch {
       return undefined;
+    }
+  }
+
+  private closeKept(): void {
+    const kept = this.kept;
+    this.kept = undefined;
+    this.sharedSlots.fill(0);
+    if (!kept) return;
+    try {
+      fs.closeSync(kept.fd);
+    } catch {
+      // nothing left to do
     }
   }
 
@@ -444,6 +571,7 @@ export class VectorIndex implements VectorSearch {
   /** Stops the helper thread (it never keeps the process alive, but tests tidy up). */
   close(): void {
     this.closeSpill();
+    this.closeKept();
     helpers.unregister(this);
     this.helper?.close();
     this.helper = undefined;
@@ -458,6 +586,7 @@ export class VectorIndex implements VectorSearch {
   }
 
   private reset(): void {
+    this.closeKept();
     this.chunks.clear();
     this.slotCount = 0;
     this.ids.fill(0);
@@ -621,6 +750,9 @@ export class VectorIndex implements VectorSearch {
     invNorms.set(this.invNorms.subarray(0, this.slotCount));
     this.invNorms = invNorms;
     if (this.precision === 'int8') {
+      const sharedSlots = new Uint8Array(capacity);
+      sharedSlots.set(this.sharedSlots.subarray(0, this.slotCount));
+      this.sharedSlots = sharedSlots;
       const errors = new Float32Array(capacity);
       errors.set(this.errors.subarray(0, this.slotCount));
       this.errors = errors;
