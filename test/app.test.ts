@@ -40,7 +40,7 @@ describe('src/app', () => {
       const followUp = chat.ask('does it expire?');
       expect((await followUp.next()).value).toMatchObject({ type: 'start', sessionId: first });
       // The chat moves on while the follow-up is still under way.
-      chat.startNew();
+      await chat.startNew();
       const other = chat.ask('Which header carries the webhook signature?');
       await other.next();
       const rest = await events(followUp);
@@ -64,7 +64,7 @@ describe('src/app', () => {
       const removed = chat.session;
       const turn = chat.ask('does it expire?');
       expect((await turn.next()).value).toMatchObject({ type: 'start' });
-      expect(removeSession(elsewhere, removed.id)).toBe(true);
+      expect(await removeSession(elsewhere, removed.id)).toBe(true);
       await expect(events(turn)).rejects.toMatchObject({
         name: 'UserError',
         message: 'The session was removed by another process while this question was answered: the answer was shown but not saved.',
@@ -87,16 +87,16 @@ describe('src/app', () => {
       const chat = Chat.start(workspace, { name: 'doomed' });
       await events(chat.ask('How do I rotate an API key?'));
       const removed = chat.session;
-      expect(removeSession(elsewhere, removed.id)).toBe(true);
+      expect(await removeSession(elsewhere, removed.id)).toBe(true);
       const turn = await events(chat.ask('does it expire?'));
       expect(turn[0]).toMatchObject({ type: 'start', removedSession: { id: removed.id, name: 'doomed' }, ordinal: 1 });
       expect(turn.at(-1)).toMatchObject({ type: 'done', status: 'answered' });
       expect(chat.session.id).not.toBe(removed.id);
       expect(chat.planned).toBe(false);
-      expect(sessionTurns(workspace, chat.session.id).map((t) => t.question)).toEqual(['does it expire?']);
+      expect((await sessionTurns(workspace, chat.session.id)).map((t) => t.question)).toEqual(['does it expire?']);
       // The next question stays in the new session, unmarked.
       expect((await events(chat.ask('how long do they last?')))[0]).not.toHaveProperty('removedSession');
-      expect(sessionTurns(workspace, chat.session.id)).toHaveLength(2);
+      expect(await sessionTurns(workspace, chat.session.id)).toHaveLength(2);
     } finally {
       await elsewhere.close();
       await workspace.close();

@@ -14,6 +14,7 @@ import { pruneTurns } from '../src/store/retention.js';
 import { createSession, finishTurn, forkSession, loadTurns, removeSession, startTurn, type SessionInfo } from '../src/store/sessions.js';
 import { UserError } from '../src/util/errors.js';
 import { requireSessionTasks, tasksFromSessions } from '../src/eval/sessions.js';
+import { sqliteSessionStore } from '../src/chat/session-store.js';
 import { tempDir } from './helpers/cli.js';
 
 function count(db: Db, sql: string, ...params: unknown[]): number {
@@ -137,7 +138,8 @@ describe('eval tasks from judged turns', () => {
   });
   afterEach(() => db.close());
 
-  test('question, earlier exchanges as history, judged documents as relevant; /bad alone is not scored; a fork\'s copies count once', () => {
+  test('question, earlier exchanges as history, judged documents as relevant; /bad alone is not scored; a fork\'s copies count once', async () => {
+    const store = sqliteSessionStore(db);
     const session = createSession(db, { name: 'keys' });
     const first = answeredTurn(db, session, 'How do I rotate an API key?', ['guides/auth.md']);
     const failed = startTurn(db, session.id, 'and webhooks?');
@@ -148,7 +150,7 @@ describe('eval tasks from judged turns', () => {
     judgeTurn(db, third, { add: [{ documentPath: 'notes/expiry.md', source: 'expected' }] });
     const fork = forkSession(db, session.id, 3, 'keys-b');
 
-    const found = tasksFromSessions(db, [session, fork]);
+    const found = await tasksFromSessions(store, [session, fork]);
     expect(found.tasks.map((t) => [t.id, t.group, t.question, t.relevant, t.history.map((h) => h.user)])).toEqual([
       ['keys::1', 'keys', 'How do I rotate an API key?', ['guides/auth.md'], []],
       // the failed turn is no exchange: the chat's history leaves it out, and so does the task
@@ -161,12 +163,12 @@ describe('eval tasks from judged turns', () => {
 
     const bare = createSession(db, { name: 'bare' });
     answeredTurn(db, bare, 'hello docs?', ['guides/auth.md']);
-    expect(() => requireSessionTasks(db, [bare], { named: true })).toThrow('Session bare has no judged turns.');
-    expect(() => requireSessionTasks(db, [], { named: false })).toThrow('No session has judged turns yet.');
+    await expect(requireSessionTasks(store, [bare], { named: true })).rejects.toThrow('Session bare has no judged turns.');
+    await expect(requireSessionTasks(store, [], { named: false })).rejects.toThrow('No session has judged turns yet.');
     // judged only "nothing useful": nothing to score, and the message says what to add
     const vague = createSession(db, { name: 'vague' });
     judgeTurn(db, answeredTurn(db, vague, 'anything on quotas?', ['guides/auth.md']), { noneUseful: true });
-    expect(() => requireSessionTasks(db, [vague], { named: true })).toThrow('The judged turns name no relevant document');
+    await expect(requireSessionTasks(store, [vague], { named: true })).rejects.toThrow('The judged turns name no relevant document');
   });
 });
 

@@ -59,7 +59,7 @@ describe('the library API', () => {
 
       // Both turns are stored in one session, as the CLI stores them.
       expect(chat.planned).toBe(false);
-      const stored = ragline.listSessions(workspace);
+      const stored = await ragline.listSessions(workspace);
       expect(stored).toHaveLength(1);
       expect(stored[0]).toMatchObject({ id: chat.session.id, turns: 2 });
     } finally {
@@ -160,7 +160,7 @@ describe('the library API', () => {
       await expect(ragline.search(workspace, 'x'.repeat(10_001))).rejects.toThrow('The query is 10,001 characters long; at most 10,000 are taken.');
       // The limit itself is taken.
       await expect(ragline.search(workspace, 'x'.repeat(10_000))).resolves.toBeDefined();
-      expect(ragline.listSessions(workspace)).toEqual([]);
+      expect(await ragline.listSessions(workspace)).toEqual([]);
     } finally {
       await workspace.close();
     }

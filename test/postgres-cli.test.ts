@@ -73,7 +73,7 @@ describe('stats, doctor and the commands that do not run on Postgres yet', () =>
     const onFile = await json(['stats', '--json'], onSqlite());
     for (const key of ['documents', 'chunks', 'embedder', 'dimensions', 'chunker']) expect(onPg[key], key).toEqual(onFile[key]);
     expect(onPg.folders).toEqual(onFile.folders);
-    expect(onPg).toMatchObject({ keywordSearch: 'bm25', schemaVersion: 1, lastIngest: { root: FIXTURE_DOCS } });
+    expect(onPg).toMatchObject({ keywordSearch: 'bm25', schemaVersion: 2, lastIngest: { root: FIXTURE_DOCS } });
     const withPassword = server.url.replace('postgres@', 'postgres:s3cret@');
     const shown = await runCliInProcess(['stats'], { env: isolatedEnv(home, { RAGLINE_DB: withPassword }) });
     expect(shown.code).toBe(0);
@@ -84,15 +84,15 @@ describe('stats, doctor and the commands that do not run on Postgres yet', () =>
   test('doctor reports the server, pgvector and the keyword method', async () => {
     const report = await json(['doctor', '--json'], onPostgres());
     const byId = Object.fromEntries(report.checks.map((check: { id: string }) => [check.id, check]));
-    expect(byId.database).toMatchObject({ status: 'ok', message: expect.stringMatching(/Postgres 18.*pgvector 0\.8.*schema ragline 1 of 1/) });
+    expect(byId.database).toMatchObject({ status: 'ok', message: expect.stringMatching(/Postgres 18.*pgvector 0\.8.*schema ragline 2 of 2/) });
     expect(byId.keywords).toMatchObject({ status: 'ok', message: expect.stringMatching(/^Keyword search: BM25 \(pg_textsearch 1\./) });
   }, 120_000);
 
   test('a command that needs the SQLite store says so with exit code 2 and names what runs on Postgres', async () => {
-    const result = await runCliInProcess(['sessions', 'list'], { env: onPostgres() });
+    const result = await runCliInProcess(['prune', '--older-than', '30d'], { env: onPostgres() });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/does not run on a Postgres database yet/);
-    expect(result.stderr).toMatch(/On Postgres: ingest, search/);
+    expect(result.stderr).toMatch(/On Postgres: ingest, search, ask, chat, sessions, replay/);
   }, 60_000);
 });
 
@@ -164,5 +164,122 @@ describe('ask and chat on Postgres', () => {
     const starts = result.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.type === 'start');
     expect(starts.map((event) => event.ordinal)).toEqual([1, 2]);
     expect(new Set(starts.map((event) => event.sessionId)).size).toBe(1);
+  }, 120_000);
+});
+
+
+describe('sessions, judgments and replay on Postgres', () => {
+  // bob's sessions on Postgres beside the same sessions in an SQLite file of their own.
+  const pgEnv = (user = 'bob') => isolatedEnv(home, { RAGLINE_DB: server.url, RAGLINE_USER: user });
+  const fileEnv = () => isolatedEnv(home, { RAGLINE_DB: path.join(home, 'sessions.db') });
+  const both = async (args: string[], input?: string) => {
+    const onPg = await runCliInProcess(args, { env: pgEnv(), input });
+    const onFile = await runCliInProcess(args, { env: fileEnv(), input });
+    return { onPg, onFile };
+  };
+  /** Ids (and the width of their column), times and durations differ between two runs: the rest must not. */
+  const same = (text: string) =>
+    text
+      .replace(/s-[0-9a-f]{6,12}/g, 's-ID')
+      .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?Z?)?/g, 'TIME')
+      .replace(/\b\d+(\.\d+)? ?ms\b/g, 'N ms')
+      .replace(/"(turnId|id|chunkId|totalMs|persistMs|historyMs|summaryMs|rewriteMs|retrieveMs|answerMs|ms)": [\d.]+/g, '"$1": N')
+      .replace(/^(s-ID|id) +/gm, '$1 ');
+  /**
+   * What the two stores retrieved differs (their keyword searches score apart, and the
+   * offline rewriter is told word frequencies on SQLite only), so a turn's chunk lines,
+   * scores and rewrite reasons are left out where a command prints them.
+   */
+  const sameShape = (text: string) =>
+    same(text)
+      .split('\n')
+      .filter((line) => !/^\s*(\d+\.|[-+~≈]?\s*\d+)\s+(\d+\.\d{4}|`)/.test(line) && !/^\s+“/.test(line) && !/^\s+"(score|vectorRank|vectorDistance|keywordRank|bm25|rank|documentPath|startLine|endLine|heading|textHash|locator|indexState|indexedAs)":/.test(line))
+      .join('\n')
+      .replace(/\((rewritten|not rewritten|kept)[^)]*\)/g, '($1)')
+      .replace(/"(rewriteReason|reason)": "[^"]*"/g, '"$1": ""')
+      .replace(/("query": "[^"]*",\s*"weight": )[\d.]+/g, '$1N');
+  /** Runs `args` on both stores: the same exit code (`code`), and the same output once `shape` leaves out what may differ. */
+  const alike = async (args: string[], input?: string, shape = same, code = 0) => {
+    const { onPg, onFile } = await both(args, input);
+    expect(onFile.code, onFile.stderr).toBe(code);
+    expect(onPg.code, onPg.stderr).toBe(code);
+    expect(shape(onPg.stderr)).toBe(shape(onFile.stderr));
+    expect(shape(onPg.stdout)).toBe(shape(onFile.stdout));
+    return onPg;
+  };
+  const alikeShape = (args: string[], input?: string) => alike(args, input, sameShape);
+  /** As alike, for a command both stores refuse with exit code 2. */
+  const refusedAlike = (args: string[]) => alike(args, undefined, sameShape, 2);
+
+  beforeAll(async () => {
+    await json(['ingest', FIXTURE_DOCS, '--json'], onPostgres());
+    await json(['ingest', FIXTURE_DOCS, '--json'], fileEnv());
+    for (const [name, questions] of [['keys', 'How do I create an API key?\nDoes it expire?\nHow do I rotate it?\n'], ['relay', 'Which port does the Relay agent listen on?\n']] as const) {
+      const { onPg, onFile } = await both(['chat', '--new', name], questions);
+      expect(onPg.code, onPg.stderr).toBe(0);
+      expect(onFile.code, onFile.stderr).toBe(0);
+    }
+  }, 120_000);
+
+  test('list, show, export and replay print what they print on SQLite', async () => {
+    const listed = await alike(['sessions']);
+    expect(listed.stdout).toMatch(/relay\s+1\s/);
+    // Postgres ids are longer: the names still start under their heading.
+    const [heading, ...rows] = listed.stdout.trim().split('\n');
+    for (const row of rows) expect(row.indexOf(row.includes('relay') ? 'relay' : 'keys')).toBe(heading!.indexOf('name'));
+    await alike(['sessions', '--json']);
+    await alike(['sessions', 'show', 'keys']);
+    await alike(['sessions', 'show', 'last', '--json']);
+    await alikeShape(['sessions', 'export', 'keys', '--format', 'md']);
+    const exported = JSON.parse((await alikeShape(['sessions', 'export', 'keys', '--format', 'json'])).stdout.replace(/"exportedAt": "[^"]*"/, '"exportedAt": ""'));
+    expect(exported.turns.map((turn: { ordinal: number; chunks: unknown[] }) => [turn.ordinal, turn.chunks.length > 0])).toEqual([[1, true], [2, true], [3, true]]);
+    await alikeShape(['replay', 'keys']);
+    await alikeShape(['replay', 'keys', '--turn', '2', '--full']);
+    await alikeShape(['replay', 'keys', '--json']);
+    // What is not there: the same message and exit code.
+    await refusedAlike(['sessions', 'show', 'nope']);
+    await refusedAlike(['replay', 'keys', '--turn', '9']);
+  }, 120_000);
+
+  test('judge, the REPL\'s /good /bad /expect, and export as tasks, as on SQLite', async () => {
+    await alike(['sessions', 'judge', 'keys', '1', '--relevant', 'guides/authentication.md', '--json']);
+    await alike(['sessions', 'judge', 'keys', '2', '--none', '--relevant', 'webhooks', '--json']);
+    await alike(['sessions', 'judge', 'keys', '3', '--relevant', 'nowhere.md']);
+    await alike(['sessions', 'judge', 'keys', '3', '--clear']);
+    await refusedAlike(['sessions', 'judge', 'keys', '7', '--relevant', 'faq.md']);
+    await alikeShape(['chat', '--session', 'relay'], 'Which port does the Relay agent listen on?\n/good 1\n/expect guides/relay.md\n/bad\n/expect\n');
+    await alike(['sessions', 'show', 'relay']);
+    await alike(['sessions', 'show', 'keys', '--json']);
+    await alike(['sessions', 'export', 'keys', '--format', 'tasks']);
+    await alikeShape(['replay', 'keys', '--rerun']);
+    const { rows } = await server.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ragline.turn_relevant r JOIN ragline.turns t ON t.id = r.turn_id JOIN ragline.sessions s ON s.id = t.session_id WHERE s.owner = 'bob'`,
+    );
+    expect(rows[0]!.n).toBeGreaterThan(0);
+  }, 120_000);
+
+  test('rename, fork, rerun --save and rm, as on SQLite; another user sees none of it', async () => {
+    await alike(['sessions', 'rename', 'relay', 'relay-agent']);
+    await refusedAlike(['sessions', 'rename', 'keys', 'relay-agent']);
+    await alike(['sessions', 'fork', 'keys', '--at', '2', '--name', 'keys-b']);
+    await refusedAlike(['sessions', 'fork', 'keys', '--at', '5']);
+    await alike(['sessions', 'show', 'keys-b']);
+    await alikeShape(['replay', 'keys-b']);
+    await alikeShape(['replay', 'keys', '--rerun', '--save', '--json']);
+    await alikeShape(['replay', 'keys-rerun-1']);
+    await alike(['sessions']);
+    await alike(['sessions', 'rm', 'keys-b', '--yes']);
+    await refusedAlike(['sessions', 'rm', 'keys-b', '--yes']);
+    await alike(['sessions', 'show', 'keys']);
+
+    // alice has her own sessions: bob's are not hers to list, show, replay, judge or remove.
+    const alice = (args: string[]) => runCliInProcess(args, { env: pgEnv('alice') });
+    expect((await alice(['sessions', '--json'])).stdout).not.toMatch(/keys|relay/);
+    for (const args of [['sessions', 'show', 'keys'], ['replay', 'keys'], ['sessions', 'judge', 'keys', '1', '--relevant', 'faq.md'], ['sessions', 'rm', 'keys', '--yes']]) {
+      const refused = await alice(args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toMatch(/No session with the id or name "keys"/);
+    }
+    expect((await runCliInProcess(['sessions', 'show', 'keys'], { env: pgEnv() })).code).toBe(0);
   }, 120_000);
 });

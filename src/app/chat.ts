@@ -3,17 +3,16 @@
 // as it runs. A new session is only planned until its first question is asked, so
 // a chat that asks nothing leaves nothing behind.
 
-import { randomBytes } from 'node:crypto';
 import type { TurnEvent } from '../chat/events.js';
 import type { Topic } from '../domain/index.js';
 import { runTurn, type TurnContext, type TurnOptions } from '../chat/turn.js';
 import { turnStoreOf } from '../chat/stages/state.js';
 import type { TurnStore } from '../chat/stages/store.js';
-import { findSession, isStored, loadTurns, planSession, requireSession, type ForkedSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
+import { findSession, isStored, loadTurns, noSessionError, planSession, requireSession, validSessionName, type ForkedSession, type SessionInfo, type StoredTurn } from '../store/sessions.js';
+import { newPgSessionId } from '../store/postgres/sessions.js';
 import { UserError } from '../util/errors.js';
 import { checkAskable } from './limits.js';
-import { forkSessionById, latestTopics } from './sessions.js';
-import { notOnPostgres, type Workspace } from './workspace.js';
+import type { Workspace } from './workspace.js';
 
 export interface ChatStart {
   /** Continue this session (id, name, or `last`); a UserError when there is none. */
@@ -51,13 +50,13 @@ export class Chat {
     if (start.session !== undefined) return new Chat(workspace, requireSession(workspace.db, start.session), false);
     if (start.rolling !== undefined) {
       const kept = findSession(workspace.db, start.rolling);
-      return kept ? new Chat(workspace, kept, false, start.rolling) : new Chat(workspace, newSession(workspace, start.rolling), true, start.rolling);
+      return kept ? new Chat(workspace, kept, false, start.rolling) : new Chat(workspace, newSqliteSession(workspace, start.rolling), true, start.rolling);
     }
     if (start.continueLast) {
       const last = findSession(workspace.db, 'last');
       if (last) return new Chat(workspace, last, false);
     }
-    return new Chat(workspace, newSession(workspace, start.name), true);
+    return new Chat(workspace, newSqliteSession(workspace, start.name), true);
   }
 
   /**
@@ -67,22 +66,20 @@ export class Chat {
   static async open(workspace: Workspace, start: ChatStart = {}): Promise<Chat> {
     const postgres = workspace.postgres;
     if (!postgres) return Chat.start(workspace, start);
-    const { pgFindSession } = await import('../store/postgres/sessions.js');
-    const owner = await postgres.owner();
+    const sessions = await workspace.sessions();
     if (start.session !== undefined || start.continueLast) {
-      const found = await pgFindSession(postgres, owner, start.session ?? 'last');
+      const found = await sessions.find(start.session ?? 'last');
       if (found) return new Chat(workspace, found, false);
       if (start.session !== undefined) {
+        const owner = await postgres.owner();
         throw new UserError(`No session "${start.session}" of ${owner}.`, { hint: 'Sessions are per user on Postgres: start one without --session.', exitCode: 2 });
       }
     }
-    if (start.name && (await pgFindSession(postgres, owner, start.name))) {
-      throw new UserError(`A session named "${start.name}" exists already.`, { hint: `Continue it with --session ${start.name}, or pick another name.`, exitCode: 2 });
+    if (start.rolling !== undefined) {
+      const kept = await sessions.find(start.rolling);
+      return kept ? new Chat(workspace, kept, false, start.rolling) : new Chat(workspace, await newSession(workspace, start.rolling), true, start.rolling);
     }
-    const at = new Date().toISOString();
-    // Longer ids than on SQLite: many users make sessions in one table.
-    const planned: SessionInfo = { id: `s-${randomBytes(6).toString('hex')}`, name: start.name ?? null, createdAt: at, updatedAt: at, parentSessionId: null, parentTurn: null };
-    return new Chat(workspace, planned, true);
+    return new Chat(workspace, await newSession(workspace, start.name), true);
   }
 
   /** Makes the providers and the retriever now (a UserError when the index was built with another embedder); asking does it otherwise. */
@@ -101,13 +98,13 @@ export class Chat {
     checkAskable(question, 'question', 'Ask it in words, e.g. chat.ask("How do I rotate an API key?").');
     const turnContext = await this.turnContext();
     // Another chat stored the rolling session since this one planned it: ask in that one.
-    const kept = this.planned && this.rolling !== undefined ? findSession(this.workspace.db, this.rolling) : undefined;
+    const kept = this.planned && this.rolling !== undefined ? await (await this.workspace.sessions()).find(this.rolling) : undefined;
     if (kept) {
       this.session = kept;
       this.planned = false;
     }
     const removed = !this.planned && !(await this.isStored(this.session.id)) ? this.session : undefined;
-    if (removed) this.startNew();
+    if (removed) await this.startNew();
     const context = { ...turnContext, sessionId: this.session.id, plannedSession: this.planned ? this.session : undefined };
     try {
       const events = runTurn(context, question, options);
@@ -125,36 +122,37 @@ export class Chat {
   }
 
   /** Switches to a new (planned) session, optionally named; a UserError when the name is taken. */
-  startNew(name?: string): SessionInfo {
-    if (this.workspace.postgres) throw notOnPostgres('A new session within a chat');
-    this.session = newSession(this.workspace, name);
+  async startNew(name?: string): Promise<SessionInfo> {
+    this.session = await newSession(this.workspace, name);
     this.planned = true;
     return this.session;
   }
 
   /** Switches to the session with this id, name, or `last`. */
-  switchTo(ref: string): SessionInfo {
-    this.session = requireSession(this.workspace.db, ref);
+  async switchTo(ref: string): Promise<SessionInfo> {
+    const session = await (await this.workspace.sessions()).find(ref);
+    if (!session) throw noSessionError(ref);
+    this.session = session;
     this.planned = false;
     return this.session;
   }
 
   /** Switches to a new session holding the finished turns 1..`atTurn` of this one (`unfinished` names those left out). */
-  fork(atTurn: number): ForkedSession {
-    const { unfinished, ...fork } = forkSessionById(this.workspace, this.session.id, atTurn);
+  async fork(atTurn: number): Promise<ForkedSession> {
+    const { unfinished, ...fork } = await (await this.workspace.sessions()).fork(this.session.id, atTurn);
     this.session = fork;
     this.planned = false;
     return { ...fork, unfinished };
   }
 
   /** This session's turns, oldest first. */
-  turns(): StoredTurn[] {
-    return loadTurns(this.workspace.db, this.session.id);
+  async turns(): Promise<StoredTurn[]> {
+    return this.planned ? [] : (await this.workspace.sessions()).turns(this.session.id);
   }
 
   /** What this conversation is about: the topics its next turn starts from. */
-  topics(): Topic[] {
-    return latestTopics(this.workspace, this.session.id);
+  async topics(): Promise<Topic[]> {
+    return this.planned ? [] : (await this.workspace.sessions()).latestTopics(this.session.id);
   }
 
   private turnContext(): Promise<TurnContext> {
@@ -172,11 +170,20 @@ async function* markRemoved(events: AsyncGenerator<TurnEvent>, removed: SessionI
 }
 
 /** A new planned session; a UserError when `name` is taken. */
-function newSession(workspace: Workspace, name?: string): SessionInfo {
-  if (name && findSession(workspace.db, name)) {
-    throw new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
-  }
+async function newSession(workspace: Workspace, name?: string): Promise<SessionInfo> {
+  if (!workspace.postgres) return newSqliteSession(workspace, name);
+  if (name && (await (await workspace.sessions()).find(name))) throw nameInUse(name);
+  const at = new Date().toISOString();
+  return { id: newPgSessionId(), name: name === undefined ? null : validSessionName(name), createdAt: at, updatedAt: at, parentSessionId: null, parentTurn: null };
+}
+
+function newSqliteSession(workspace: Workspace, name?: string): SessionInfo {
+  if (name && findSession(workspace.db, name)) throw nameInUse(name);
   return planSession(workspace.db, { name });
+}
+
+function nameInUse(name: string): UserError {
+  return new UserError(`A session named "${name}" exists already.`, { hint: `Continue it with --session ${name}, or pick another name.`, exitCode: 2 });
 }
 
 /**

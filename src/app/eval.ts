@@ -10,7 +10,7 @@ import { DocumentNames, runEval, type EvalReport, type EvalTask, type EvalVarian
 export { parseTasks } from '../eval/run.js';
 import { requireSessionTasks, type SessionTasks } from '../eval/sessions.js';
 import { sessionsWithJudgments } from '../store/judgments.js';
-import { getSession } from '../store/sessions.js';
+import { getSession, type SessionInfo } from '../store/sessions.js';
 import { termShares } from '../retrieve/term-stats.js';
 import { requireSession } from './sessions.js';
 import { UserError } from '../util/errors.js';
@@ -91,12 +91,14 @@ function withRawWeight(config: Config, rawWeight: number): Config {
 }
 
 /** The tasks of the judged turns of the sessions named (none named: every session with judged turns, oldest first). */
-export function sessionTasks(workspace: Workspace, refs: string[]): SessionTasks {
-  const { db } = workspace;
+export async function sessionTasks(workspace: Workspace, refs: string[]): Promise<SessionTasks> {
+  const store = await workspace.sessions();
+  const named: SessionInfo[] = [];
+  for (const ref of refs) named.push(await requireSession(workspace, ref));
   const sessions = refs.length
-    ? [...new Map(refs.map((ref) => requireSession(workspace, ref)).map((session) => [session.id, session])).values()]
-    : sessionsWithJudgments(db)
-        .map((id) => getSession(db, id)!)
+    ? [...new Map(named.map((session) => [session.id, session])).values()]
+    : sessionsWithJudgments(workspace.db)
+        .map((id) => getSession(workspace.db, id)!)
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  return requireSessionTasks(db, sessions, { named: refs.length > 0 });
+  return requireSessionTasks(store, sessions, { named: refs.length > 0 });
 }

@@ -28,7 +28,6 @@ export {
   exportSessionTasks,
   findSession,
   forkSession,
-  forkSessionById,
   getSession,
   indexedPaths,
   judgeLastTurn,

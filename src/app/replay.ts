@@ -1,5 +1,6 @@
 // Replay: a stored session as it happened, and re-run (its rewrites and retrievals
 // with today's settings and index) as a diff, optionally saved as a new session.
+// On either store, through the workspace's SessionStore.
 
 import { loadReplay, rerunSession, saveRerun, type RerunReport, type ReplaySession, type SavedRerun } from '../replay/index.js';
 import type { RewritePolicy } from '../domain/index.js';
@@ -8,8 +9,8 @@ import { requireSession } from './sessions.js';
 import type { Workspace } from './workspace.js';
 
 /** A session (or its id, name, or `last`) as stored: every turn, or only turn `turn`. */
-export function replay(workspace: Workspace, session: string | SessionInfo, options: { turn?: number } = {}): ReplaySession {
-  return loadReplay(workspace.db, typeof session === 'string' ? requireSession(workspace, session) : session, options);
+export async function replay(workspace: Workspace, session: string | SessionInfo, options: { turn?: number } = {}): Promise<ReplaySession> {
+  return loadReplay(await workspace.sessions(), typeof session === 'string' ? await requireSession(workspace, session) : session, options);
 }
 
 export interface RerunResult {
@@ -28,8 +29,8 @@ export async function rerun(
   replayed: ReplaySession,
   options: { policy?: RewritePolicy; signal?: AbortSignal; save?: boolean; name?: string } = {},
 ): Promise<RerunResult> {
-  const { db, config } = workspace;
-  const rewriter = await workspace.rewriter();
-  const report = await rerunSession({ db, config, rewriter, retriever: await workspace.retriever() }, replayed, { policy: options.policy, signal: options.signal });
-  return { report, saved: options.save ? saveRerun(db, replayed, report, { name: options.name }) : undefined };
+  const store = await workspace.sessions();
+  const [rewriter, retriever, index] = [await workspace.rewriter(), await workspace.searchIndex(), await store.index([])];
+  const report = await rerunSession({ store: store.turnStore(), index, config: workspace.config, rewriter, retriever }, replayed, { policy: options.policy, signal: options.signal });
+  return { report, saved: options.save ? await saveRerun(store, replayed, report, { name: options.name }) : undefined };
 }

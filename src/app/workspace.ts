@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { chooseEmbedder, resolveConfig, SETTING_KEYS, withEmbedder, type Config, type EmbedderChoice, type ResolvedConfig } from '../config/index.js';
 import type { TurnContext } from '../chat/turn.js';
+import { sqliteSessionStore, type SessionStore } from '../chat/session-store.js';
 import type { ChatModel, Embedder } from '../providers/types.js';
 import type { SearchAccelerators } from '../retrieve/memory/accelerators.js';
 import type { Retriever } from '../retrieve/search.js';
@@ -73,7 +74,7 @@ export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
 }
 
 /** What runs on a Postgres database so far; every other operation refuses it with notOnPostgres. */
-export const POSTGRES_COMMANDS = ['ingest', 'search', 'ask', 'chat', 'stats', 'doctor'];
+export const POSTGRES_COMMANDS = ['ingest', 'search', 'ask', 'chat', 'sessions', 'replay', 'stats', 'doctor'];
 
 /** The error of an operation that needs the SQLite store, asked of a Postgres database. */
 export function notOnPostgres(what = 'This command'): UserError {
@@ -196,6 +197,13 @@ export class Workspace {
     const retriever = new PostgresRetriever(this.postgres, embedder);
     await retriever.check();
     return retriever;
+  });
+
+  /** The sessions, turns and judgments, on either store: on Postgres, those of this user. */
+  readonly sessions = once(async (): Promise<SessionStore> => {
+    if (!this.postgres) return sqliteSessionStore(this.db);
+    const { postgresSessionStore } = await import('../chat/postgres-session-store.js');
+    return postgresSessionStore(this.postgres, await this.postgres.owner());
   });
 
   /** The model follow-ups are rewritten with; undefined offline. */

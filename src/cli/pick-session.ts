@@ -23,7 +23,7 @@ export function sessionChoices(sessions: readonly { id: string; name?: string | 
 
 /** Lets the user choose one of the 30 most recent sessions; undefined when cancelled (Ctrl-C, Escape). */
 export async function pickSession(workspace: Workspace, message: string, io: Pick<CliIo, 'stdin' | 'stdout'>): Promise<string | undefined> {
-  const sessions = listSessions(workspace).slice(0, 30);
+  const sessions = (await listSessions(workspace)).slice(0, 30);
   const { select } = await import('@inquirer/prompts'); // loaded only when a prompt is shown
   const controller = new AbortController();
   const onKeypress = (_text: string | undefined, key: { name?: string } | undefined) => {

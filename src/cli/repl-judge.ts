@@ -10,13 +10,13 @@ import { judgmentText } from './judgment-view.js';
 import type { Output } from './output.js';
 
 /** Runs /good, /bad or /expect on the last turn of `sessionId` and says what came of it. */
-export function judgeLastTurn(workspace: Workspace, command: QuickJudgment, arg: string, sessionId: string, output: Output, cwd: string): void {
-  const result = recordJudgment(workspace, sessionId, command, arg, cwd);
+export async function judgeLastTurn(workspace: Workspace, command: QuickJudgment, arg: string, sessionId: string, output: Output, cwd: string): Promise<void> {
+  const result = await recordJudgment(workspace, sessionId, command, arg, cwd);
   if ('error' in result) {
     output.err(result.error);
     return;
   }
   const { color } = output;
-  output.out(`${color.dim(`turn ${result.ordinal} judged:`)} ${judgmentText(result.judgment, indexedPaths(workspace), color)}`);
+  output.out(`${color.dim(`turn ${result.ordinal} judged:`)} ${judgmentText(result.judgment, await indexedPaths(workspace), color)}`);
   for (const note of result.notes) output.out(color.dim(`(${note})`));
 }

@@ -4,9 +4,8 @@
 // `sessions export --format tasks` in the tasks.jsonl format `eval` reads.
 
 import { isExchange } from '../chat/stages/history.js';
-import type { Db } from '../store/db.js';
-import { loadJudgments } from '../store/judgments.js';
-import { loadTurns, type SessionInfo } from '../store/sessions.js';
+import type { SessionStore } from '../chat/session-store.js';
+import type { SessionInfo } from '../store/sessions.js';
 import { UserError } from '../util/errors.js';
 import type { EvalTask } from './run.js';
 
@@ -36,12 +35,12 @@ export function sessionLabel(session: SessionInfo): string {
 }
 
 /** The tasks of the judged turns of `sessions`, in session order, then turn order. */
-export function tasksFromSessions(db: Db, sessions: SessionInfo[]): SessionTasks {
+export async function tasksFromSessions(store: SessionStore, sessions: SessionInfo[]): Promise<SessionTasks> {
   const result: SessionTasks = { tasks: [], sessions: [], unscored: [], duplicates: 0 };
   const seen = new Set<string>();
   for (const session of sessions) {
-    const turns = loadTurns(db, session.id);
-    const judgments = loadJudgments(db, session.id);
+    const turns = await store.turns(session.id);
+    const judgments = await store.judgments(session.id);
     let made = 0;
     for (const turn of turns) {
       const judgment = judgments.get(turn.id);
@@ -81,10 +80,10 @@ export function tasksFromSessions(db: Db, sessions: SessionInfo[]): SessionTasks
  * Like tasksFromSessions, but a session without a judged turn that names a
  * document, or no task at all, is a UserError (exit 2) saying how to judge turns.
  */
-export function requireSessionTasks(db: Db, sessions: SessionInfo[], options: { named: boolean }): SessionTasks {
+export async function requireSessionTasks(store: SessionStore, sessions: SessionInfo[], options: { named: boolean }): Promise<SessionTasks> {
   const how = 'Judge turns in the chat with /good, /bad and /expect <document>, or with: ragline sessions judge <session> <turn> --relevant <document>';
   if (sessions.length === 0) throw new UserError('No session has judged turns yet.', { hint: how, exitCode: 2 });
-  const found = tasksFromSessions(db, sessions);
+  const found = await tasksFromSessions(store, sessions);
   if (options.named) {
     for (const entry of found.sessions) {
       if (entry.judged === 0) throw new UserError(`Session ${entry.name ?? entry.id} has no judged turns.`, { hint: how, exitCode: 2 });

@@ -154,47 +154,47 @@ export class RaglineMcpServer {
   }
 
   /** The session a call names (conversational), or this server's own (searched as written). */
-  private sessionFor(workspace: Workspace, ref: string | undefined): { session: SessionInfo; conversational: boolean } {
+  private async sessionFor(workspace: Workspace, ref: string | undefined): Promise<{ session: SessionInfo; conversational: boolean }> {
     if (ref !== undefined && ref.trim() !== '') {
-      const session = findSession(workspace, ref);
+      const session = await findSession(workspace, ref);
       if (!session) {
         throw new UserError(`No session with the id or name "${ref.trim()}".`, {
-          hint: `Call the sessions tool to list them, or leave session out to use this server's session${this.defaultLabel(workspace)}.`,
+          hint: `Call the sessions tool to list them, or leave session out to use this server's session${await this.defaultLabel(workspace)}.`,
         });
       }
       return { session, conversational: true };
     }
-    return { session: this.defaultSession(workspace), conversational: false };
+    return { session: await this.defaultSession(workspace), conversational: false };
   }
 
-  private defaultLabel(workspace: Workspace): string {
-    const session = this.defaultSessionId ? getSession(workspace, this.defaultSessionId) : undefined;
+  private async defaultLabel(workspace: Workspace): Promise<string> {
+    const session = this.defaultSessionId ? await getSession(workspace, this.defaultSessionId) : undefined;
     const name = session ? (session.name ?? session.id) : this.deps.sessionName;
     return name ? ` ("${oneLine(name, 200)}")` : '';
   }
 
   /** Created at the first turn: the `--session` one (continued if it exists), else `<client name>-<n>`. */
-  private defaultSession(workspace: Workspace): SessionInfo {
-    const existing = this.defaultSessionId ? getSession(workspace, this.defaultSessionId) : undefined;
+  private async defaultSession(workspace: Workspace): Promise<SessionInfo> {
+    const existing = this.defaultSessionId ? await getSession(workspace, this.defaultSessionId) : undefined;
     if (existing) return existing;
     let session: SessionInfo;
     if (this.deps.sessionName) {
-      session = findSession(workspace, this.deps.sessionName) ?? createOrFind(workspace, this.deps.sessionName);
+      session = (await findSession(workspace, this.deps.sessionName)) ?? (await createOrFind(workspace, this.deps.sessionName));
     } else {
       const base = clientSessionBase(this.mcp.server.getClientVersion()?.name);
-      session = createNumbered(workspace, base);
+      session = await createNumbered(workspace, base);
     }
     this.defaultSessionId = session.id;
     return session;
   }
 
   /** The session a call names, or this server's own if it is stored: for a turn that stores nothing (and so creates no session). */
-  private sessionToRead(workspace: Workspace, ref: string | undefined): { session?: SessionInfo; conversational: boolean } {
+  private async sessionToRead(workspace: Workspace, ref: string | undefined): Promise<{ session?: SessionInfo; conversational: boolean }> {
     if (ref !== undefined && ref.trim() !== '') return this.sessionFor(workspace, ref);
     const own = this.defaultSessionId
-      ? getSession(workspace, this.defaultSessionId)
+      ? await getSession(workspace, this.defaultSessionId)
       : this.deps.sessionName
-        ? findSession(workspace, this.deps.sessionName)
+        ? await findSession(workspace, this.deps.sessionName)
         : undefined;
     return { session: own, conversational: false };
   }
@@ -212,7 +212,7 @@ export class RaglineMcpServer {
     const workspace = this.open();
     const context = await this.turnContext(workspace);
     if (options.signal?.aborted) return undefined;
-    const { session, conversational } = stored ? this.sessionFor(workspace, ref) : this.sessionToRead(workspace, ref);
+    const { session, conversational } = stored ? await this.sessionFor(workspace, ref) : await this.sessionToRead(workspace, ref);
     const run: Partial<TurnRun> = {};
     const turnOptions: TurnOptions = { ...options, ...(conversational ? {} : { rewritePolicy: 'never' }) };
     const events = stored ? askIn(context, session!.id, question, turnOptions) : askWithoutStoring(context, session?.id ?? '', question, turnOptions);
@@ -310,7 +310,7 @@ export class RaglineMcpServer {
       },
       async ({ limit }) =>
         this.guard(async () => {
-          const all = listSessions(this.open());
+          const all = await listSessions(this.open());
           const sessions = sessionsResult(all.slice(0, limit ?? DEFAULT_SESSIONS));
           return ok(sessionsText(sessions, all.length), { sessions, total: all.length });
         }),
@@ -331,11 +331,11 @@ export class RaglineMcpServer {
       async ({ session: ref, turn }) =>
         this.guard(async () => {
           const workspace = this.open();
-          const session = findSession(workspace, requireText(ref, 'session', 'Give a session id or name from the sessions tool, or "last".'));
+          const session = await findSession(workspace, requireText(ref, 'session', 'Give a session id or name from the sessions tool, or "last".'));
           if (!session) {
             throw new UserError(`No session with the id or name "${ref.trim()}".`, { hint: 'Call the sessions tool to list them.' });
           }
-          const result = replayResult(replay(workspace, session, turn === undefined ? {} : { turn }));
+          const result = replayResult(await replay(workspace, session, turn === undefined ? {} : { turn }));
           return ok(replayText(result), result);
         }),
     );
@@ -485,27 +485,27 @@ export function clientSessionBase(clientName: string | undefined): string {
  * The session `name`, created now; or, when another process created it since it was
  * looked for (several servers started at once with one `--session`), that one.
  */
-function createOrFind(workspace: Workspace, name: string): SessionInfo {
+async function createOrFind(workspace: Workspace, name: string): Promise<SessionInfo> {
   try {
-    return createSession(workspace, { name });
+    return await createSession(workspace, { name });
   } catch (error) {
-    const created = findSession(workspace, name);
+    const created = await findSession(workspace, name);
     if (created) return created;
     throw error;
   }
 }
 
 /** A new session named `<base>-<n>`, the first n not taken. */
-function createNumbered(workspace: Workspace, base: string): SessionInfo {
+async function createNumbered(workspace: Workspace, base: string): Promise<SessionInfo> {
   for (let n = 1; ; n++) {
     const name = `${base}-${n}`;
-    if (findSession(workspace, name)) continue;
+    if (await findSession(workspace, name)) continue;
     try {
-      return createSession(workspace, { name });
+      return await createSession(workspace, { name });
     } catch (error) {
       // Taken meanwhile by another process: try the next number. Anything else (a
       // database locked by another writer, a read-only file) fails the call now.
-      if (!findSession(workspace, name)) throw error;
+      if (!(await findSession(workspace, name))) throw error;
     }
   }
 }

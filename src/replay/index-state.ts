@@ -11,7 +11,10 @@
 
 import path from 'node:path';
 import type { Db } from '../store/db.js';
+import { sqliteChunkHashes, type ChunkHashes } from '../store/chunk-hashes.js';
 import { DocumentNaming, type NamedDocument } from '../store/document-names.js';
+
+export type { ChunkHashes } from '../store/chunk-hashes.js';
 
 /**
  * `current`: the same text is still indexed under the same document.
@@ -44,16 +47,20 @@ export function describeIndexState(state: ChunkIndexState): string | undefined {
 
 /** Looks chunks up in the current index; statements prepared once, results cached per chunk identity. */
 export class IndexStateLookup {
-  private readonly chunkIndexed;
-  private readonly holders;
+  private readonly chunks: ChunkHashes;
   private readonly names: DocumentNaming;
   private readonly named = new Map<string, NamedDocument[]>();
   private readonly cache = new Map<string, ChunkPlace>();
 
-  constructor(db: Db) {
-    this.chunkIndexed = db.prepare('SELECT 1 FROM chunks WHERE text_hash = ? AND document_id = ? LIMIT 1').pluck();
-    this.holders = db.prepare('SELECT DISTINCT d.id AS id, d.root AS root, d.path AS path FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.text_hash = ? ORDER BY d.id');
-    this.names = new DocumentNaming(db);
+  /** On an SQLite file, or on the names and chunk rows of another store. */
+  constructor(source: Db | { names: DocumentNaming; chunks: ChunkHashes }) {
+    if ('prepare' in source) {
+      this.chunks = sqliteChunkHashes(source);
+      this.names = new DocumentNaming(source);
+    } else {
+      this.chunks = source.chunks;
+      this.names = source.names;
+    }
   }
 
   state(chunk: { documentPath: string; textHash: string }): ChunkIndexState {
@@ -73,7 +80,7 @@ export class IndexStateLookup {
   private find(chunk: { documentPath: string; textHash: string }): ChunkPlace {
     let documents = this.named.get(chunk.documentPath);
     if (documents === undefined) this.named.set(chunk.documentPath, (documents = this.names.find(chunk.documentPath)));
-    const same = documents.find((doc) => this.chunkIndexed.get(chunk.textHash, doc.id) !== undefined);
+    const same = documents.find((doc) => this.chunks.indexed(chunk.textHash, doc.id));
     if (same) return same.name === chunk.documentPath ? { indexState: 'current' } : { indexState: 'current', indexedAs: same.name };
     // A document still named so has changed; a copy of the old text elsewhere (a vendored
     // README) is not it.
@@ -81,7 +88,7 @@ export class IndexStateLookup {
     // No document is named so now: the same text in the same file under another name,
     // a file whose folder and path end as the stored name does (a folder merged into the one holding it).
     const wanted = chunk.documentPath.split('/');
-    const holders = this.holders.all(chunk.textHash) as { id: number; root: string; path: string }[];
+    const holders = this.chunks.holders(chunk.textHash);
     const moved = holders.find((doc) => endsWith([...doc.root.split(path.sep), ...doc.path.split('/')], wanted));
     if (moved) return { indexState: 'current', indexedAs: this.names.namesOf([moved])[0]! };
     return { indexState: 'removed' };

@@ -2,16 +2,9 @@
 // with the rewrite decision, the chunks exactly as they were retrieved (with where
 // they stand in today's index), the answer, status, prompts and judgment. Reads only.
 
-import type { Db } from '../store/db.js';
-import {
-  loadTurnChunks,
-  loadTurns,
-  turnsPhrase,
-  type SessionInfo,
-  type StoredTurn,
-  type StoredTurnChunk,
-} from '../store/sessions.js';
-import { loadJudgments, type TurnJudgment } from '../store/judgments.js';
+import type { SessionStore } from '../chat/session-store.js';
+import { turnsPhrase, type SessionInfo, type StoredTurn, type StoredTurnChunk } from '../store/sessions.js';
+import type { TurnJudgment } from '../store/judgments.js';
 import { UserError } from '../util/errors.js';
 import { IndexStateLookup, type ChunkPlace } from './index-state.js';
 
@@ -44,8 +37,8 @@ export function storedK(turn: StoredTurn, chunks: number): number | null {
 }
 
 /** Loads `session` for replay; with `turn`, only that turn (a UserError when it does not exist). */
-export function loadReplay(db: Db, session: SessionInfo, options: { turn?: number } = {}): ReplaySession {
-  const all = loadTurns(db, session.id);
+export async function loadReplay(store: SessionStore, session: SessionInfo, options: { turn?: number } = {}): Promise<ReplaySession> {
+  const all = await store.turns(session.id);
   const lastOrdinal = all.at(-1)?.ordinal ?? 0;
   let selected = all;
   if (options.turn !== undefined) {
@@ -59,10 +52,14 @@ export function loadReplay(db: Db, session: SessionInfo, options: { turn?: numbe
       );
     }
   }
-  const lookup = new IndexStateLookup(db);
-  const judgments = loadJudgments(db, session.id);
-  const turns = selected.map((turn): ReplayTurn => {
-    const chunks = loadTurnChunks(db, turn.id).map((chunk) => ({ ...chunk, ...lookup.locate(chunk) }));
+  // One query after another: a Postgres connection answers one at a time.
+  const stored: StoredTurnChunk[][] = [];
+  for (const turn of selected) stored.push(await store.turnChunks(turn.id));
+  const index = await store.index(stored.flat().map((chunk) => chunk.textHash));
+  const lookup = new IndexStateLookup(index);
+  const judgments = await store.judgments(session.id);
+  const turns = selected.map((turn, i): ReplayTurn => {
+    const chunks = stored[i]!.map((chunk) => ({ ...chunk, ...lookup.locate(chunk) }));
     return { ...turn, chunks, k: storedK(turn, chunks.length), judgment: judgments.get(turn.id) ?? null };
   });
   return { session, lastOrdinal, turnCount: all.length, turns };

@@ -10,14 +10,13 @@
 import type { Config } from '../config/index.js';
 import type { ChatMessage, RewritePolicy, TokenUsage } from '../domain/index.js';
 import { loadHistory, type TurnHistory } from '../chat/stages/history.js';
-import { sqliteTurnStore } from '../chat/stages/store.js';
+import type { TurnStore } from '../chat/stages/store.js';
 import { retrieve } from '../chat/stages/retrieve.js';
 import { gateAndRewrite } from '../chat/stages/rewrite.js';
-import { termShares } from '../retrieve/term-stats.js';
+import type { TermShare } from '../retrieve/term-stats.js';
 import type { RetrievedChunk, Retriever } from '../retrieve/search.js';
 import type { QueryRewriter } from '../rewrite/index.js';
-import type { Db } from '../store/db.js';
-import { indexedPathLookup } from '../store/inspect.js';
+import type { DocumentNaming } from '../store/document-names.js';
 import type { StoredTurn } from '../store/sessions.js';
 import type { RelevantSource, TurnJudgment } from '../store/judgments.js';
 import { diffRetrieval, rewriteChanged, type ComparableChunk, type RetrievalDiff, type RewriteSide } from './diff.js';
@@ -25,7 +24,10 @@ import type { ChunkIndexState } from './index-state.js';
 import type { ReplayChunk, ReplaySession, ReplayTurn } from './load.js';
 
 export interface RerunContext {
-  db: Db;
+  /** Where each turn's history is read (the session's store). */
+  store: TurnStore;
+  /** The index's document names (whether a judged document is still indexed) and how common a word is in it, where the store says. */
+  index: { names: DocumentNaming; termShare?: TermShare };
   /** Searches the current index; only `search` and the embedder's id are used. */
   retriever: Pick<Retriever, 'search' | 'embedder'>;
   /** The rewriter of the current configuration (model or offline). */
@@ -154,8 +156,8 @@ async function rerunTurn(
   signal?: AbortSignal,
 ): Promise<RerunTurn> {
   const { config } = context;
-  const history = await historyAt(context.db, sessionId, turn, config);
-  const rewrite = await gateAndRewrite(context.rewriter, { question: turn.question, history, config, policy, signal, termShare: termShares(context.db) });
+  const history = await historyAt(context.store, sessionId, turn, config);
+  const rewrite = await gateAndRewrite(context.rewriter, { question: turn.question, history, config, policy, signal, termShare: context.index.termShare });
   const { outcome } = rewrite;
   const after: RerunRewrite = {
     standaloneQuery: rewrite.standaloneQuery,
@@ -174,7 +176,7 @@ async function rerunTurn(
   const k = turn.k ?? config.retrieval.k;
   const found = after.decision === 'small_talk' ? undefined : await retrieve(context.retriever, turn.question, rewrite, k, config, signal);
   const newChunks = (found?.chunks ?? []).map(withoutText);
-  const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, indexedPathLookup(context.db)) : undefined;
+  const judged = turn.judgment ? checkJudged(turn.judgment, turn.chunks, newChunks, (documentPath) => context.index.names.find(documentPath).length > 0) : undefined;
   return {
     turnId: turn.id,
     ordinal: turn.ordinal,
@@ -224,8 +226,8 @@ export function checkJudged(
  * summary the turn itself stored when it covers the same turns (the loader would
  * otherwise recompute it offline, and replay never calls a model for a summary).
  */
-async function historyAt(db: Db, sessionId: string, turn: ReplayTurn, config: Config): Promise<TurnHistory> {
-  const history = await loadHistory(sqliteTurnStore(db), sessionId, turn.ordinal, { tokenBudget: config.history.tokenBudget });
+async function historyAt(store: TurnStore, sessionId: string, turn: ReplayTurn, config: Config): Promise<TurnHistory> {
+  const history = await loadHistory(store, sessionId, turn.ordinal, { tokenBudget: config.history.tokenBudget });
   if (turn.summary && turn.summaryThrough !== null && turn.summaryThrough === history.summaryThrough) {
     return { ...history, summary: turn.summary };
   }

@@ -11,13 +11,14 @@
 // A turn still pending (being answered by another process, or left so by one that
 // was killed) is not saved: its copy would stay unfinished for good. A rerun with no
 // finished turn is not saved at all: a session is never stored without turns.
-// The original session is never touched; the new one is written in one transaction.
+// The original session is never touched; the new one is written in one transaction
+// (SessionStore.write, on either store).
 
+import type { SessionStore, WrittenTurn } from '../chat/session-store.js';
 import type { FinishedStatus, Topic } from '../domain/index.js';
 import { updateTopics } from '../rewrite/index.js';
-import type { Db } from '../store/db.js';
-import { createSession, findSession, finishTurn, startTurn, type SessionInfo } from '../store/sessions.js';
-import type { ReplaySession } from './load.js';
+import type { SessionInfo } from '../store/sessions.js';
+import type { ReplaySession, ReplayTurn } from './load.js';
 import type { RerunReport } from './rerun.js';
 import { UserError } from '../util/errors.js';
 
@@ -38,11 +39,11 @@ export function rerunOrigin(settings: Record<string, unknown> | null): RerunOrig
 }
 
 /** `<orig>-rerun-<n>` with the smallest n not taken. */
-export function rerunName(db: Db, original: SessionInfo): string {
+export async function rerunName(store: SessionStore, original: SessionInfo): Promise<string> {
   const base = original.name ?? original.id;
   for (let n = 1; ; n++) {
     const name = `${base}-rerun-${n}`;
-    if (!findSession(db, name)) return name;
+    if (!(await store.find(name))) return name;
   }
 }
 
@@ -52,8 +53,7 @@ export interface SavedRerun extends SessionInfo {
 }
 
 /** Stores `report` (a rerun of every turn of `original`) as a new session of its finished turns; returns it. */
-export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, options: { name?: string } = {}): SavedRerun {
-  const byTurnId = new Map(report.turns.map((turn) => [turn.turnId, turn]));
+export async function saveRerun(store: SessionStore, original: ReplaySession, report: RerunReport, options: { name?: string } = {}): Promise<SavedRerun> {
   const finished = original.turns.filter((turn) => turn.status !== 'pending');
   const unfinished = original.turns.filter((turn) => turn.status === 'pending').map((turn) => turn.ordinal);
   if (finished.length === 0) {
@@ -62,46 +62,50 @@ export function saveRerun(db: Db, original: ReplaySession, report: RerunReport, 
       exitCode: 2,
     });
   }
-  return db
-    .transaction(() => {
-      const session = createSession(db, { name: options.name ?? rerunName(db, original.session) });
-      let topics: Topic[] = [];
-      for (const turn of finished) {
-        const rerun = byTurnId.get(turn.id);
-        if (!rerun) throw new Error(`turn ${turn.ordinal} was not re-run`);
-        const started = startTurn(db, session.id, turn.question);
-        const status: FinishedStatus = turn.status as FinishedStatus;
-        const answer = turn.answer ?? undefined;
-        const standaloneQuery = rerun.after.standaloneQuery;
-        if ((status === 'answered' || status === 'interrupted') && answer && turn.answerKind !== 'small_talk') {
-          topics = updateTopics(topics, { ordinal: started.ordinal, question: turn.question, standaloneQuery, answer });
-        }
-        finishTurn(db, started.id, {
-          status,
-          error: turn.error ?? undefined,
-          standaloneQuery,
-          rewriteDecision: rerun.after.decision,
-          rewriteReason: rerun.after.reason,
-          rewriteError: rerun.after.error,
-          rewritePrompt: rerun.after.prompt,
-          chunks: rerun.newChunks,
-          answer,
-          answerKind: turn.answerKind ?? undefined,
-          models: { rewrite: rerun.after.model, ...(turn.models.chat ? { chat: turn.models.chat } : {}), embed: report.embedder },
-          settings: {
-            k: rerun.k,
-            rewritePolicy: report.policy,
-            rerunOf: { sessionId: original.session.id, turnId: turn.id, ordinal: turn.ordinal } satisfies RerunOrigin,
-            answer: COPIED_ANSWER,
-          },
-          timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 },
-          usage: rerun.after.usage ? { rewrite: rerun.after.usage } : {},
-          topics,
-          summary: turn.summary ?? undefined,
-          summaryThrough: turn.summaryThrough ?? undefined,
-        });
-      }
-      return { ...(findSession(db, session.id) ?? session), unfinished };
-    })
-    .immediate();
+  const session = await store.write(options.name ?? (await rerunName(store, original.session)), rerunTurns(finished, original.session, report));
+  return { ...session, unfinished };
+}
+
+/** The turns a saved rerun holds: each finished turn's question with the rerun's query and chunks and the original's answer. */
+export function rerunTurns(finished: readonly ReplayTurn[], original: SessionInfo, report: RerunReport): WrittenTurn[] {
+  const byTurnId = new Map(report.turns.map((turn) => [turn.turnId, turn]));
+  let topics: Topic[] = [];
+  return finished.map((turn, i): WrittenTurn => {
+    const rerun = byTurnId.get(turn.id);
+    if (!rerun) throw new Error(`turn ${turn.ordinal} was not re-run`);
+    const ordinal = i + 1; // the new session's turns are numbered from 1
+    const status = turn.status as FinishedStatus;
+    const answer = turn.answer ?? undefined;
+    const standaloneQuery = rerun.after.standaloneQuery;
+    if ((status === 'answered' || status === 'interrupted') && answer && turn.answerKind !== 'small_talk') {
+      topics = updateTopics(topics, { ordinal, question: turn.question, standaloneQuery, answer });
+    }
+    return {
+      question: turn.question,
+      finish: {
+        status,
+        error: turn.error ?? undefined,
+        standaloneQuery,
+        rewriteDecision: rerun.after.decision,
+        rewriteReason: rerun.after.reason,
+        rewriteError: rerun.after.error,
+        rewritePrompt: rerun.after.prompt,
+        chunks: rerun.newChunks,
+        answer,
+        answerKind: turn.answerKind ?? undefined,
+        models: { rewrite: rerun.after.model, ...(turn.models.chat ? { chat: turn.models.chat } : {}), embed: report.embedder },
+        settings: {
+          k: rerun.k,
+          rewritePolicy: report.policy,
+          rerunOf: { sessionId: original.id, turnId: turn.id, ordinal: turn.ordinal } satisfies RerunOrigin,
+          answer: COPIED_ANSWER,
+        },
+        timings: { historyMs: 0, summaryMs: 0, rewriteMs: 0, retrieveMs: 0, answerMs: 0, persistMs: 0, totalMs: 0 },
+        usage: rerun.after.usage ? { rewrite: rerun.after.usage } : {},
+        topics,
+        summary: turn.summary ?? undefined,
+        summaryThrough: turn.summaryThrough ?? undefined,
+      },
+    };
+  });
 }

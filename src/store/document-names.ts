@@ -52,35 +52,90 @@ function joined(folder: string, documentPath: string): string {
 
 type DocumentRow = Omit<NamedDocument, 'name'>;
 
-/** Names documents as they are shown, and resolves a name back; statements prepared once, the folders read at each call. */
-export class DocumentNaming {
-  private readonly rootsStatement;
-  private readonly held;
-  private readonly byPath;
-  private readonly byRootAndPath;
-  private readonly everything;
+/** A document row as the index lists it. */
+export type ListedDocumentRow = Omit<ListedDocument, 'name'>;
 
-  constructor(db: Db) {
-    // One step of the (root, path) index per folder, however many documents there are.
-    this.rootsStatement = db
-      .prepare(
-        `WITH RECURSIVE folder(root) AS (
-           SELECT min(root) FROM documents
-           UNION ALL
-           SELECT (SELECT min(root) FROM documents WHERE root > folder.root) FROM folder WHERE folder.root IS NOT NULL)
-         SELECT root FROM folder WHERE root IS NOT NULL`,
-      )
-      .pluck();
-    this.held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
-    const columns = 'id, root, path, title, kind';
-    this.byPath = db.prepare(`SELECT ${columns} FROM documents WHERE path = ? ORDER BY id`);
-    this.byRootAndPath = db.prepare(`SELECT ${columns} FROM documents WHERE root = ? AND path = ?`);
-    this.everything = db.prepare(`SELECT ${columns}, size, chunk_count AS chunks, ingested_at AS ingestedAt FROM documents ORDER BY id`);
+/**
+ * The reads DocumentNaming makes of the documents table: prepared statements on an
+ * SQLite file (sqliteDocumentRows), or the rows read once from another store
+ * (documentRowsOf, for Postgres, whose reads are asynchronous).
+ */
+export interface DocumentRows {
+  /** The folders, in order. */
+  roots(): string[];
+  /** Whether `root` holds `path`. */
+  held(root: string, path: string): boolean;
+  /** The documents at `path` in any folder, in ingest order. */
+  byPath(path: string): DocumentRow[];
+  byRootAndPath(root: string, path: string): DocumentRow | undefined;
+  /** Every document, in ingest order. */
+  all(): ListedDocumentRow[];
+  /** The documents whose path is `wanted` with an extension, or (`bare`) that end in `/wanted` with or without one, in ingest order. */
+  withoutExtension(wanted: string, bare: boolean): { root: string; path: string }[];
+}
+
+export function sqliteDocumentRows(db: Db): DocumentRows {
+  // One step of the (root, path) index per folder, however many documents there are.
+  const rootsStatement = db
+    .prepare(
+      `WITH RECURSIVE folder(root) AS (
+         SELECT min(root) FROM documents
+         UNION ALL
+         SELECT (SELECT min(root) FROM documents WHERE root > folder.root) FROM folder WHERE folder.root IS NOT NULL)
+       SELECT root FROM folder WHERE root IS NOT NULL`,
+    )
+    .pluck();
+  const held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
+  const columns = 'id, root, path, title, kind';
+  const byPath = db.prepare(`SELECT ${columns} FROM documents WHERE path = ? ORDER BY id`);
+  const byRootAndPath = db.prepare(`SELECT ${columns} FROM documents WHERE root = ? AND path = ?`);
+  const everything = db.prepare(`SELECT ${columns}, size, chunk_count AS chunks, ingested_at AS ingestedAt FROM documents ORDER BY id`);
+  const like = db.prepare(`SELECT root, path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`);
+  return {
+    roots: () => rootsStatement.all() as string[],
+    held: (root, path) => held.get(root, path) !== undefined,
+    byPath: (path) => byPath.all(path) as DocumentRow[],
+    byRootAndPath: (root, path) => byRootAndPath.get(root, path) as DocumentRow | undefined,
+    all: () => everything.all() as ListedDocumentRow[],
+    withoutExtension: (wanted, bare) =>
+      like.all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as { root: string; path: string }[],
+  };
+}
+
+/** DocumentRows over rows read already (in ingest order). */
+export function documentRowsOf(rows: readonly ListedDocumentRow[]): DocumentRows {
+  const byKey = new Map(rows.map((row) => [`${row.root}\u0000${row.path}`, row]));
+  const roots = [...new Set(rows.map((row) => row.root))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const brief = (row: ListedDocumentRow): DocumentRow => ({ id: row.id, root: row.root, path: row.path, title: row.title, kind: row.kind });
+  return {
+    roots: () => roots,
+    held: (root, path) => byKey.has(`${root}\u0000${path}`),
+    byPath: (path) => rows.filter((row) => row.path === path).map(brief),
+    byRootAndPath: (root, path) => {
+      const row = byKey.get(`${root}\u0000${path}`);
+      return row && brief(row);
+    },
+    all: () => [...rows],
+    withoutExtension: (wanted, bare) =>
+      rows.filter((row) => row.path.startsWith(`${wanted}.`) || (bare && (row.path.includes(`/${wanted}.`) || row.path.endsWith(`/${wanted}`)))),
+  };
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Names documents as they are shown, and resolves a name back; the folders read at each call. */
+export class DocumentNaming {
+  readonly rows: DocumentRows;
+
+  constructor(source: Db | DocumentRows) {
+    this.rows = 'prepare' in source ? sqliteDocumentRows(source) : source;
   }
 
   /** The folders documents were ingested from, in order. */
   roots(): string[] {
-    return this.rootsStatement.all() as string[];
+    return this.rows.roots();
   }
 
   /** The names of documents given by folder and path (a search's results), in order. */
@@ -89,14 +144,14 @@ export class DocumentNaming {
     if (roots.length < 2) return documents.map((doc) => doc.path);
     const folders = folderNames(roots);
     return documents.map((doc) => {
-      const shared = roots.some((root) => root !== doc.root && this.held.get(root, doc.path) !== undefined);
+      const shared = roots.some((root) => root !== doc.root && this.rows.held(root, doc.path));
       return shared ? joined(folders.get(doc.root) ?? doc.root, doc.path) : doc.path;
     });
   }
 
   /** Every document with its name, in the order they were first ingested. */
   all(): ListedDocument[] {
-    const rows = this.everything.all() as Omit<ListedDocument, 'name'>[];
+    const rows = this.rows.all();
     const folders = new Map<string, Set<string>>();
     for (const row of rows) folders.set(row.path, (folders.get(row.path) ?? new Set()).add(row.root));
     const names = folderNames([...new Set(rows.map((row) => row.root))]);
@@ -111,13 +166,13 @@ export class DocumentNaming {
    */
   find(name: string): NamedDocument[] {
     const found = new Map<number, DocumentRow>();
-    for (const row of this.byPath.all(name) as DocumentRow[]) found.set(row.id, row);
+    for (const row of this.rows.byPath(name)) found.set(row.id, row);
     for (const root of this.roots()) {
       const parts = root.split(path.sep).filter(Boolean);
       for (let n = 1; n <= parts.length; n++) {
         const folder = parts.slice(-n).join('/');
         if (!name.startsWith(folder + '/')) continue;
-        const row = this.byRootAndPath.get(root, name.slice(folder.length + 1)) as DocumentRow | undefined;
+        const row = this.rows.byRootAndPath(root, name.slice(folder.length + 1));
         if (row) found.set(row.id, row);
       }
     }

@@ -121,12 +121,16 @@ export function clearJudgment(db: Db, turnId: number): void {
 export function requireTurnId(db: Db, session: { id: string; name: string | null }, ordinal: number): number {
   const id = db.prepare('SELECT id FROM turns WHERE session_id = ? AND ordinal = ?').pluck().get(session.id, ordinal) as number | undefined;
   if (id !== undefined) return id;
-  const ordinals = turnOrdinals(db, session.id);
+  throw noTurnError(session, ordinal, turnOrdinals(db, session.id));
+}
+
+/** The error of a turn to judge that a session (holding turns `ordinals`) does not have (on either store). */
+export function noTurnError(session: { id: string; name: string | null }, ordinal: number, ordinals: readonly number[]): UserError {
   const label = session.name ?? session.id;
-  throw new UserError(
-    ordinals.length === 0 ? `Session ${label} has no turns to judge.` : `Session ${label} has ${turnsPhrase(ordinals)}; there is no turn ${ordinal}.`,
-    { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
-  );
+  return new UserError(ordinals.length === 0 ? `Session ${label} has no turns to judge.` : `Session ${label} has ${turnsPhrase(ordinals)}; there is no turn ${ordinal}.`, {
+    hint: `See its turns with: ragline sessions show ${label}`,
+    exitCode: 2,
+  });
 }
 
 export interface ResolvedName {
@@ -144,30 +148,27 @@ export interface ResolvedName {
  * extension, `authentication`, which resolves here too). A name that fits more than
  * one document is the first of them in ingest order, as eval resolves file names.
  */
-export function resolveDocumentName(db: Db, name: string, cwd: string): ResolvedName {
+export function resolveDocumentName(source: Db | DocumentNaming, name: string, cwd: string): ResolvedName {
   const asWritten = name.trim().replace(/\\/g, '/');
   // `./guides/auth.md` names the stored path guides/auth.md.
   const wanted = asWritten.startsWith('./') ? path.posix.normalize(asWritten) : asWritten;
-  const names = new DocumentNaming(db);
+  const names = source instanceof DocumentNaming ? source : new DocumentNaming(source);
   const named = names.find(wanted)[0];
   if (named) return { documentPath: named.name, indexed: true };
   const absolute = path.resolve(cwd, asWritten);
-  const held = db.prepare('SELECT 1 FROM documents WHERE root = ? AND path = ?').pluck();
   let inside: string | undefined;
   for (const root of names.roots()) {
     const relative = path.relative(root, absolute);
     if (relative && !relative.startsWith('..') && !path.isAbsolute(relative)) {
       const posix = relative.split(path.sep).join('/');
-      if (held.get(root, posix) !== undefined) return { documentPath: names.namesOf([{ root, path: posix }])[0]!, indexed: true };
+      if (names.rows.held(root, posix)) return { documentPath: names.namesOf([{ root, path: posix }])[0]!, indexed: true };
       inside ??= posix;
     }
   }
   // A path without its extension, or a bare file name without it; first match in
   // ingest order (as eval resolves file names).
   const bare = !wanted.includes('/');
-  const candidates = db
-    .prepare(`SELECT root, path FROM documents WHERE path LIKE ? ESCAPE '\\' OR (? AND (path LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')) ORDER BY id`)
-    .all(`${escapeLike(wanted)}.%`, bare ? 1 : 0, `%/${escapeLike(wanted)}.%`, `%/${escapeLike(wanted)}`) as { root: string; path: string }[];
+  const candidates = names.rows.withoutExtension(wanted, bare);
   const found =
     candidates.find((doc) => withoutExtension(doc.path) === wanted) ??
     (bare ? candidates.find((doc) => stemOf(doc.path) === wanted || path.posix.basename(doc.path) === wanted) : undefined);
@@ -184,8 +185,4 @@ function withoutExtension(p: string): string {
 function stemOf(p: string): string {
   const base = path.posix.basename(p);
   return base.includes('.') ? base.slice(0, base.lastIndexOf('.')) : base;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

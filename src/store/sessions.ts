@@ -143,7 +143,8 @@ function newSessionId(db: Db): string {
   return `s-${randomBytes(6).toString('hex')}`;
 }
 
-function checkName(db: Db, name: string, exceptId?: string): string {
+/** A session name as given, trimmed; a UserError when it cannot be one (on either store). */
+export function validSessionName(name: string): string {
   const trimmed = name.trim();
   if (trimmed === '') throw new UserError('A session name cannot be empty.', { exitCode: 2 });
   // A name is printed in listings and headers: nothing in it may act on a terminal.
@@ -159,13 +160,21 @@ function checkName(db: Db, name: string, exceptId?: string): string {
       exitCode: 2,
     });
   }
+  return trimmed;
+}
+
+/** The error of a name another session holds already. */
+export function nameTakenError(name: string, holder: string): UserError {
+  return new UserError(`A session named "${name}" already exists (${holder}).`, {
+    hint: 'Choose another name, or continue that session with --session ' + JSON.stringify(name) + '.',
+    exitCode: 2,
+  });
+}
+
+function checkName(db: Db, name: string, exceptId?: string): string {
+  const trimmed = validSessionName(name);
   const holder = db.prepare('SELECT id FROM sessions WHERE name = ?').pluck().get(trimmed) as string | undefined;
-  if (holder !== undefined && holder !== exceptId) {
-    throw new UserError(`A session named "${trimmed}" already exists (${holder}).`, {
-      hint: 'Choose another name, or continue that session with --session ' + JSON.stringify(trimmed) + '.',
-      exitCode: 2,
-    });
-  }
+  if (holder !== undefined && holder !== exceptId) throw nameTakenError(trimmed, holder);
   return trimmed;
 }
 
@@ -237,13 +246,16 @@ export function findSession(db: Db, ref: string): SessionInfo | undefined {
 /** Like findSession, but a missing session is a UserError naming what was asked for. */
 export function requireSession(db: Db, ref: string): SessionInfo {
   const session = findSession(db, ref);
-  if (!session) {
-    throw new UserError(
-      ref.trim() === 'last' ? 'There are no chat sessions yet.' : `No session with the id or name "${ref.trim()}".`,
-      { hint: 'List sessions with `ragline sessions`, or start one with `ragline chat --new`.', exitCode: 2 },
-    );
-  }
+  if (!session) throw noSessionError(ref);
   return session;
+}
+
+/** The error of a session reference that names none (on either store). */
+export function noSessionError(ref: string): UserError {
+  return new UserError(ref.trim() === 'last' ? 'There are no chat sessions yet.' : `No session with the id or name "${ref.trim()}".`, {
+    hint: 'List sessions with `ragline sessions`, or start one with `ragline chat --new`.',
+    exitCode: 2,
+  });
 }
 
 /** Every session, most recently active first (MOST_RECENT_FIRST). */
@@ -389,7 +401,7 @@ export function finishTurn(db: Db, turnId: number, input: FinishTurnInput): Turn
     .immediate();
 }
 
-interface TurnRow {
+export interface TurnRow {
   id: number;
   session_id: string;
   ordinal: number;
@@ -426,7 +438,7 @@ function parse<T>(json: string | null): T | null {
   }
 }
 
-function toTurn(row: TurnRow): StoredTurn {
+export function toTurn(row: TurnRow): StoredTurn {
   return {
     id: row.id,
     sessionId: row.session_id,
@@ -537,28 +549,10 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
     .transaction(() => {
       const source = getSession(db, sourceId);
       if (!source) throw new UserError(`No session with the id "${sourceId}".`, { exitCode: 2 });
-      const label = source.name ?? sourceId;
       const turns = db
         .prepare('SELECT id, ordinal, status FROM turns WHERE session_id = ? ORDER BY ordinal')
         .all(sourceId) as { id: number; ordinal: number; status: TurnStatus }[];
-      const target = Number.isInteger(atTurn) ? turns.find((turn) => turn.ordinal === atTurn) : undefined;
-      if (!target) {
-        throw new UserError(
-          turns.length === 0
-            ? `Session ${label} has no turns to fork from.`
-            : `Session ${label} has ${turnsPhrase(turns.map((turn) => turn.ordinal))}; there is no turn ${atTurn} to fork at.`,
-          { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
-        );
-      }
-      if (target.status === 'pending') {
-        const earlier = turns.filter((turn) => turn.ordinal < atTurn && turn.status !== 'pending').at(-1);
-        throw new UserError(`Turn ${atTurn} of session ${label} is not finished: it is still being answered, or its chat was stopped before it ended.`, {
-          hint: earlier ? `Fork at an earlier turn (e.g. --at ${earlier.ordinal}), or at this one once its answer is stored.` : 'Fork at this turn once its answer is stored.',
-          exitCode: 2,
-        });
-      }
-      const copied = turns.filter((turn) => turn.ordinal <= atTurn && turn.status !== 'pending');
-      const unfinished = turns.filter((turn) => turn.ordinal <= atTurn && turn.status === 'pending').map((turn) => turn.ordinal);
+      const { copied, unfinished } = planFork(source.name ?? sourceId, turns, atTurn);
       const checkedName = name === undefined ? null : checkName(db, name);
       const id = newSessionId(db);
       const at = now();
@@ -586,6 +580,34 @@ export function forkSession(db: Db, sourceId: string, atTurn: number, name?: str
       return { id, name: checkedName, createdAt: at, updatedAt: at, parentSessionId: sourceId, parentTurn: atTurn, unfinished };
     })
     .immediate();
+}
+
+/**
+ * Which turns of a session (`turns`, in order) a fork at `atTurn` copies: the finished
+ * ones up to it, and the ordinals of those left out as unfinished; a UserError when
+ * the session has no turn `atTurn` or it is not finished (on either store).
+ */
+export function planFork<T extends { ordinal: number; status: TurnStatus }>(label: string, turns: readonly T[], atTurn: number): { copied: T[]; unfinished: number[] } {
+  const target = Number.isInteger(atTurn) ? turns.find((turn) => turn.ordinal === atTurn) : undefined;
+  if (!target) {
+    throw new UserError(
+      turns.length === 0
+        ? `Session ${label} has no turns to fork from.`
+        : `Session ${label} has ${turnsPhrase(turns.map((turn) => turn.ordinal))}; there is no turn ${atTurn} to fork at.`,
+      { hint: `See its turns with: ragline sessions show ${label}`, exitCode: 2 },
+    );
+  }
+  if (target.status === 'pending') {
+    const earlier = turns.filter((turn) => turn.ordinal < atTurn && turn.status !== 'pending').at(-1);
+    throw new UserError(`Turn ${atTurn} of session ${label} is not finished: it is still being answered, or its chat was stopped before it ended.`, {
+      hint: earlier ? `Fork at an earlier turn (e.g. --at ${earlier.ordinal}), or at this one once its answer is stored.` : 'Fork at this turn once its answer is stored.',
+      exitCode: 2,
+    });
+  }
+  return {
+    copied: turns.filter((turn) => turn.ordinal <= atTurn && turn.status !== 'pending'),
+    unfinished: turns.filter((turn) => turn.ordinal <= atTurn && turn.status === 'pending').map((turn) => turn.ordinal),
+  };
 }
 
 /**

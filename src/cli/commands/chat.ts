@@ -152,9 +152,9 @@ async function chooseSession(workspace: Workspace, flags: ChatFlags, interactive
   if (typeof flags.session === 'string') return Chat.open(workspace, { session: flags.session });
   if (flags.session === true) {
     if (!interactive) throw new UserError('--session needs a session id or name when the chat is not on a terminal.', { hint: 'List them with `ragline sessions`; -c continues the most recent one.', exitCode: 2 });
-    if (listSessions(workspace).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
+    if ((await listSessions(workspace)).length === 0) throw new UserError('There are no chat sessions yet.', { hint: 'Start one with `ragline chat`.', exitCode: 2 });
     const id = await pickSession(workspace, 'Continue which session?', io);
-    return id === undefined ? undefined : Chat.start(workspace, { session: id });
+    return id === undefined ? undefined : Chat.open(workspace, { session: id });
   }
   return Chat.open(workspace, { continueLast: flags.continue, name: typeof flags.new === 'string' ? flags.new : undefined });
 }
@@ -243,7 +243,7 @@ async function repl(settings: ResolvedConfig, workspace: Workspace, state: ReplS
   const { chat, io } = state;
   const { session } = chat;
   const { color } = output;
-  const earlier = chat.turns();
+  const earlier = await chat.turns();
   const turns = earlier.length;
   output.out(
     color.dim(
@@ -368,7 +368,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       return false;
     case 'new':
       try {
-        const session = chat.startNew(arg || undefined);
+        const session = await chat.startNew(arg || undefined);
         state.lastChunks = [];
         output.out(color.dim(`new session ${session.name ?? session.id}`));
       } catch (err) {
@@ -376,7 +376,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       }
       return false;
     case 'sessions': {
-      const sessions = listSessions(workspace);
+      const sessions = await listSessions(workspace);
       if (!interactive) {
         for (const s of sessions) output.out(`${s.id}  ${s.name ?? ''}  ${count(s.turns, 'turn')}  ${oneLine(s.firstQuestion ?? '', 60)}`);
         return false;
@@ -387,13 +387,13 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       }
       const id = await pickSession(workspace, 'Switch to session', state.io);
       if (id === undefined) return false; // cancelled: stay where we were
-      const session = chat.switchTo(id);
+      const session = await chat.switchTo(id);
       state.lastChunks = [];
       output.out(color.dim(`session ${session.name ?? session.id}`));
       return false;
     }
     case 'history': {
-      const turns = chat.turns();
+      const turns = await chat.turns();
       if (turns.length === 0) output.out('No turns yet in this session.');
       for (const turn of turns) {
         const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
@@ -430,20 +430,20 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
       }
       return false;
     case 'topics': {
-      const topics = chat.topics();
+      const topics = await chat.topics();
       if (topics.length === 0) output.out('No topics tracked yet.');
-      else output.out(topicList(topics, color, termShares(workspace)));
+      else output.out(topicList(topics, color, await termShares(workspace)));
       return false;
     }
     case 'fork': {
       const n = decimalNumber(arg);
       // Turn numbers, as /history lists them: after `prune` they need not start at 1.
-      const ordinals = chat.turns().map((turn) => turn.ordinal);
+      const ordinals = (await chat.turns()).map((turn) => turn.ordinal);
       if (!Number.isInteger(n) || !ordinals.includes(n)) {
         output.err(ordinals.length ? `Usage: /fork N, with N the number of a turn of this session (${ordinals[0]} to ${ordinals.at(-1)}; /history lists them): the last turn to keep.` : 'Nothing to fork yet: this session has no turns. Use /new instead.');
         return false;
       }
-      const fork = chat.fork(n);
+      const fork = await chat.fork(n);
       state.lastChunks = [];
       const kept = ordinals.filter((ordinal) => ordinal <= n).length - fork.unfinished.length;
       output.out(color.dim(`forked: new session ${fork.id} with ${count(kept, 'turn')}, through turn ${n}`));
@@ -452,7 +452,7 @@ async function slashCommand(line: string, state: ReplState, workspace: Workspace
     case 'good':
     case 'bad':
     case 'expect':
-      judgeLastTurn(workspace, name, arg, chat.session.id, output, state.io.cwd);
+      await judgeLastTurn(workspace, name, arg, chat.session.id, output, state.io.cwd);
       return false;
     case 'edit':
       output.err('/edit opens an editor: it works in the REPL on a terminal.');

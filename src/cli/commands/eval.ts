@@ -79,7 +79,7 @@ Examples:
       try {
         let fromSessions: SessionTasks | undefined;
         if (flags.fromSessions) {
-          fromSessions = sessionTasks(workspace, inputs);
+          fromSessions = await sessionTasks(workspace, inputs);
           tasks = fromSessions.tasks;
         }
         await workspace.retriever();

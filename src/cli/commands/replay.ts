@@ -82,10 +82,10 @@ answers (not regenerated) with the new standalone queries and chunks.`,
       const output = outputFor(command);
       const workspace = openWorkspaceFor(settings);
       try {
-        const replay = loadReplay(workspace, ref, { turn });
+        const replay = await loadReplay(workspace, ref, { turn });
         if (!flags.rerun) {
           if (flags.json) output.json(replayJson(replay));
-          else renderReplay(replay, output, Boolean(flags.full), indexedPaths(workspace));
+          else renderReplay(replay, output, Boolean(flags.full), await indexedPaths(workspace));
           return;
         }
         const { report, saved } = await rerun(workspace, replay, { save: flags.save, name: flags.name });

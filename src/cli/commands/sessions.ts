@@ -41,8 +41,8 @@ Examples:
     .description('every session, most recently active first')
     .option('--json', 'print as JSON')
     .action((flags: { json?: boolean }, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
-        const listing = listSessions(workspace);
+      withWorkspace(command, async (workspace, output) => {
+        const listing = await listSessions(workspace);
         if (flags.json) return output.json(listing);
         if (listing.length === 0) {
           output.out('No sessions yet. Start one with `ragline chat`.');
@@ -50,11 +50,13 @@ Examples:
         }
         const names = new Map(listing.map((s) => [s.id, s.name]));
         const { color } = output;
-        output.out(color.dim(`${'id'.padEnd(9)} ${'name'.padEnd(20)} ${'turns'.padStart(5)}  ${'last active'.padEnd(16)}  first question`));
+        // Ids are 8 characters on SQLite, 14 on Postgres (where many users make sessions in one table).
+        const idWidth = Math.max(9, ...listing.map((s) => s.id.length + 1));
+        output.out(color.dim(`${'id'.padEnd(idWidth)} ${'name'.padEnd(20)} ${'turns'.padStart(5)}  ${'last active'.padEnd(16)}  first question`));
         for (const s of listing) {
           const from = s.parentSessionId ? color.dim(`  (fork of ${oneLine(names.get(s.parentSessionId) ?? s.parentSessionId, 30)} at turn ${s.parentTurn})`) : '';
           output.out(
-            `${s.id.padEnd(9)} ${oneLine(s.name ?? '', 20).padEnd(20)} ${String(s.turns).padStart(5)}  ${stamp(s.lastActive).slice(0, 16).padEnd(16)}  ${oneLine(s.firstQuestion ?? '', 60)}${from}`,
+            `${s.id.padEnd(idWidth)} ${oneLine(s.name ?? '', 20).padEnd(20)} ${String(s.turns).padStart(5)}  ${stamp(s.lastActive).slice(0, 16).padEnd(16)}  ${oneLine(s.firstQuestion ?? '', 60)}${from}`,
           );
         }
       }),
@@ -66,8 +68,8 @@ Examples:
     .argument('<session>', 'id, name, or `last`')
     .option('--json', 'print as JSON')
     .action((ref: string, flags: { json?: boolean }, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
-        const { session, turns, topics, parent, judgments } = showSession(workspace, ref);
+      withWorkspace(command, async (workspace, output) => {
+        const { session, turns, topics, parent, judgments } = await showSession(workspace, ref);
         if (flags.json) {
           output.json({
             session,
@@ -95,9 +97,9 @@ Examples:
         if (session.parentSessionId) {
           output.out(`${color.bold('forked')}   from ${parent?.name ? `${oneLine(parent.name, 60)} (${session.parentSessionId})` : session.parentSessionId} at turn ${session.parentTurn}`);
         }
-        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, termShares(workspace)) : color.dim('(none tracked)')}`);
+        output.out(`${color.bold('topics')}   ${topics.length ? topicList(topics, color, await termShares(workspace)) : color.dim('(none tracked)')}`);
         output.out(`${color.bold('turns')}    ${turns.length}${statusCounts(turns)}${judgments.size ? `, ${judgments.size} judged` : ''}`);
-        const indexed = indexedPaths(workspace);
+        const indexed = await indexedPaths(workspace);
         for (const turn of turns) {
           const searched = turn.standaloneQuery && turn.standaloneQuery !== turn.question ? color.dim(` → ${oneLine(turn.standaloneQuery, 80)}`) : '';
           const status = turn.status === 'answered' ? '' : color.yellow(` (${turn.status})`);
@@ -114,8 +116,8 @@ Examples:
     .argument('<session>', 'id, name, or `last`')
     .argument('<name>', 'the new name')
     .action((ref: string, name: string, _flags: unknown, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
-        const { before: session, after: renamed } = renameSession(workspace, ref, name);
+      withWorkspace(command, async (workspace, output) => {
+        const { before: session, after: renamed } = await renameSession(workspace, ref, name);
         output.out(`Renamed ${session.id}${session.name ? ` (was ${oneLine(session.name, 60)})` : ''} to ${oneLine(renamed.name ?? '', 60)}.`);
       }),
     );
@@ -128,8 +130,8 @@ Examples:
     .option('-y, --yes', 'do not ask for confirmation')
     .action((ref: string, flags: { yes?: boolean }, command: Command) =>
       withWorkspace(command, async (workspace, output) => {
-        const session = requireSession(workspace, ref);
-        const turns = sessionTurns(workspace, session.id).length;
+        const session = await requireSession(workspace, ref);
+        const turns = (await sessionTurns(workspace, session.id)).length;
         const io = ioOf(command);
         const what = `session ${session.name ? `${oneLine(session.name, 60)} (${session.id})` : session.id} and its ${turns} turn${turns === 1 ? '' : 's'}`;
         if (!flags.yes) {
@@ -145,7 +147,7 @@ Examples:
             return;
           }
         }
-        removeSession(workspace, session.id);
+        await removeSession(workspace, session.id);
         output.out(`Removed ${what}.`);
       }),
     );
@@ -157,13 +159,13 @@ Examples:
     .option('--format <format>', 'md, json, or tasks (judged turns in the tasks.jsonl format `ragline eval` reads)', 'md')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .action((ref: string, flags: { format: string; output?: string }, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
+      withWorkspace(command, async (workspace, output) => {
         const format = flags.format.trim().toLowerCase();
         if (format !== 'md' && format !== 'json' && format !== 'markdown' && format !== 'tasks') {
           throw new UserError(`--format must be md, json or tasks, got "${flags.format}".`, { exitCode: 2 });
         }
-        const session = requireSession(workspace, ref);
-        const text = format === 'json' ? exportSessionJson(workspace, session) : format === 'tasks' ? exportTasks(workspace, session, output) : exportSessionMarkdown(workspace, session);
+        const session = await requireSession(workspace, ref);
+        const text = format === 'json' ? await exportSessionJson(workspace, session) : format === 'tasks' ? await exportTasks(workspace, session, output) : await exportSessionMarkdown(workspace, session);
         if (flags.output) {
           const target = inCwd(ioOf(command), flags.output);
           const existing = statOf(target);
@@ -193,9 +195,9 @@ Examples:
     .option('--name <name>', 'name of the new session')
     .option('--json', 'print the new session as JSON')
     .action((ref: string, flags: { at: string; name?: string; json?: boolean }, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
+      withWorkspace(command, async (workspace, output) => {
         const at = wholeNumberFlag(flags.at, '--at', 1, Number.MAX_SAFE_INTEGER, 'a turn number');
-        const { source, fork } = forkSession(workspace, ref, at, flags.name);
+        const { source, fork } = await forkSession(workspace, ref, at, flags.name);
         if (flags.json) return output.json(fork);
         output.out(`Forked ${source.name ? oneLine(source.name, 60) : source.id} at turn ${at}: new session ${fork.name ? `${oneLine(fork.name, 60)} (${fork.id})` : fork.id}.`);
         if (fork.unfinished.length > 0) output.err(output.errColor.dim(`Not copied: ${count(fork.unfinished.length, 'turn')} not finished (${fork.unfinished.join(', ')}): its chat was stopped before the answer was stored.`));
@@ -225,7 +227,7 @@ Examples:
   ragline sessions judge onboarding 3 --clear`,
     )
     .action((ref: string, turnArg: string, flags: { relevant?: string[]; none?: boolean; clear?: boolean; json?: boolean }, command: Command) =>
-      withWorkspace(command, (workspace, output) => {
+      withWorkspace(command, async (workspace, output) => {
         const ordinal = decimalNumber(turnArg);
         if (!Number.isInteger(ordinal) || ordinal < 1) throw new UserError(`The turn must be a turn number (1, 2, ...), got "${turnArg}".`, { exitCode: 2 });
         if (!flags.relevant?.length && !flags.none && !flags.clear) {
@@ -235,7 +237,7 @@ Examples:
           });
         }
         if (flags.clear && (flags.relevant?.length || flags.none)) throw new UserError('--clear goes alone, without --relevant or --none.', { exitCode: 2 });
-        const { session, judgment, notIndexed } = judgeSessionTurn(workspace, ref, ordinal, { relevant: flags.relevant, none: flags.none, clear: flags.clear, cwd: ioOf(command).cwd });
+        const { session, judgment, notIndexed } = await judgeSessionTurn(workspace, ref, ordinal, { relevant: flags.relevant, none: flags.none, clear: flags.clear, cwd: ioOf(command).cwd });
         const label = session.name ?? session.id;
         if (!judgment) {
           if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment: null });
@@ -243,7 +245,7 @@ Examples:
           return;
         }
         if (flags.json) return output.json({ session: session.id, turn: ordinal, judgment, notIndexed });
-        output.out(`Turn ${ordinal} of ${oneLine(label, 60)} judged: ${judgmentText(judgment, indexedPaths(workspace), output.color)}.`);
+        output.out(`Turn ${ordinal} of ${oneLine(label, 60)} judged: ${judgmentText(judgment, await indexedPaths(workspace), output.color)}.`);
         if (notIndexed.length) {
           output.err(output.errColor.yellow(`Not in the index: ${notIndexed.map((p) => oneLine(p, 100)).join(', ')} (kept; eval reports it as not indexed).`));
         }
@@ -269,8 +271,8 @@ function statusCounts(turns: StoredTurn[]): string {
 }
 
 /** The judged turns as eval tasks, one JSON object a line; a session without judged turns is a UserError (exit 2). */
-function exportTasks(workspace: Workspace, session: SessionInfo, output: Output): string {
-  const found = exportSessionTasks(workspace, session);
+async function exportTasks(workspace: Workspace, session: SessionInfo, output: Output): Promise<string> {
+  const found = await exportSessionTasks(workspace, session);
   if (found.unscored.length > 0) {
     output.err(`${count(found.unscored.length, 'judged turn')} ${found.unscored.length === 1 ? 'names' : 'name'} no relevant document and ${found.unscored.length === 1 ? 'is' : 'are'} left out (turn ${found.unscored.map((u) => u.turn).join(', ')}).`);
   }

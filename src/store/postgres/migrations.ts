@@ -120,6 +120,28 @@ export const PG_MIGRATIONS: Migration[] = [
       await createKeywordIndex(client);
     },
   },
+  {
+    name: 'judgments: the documents relevant to a turn',
+    async up(client) {
+      // As the SQLite store's turn_relevant; `id` keeps the order documents were judged in.
+      await client.query(`
+        CREATE TABLE ragline.turn_relevant (
+          id            bigint GENERATED ALWAYS AS IDENTITY,
+          turn_id       bigint NOT NULL REFERENCES ragline.turns(id) ON DELETE CASCADE,
+          document_path text NOT NULL,
+          source        text NOT NULL,
+          chunk_rank    integer,
+          PRIMARY KEY (turn_id, document_path)
+        );
+        CREATE INDEX turns_judged ON ragline.turns (session_id) WHERE judged_at IS NOT NULL;
+      `);
+      // json, not jsonb: a turn's JSON is given back as it was written (jsonb orders an
+      // object's keys its own way), so --json and exports print what SQLite prints.
+      for (const column of ['prompt_json', 'rewrite_prompt_json', 'settings_json', 'timings_json', 'usage_json', 'topics_json']) {
+        await client.query(`ALTER TABLE ragline.turns ALTER COLUMN ${column} TYPE json USING ${column}::json`);
+      }
+    },
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
