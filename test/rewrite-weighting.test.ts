@@ -17,6 +17,8 @@ import { chunkCount, chunksHolding, termShares } from '../src/retrieve/term-stat
 import type { Topic } from '../src/domain/index.js';
 import { DEFAULT_VAGUE, isVague, OfflineRewriter, type RewriteRequest } from '../src/rewrite/index.js';
 import { openDatabase, type Db } from '../src/store/db.js';
+import { DocumentWriter } from '../src/store/documents.js';
+import { SearchAccelerators } from '../src/retrieve/memory/accelerators.js';
 import { FIXTURE_DOCS } from './helpers/cli.js';
 
 const topics: Topic[] = [
@@ -171,6 +173,41 @@ describe('weighted query and term shares on the fixture index', () => {
     expect(share('orbitly')).toBeLessThanOrEqual(1);
     expect(share('zzyzx')).toBe(0);
     expect(share('Keys')).toBe(share('key'));
+  });
+
+  it('termShares: a loaded keyword copy answers as FTS5 vocabulary does, without reading it, also after deletions', async () => {
+    const words = ['orbitly', 'key', 'Keys', 'webhook', 'signature', 'zzyzx', 'the', 'retry'];
+    const file = path.join(home, 'shares.db');
+    const own = openDatabase(file, { create: true });
+    const accelerators = new SearchAccelerators(own);
+    const vocabulary = () => (own.prepare("SELECT count(*) AS n FROM temp.sqlite_master WHERE name = 'ragline_vocab'").get() as { n: number }).n;
+    const shares = (target = own) => words.map((word) => termShares(target)(word));
+    try {
+      await ingest({ root: FIXTURE_DOCS, db: own, embedder: new OfflineEmbedder(), chunker: { size: 2000, overlap: 200 }, maxFileBytes: 20 * 1024 * 1024 });
+      const fromVocabulary = shares();
+      expect(vocabulary()).toBe(1);
+      own.exec('DROP TABLE temp.ragline_vocab');
+      accelerators.keywords.warm();
+      expect(shares()).toEqual(fromVocabulary);
+      expect(vocabulary()).toBe(0); // the copy answered every word
+      // After deletions the copy counts only the chunks still there, as the vocabulary does.
+      const writer = new DocumentWriter(own);
+      own.transaction(() => {
+        for (const id of own.prepare('SELECT id FROM documents ORDER BY id LIMIT 2').pluck().all() as number[]) writer.deleteDocument(id);
+      })();
+      const fromCopy = shares();
+      expect(fromCopy).not.toEqual(fromVocabulary);
+      expect(vocabulary()).toBe(0);
+      const other = openDatabase(file); // another connection, without a copy: FTS5's vocabulary
+      try {
+        expect(shares(other)).toEqual(fromCopy);
+      } finally {
+        other.close();
+      }
+    } finally {
+      accelerators.close();
+      own.close();
+    }
   });
 
   it('chunksHolding counts the chunks holding a word as the keyword index stems it, up to a bound; chunkCount follows writes', () => {

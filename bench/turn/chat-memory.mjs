@@ -7,6 +7,7 @@
 // /proc/self/status (VmRSS now, VmHWM the peak), which a busy machine does not distort.
 //
 //   node bench/turn/chat-memory.mjs [--root <build root>] [--chunks 100000] [--turns 100]
+//   SMAPS=1 also prints, after the turns, the resident memory by mapping (the database's pages, the heap).
 //
 // --root picks the build (a checkout with dist/ built; default this one); the
 // database is always this checkout's bench/out/turn/turn-<chunks>.db, so two builds
@@ -27,6 +28,17 @@ const status = () => {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024, anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024, shmem: kb('RssShmem') / 1024 };
 };
 const mb = (value) => value.toFixed(0);
+/** SMAPS=1: the process's resident memory by what is mapped (a file's path, or [anon]), largest first. */
+function residentByMapping() {
+  const byMapping = new Map();
+  let mapping = '';
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) mapping = header[1] || '[anon]';
+    else if (line.startsWith('Rss:')) byMapping.set(mapping, (byMapping.get(mapping) ?? 0) + Number(line.split(/\s+/)[1]));
+  }
+  return [...byMapping].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([name, kb]) => `${mb(kb / 1024)} MB ${name}`);
+}
 
 const started = performance.now();
 const { openDatabase, resolveConfig, createEmbedder, Retriever, createRewriter, runTurn, createSession } = await turnModules(buildRoot);
@@ -60,6 +72,7 @@ for (let i = 0; i < turns + 10; i++) {
 }
 const pct = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))].toFixed(2);
 const after = status();
+if (process.env.SMAPS) console.error(residentByMapping().join('\n'));
 const vectorIndex = accelerators.vectors.index;
 const keywordIndex = accelerators.keywords.index;
 console.log(`\n${buildRoot}: ${chunks} chunks, ${turns} turns`);

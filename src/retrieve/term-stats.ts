@@ -20,6 +20,19 @@ export function vocabularyTable(db: Db): string {
   return 'temp.ragline_vocab';
 }
 
+/** What an in-memory keyword copy can say of a term (undefined: it is not loaded). */
+export interface TermCounts {
+  holding(term: string): { holding: number; chunks: number } | undefined;
+}
+
+/** Each connection's loaded keyword copy, which answers in place of FTS5's vocabulary. */
+const copies = new WeakMap<Db, TermCounts>();
+
+/** Registers the keyword copy of `db` (memory/keyword-copy.ts): termShares asks it first. */
+export function registerTermCounts(db: Db, counts: TermCounts): void {
+  copies.set(db, counts);
+}
+
 /**
  * A `TermShare` over the current index. Nothing is read until the first call; then
  * each word is looked up once, and the chunk count read once, at the first word some
@@ -39,7 +52,11 @@ export function termShares(db: Db): TermShare {
   return (word) => {
     const term = ftsStem(word.toLowerCase());
     let share = cache.get(term);
-    if (share === undefined) {
+    const copy = share === undefined ? copies.get(db)?.holding(term) : undefined;
+    if (copy) {
+      share = copy.holding > 0 && copy.chunks > 0 ? copy.holding / copy.chunks : 0;
+      cache.set(term, share);
+    } else if (share === undefined) {
       statement ??= open();
       const holding = documents(term);
       total ??= holding > 0 ? chunks() : undefined;

@@ -23,6 +23,7 @@ import type { SearchPaths } from '../../config/index.js';
 import type { Db } from '../../store/db.js';
 import type { KeywordSearch } from '../interfaces.js';
 import { KeywordIndex } from './keyword-index.js';
+import { registerTermCounts } from '../term-stats.js';
 import { snapshotInWorker } from './keyword-worker.js';
 
 type Mode = SearchPaths['keyword'];
@@ -47,7 +48,24 @@ export class KeywordCopy {
   /** A caller started a background load (a chat, a server): never load synchronously. */
   private background = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    // Once loaded, the copy answers how common a word is (the offline rewriter asks each
+    // turn) without reading FTS5's doclists: at a million chunks a common word's took
+    // 20-500 ms and left its pages in the process.
+    registerTermCounts(db, {
+      holding: (term) => {
+        const index = this.loaded();
+        return index && { holding: index.holding(term), chunks: index.size };
+      },
+    });
+  }
+
+  /** The copy when it is loaded, brought up to date; undefined while it loads (nothing is started). */
+  private loaded(): KeywordIndex | undefined {
+    const index = this.copy;
+    if (this.disabled || !index?.ready) return undefined;
+    return this.refreshed(index, 'auto');
+  }
 
   /**
    * The copy, up to date, when it can answer now; undefined means ask FTS5 (a

@@ -231,6 +231,16 @@ export class KeywordIndex {
     return this.live;
   }
 
+  /** How many live chunks hold `term` (a term as the copy keys it: ftsStem of a token), as FTS5's vocabulary counts them. */
+  holding(term: string): number {
+    const p = this.terms.get(term);
+    if (!p) return 0;
+    if (this.dead === 0) return p.count;
+    let n = 0;
+    for (let i = 0; i < p.count; i++) if (this.alive[p.docs[i]!]) n++;
+    return n;
+  }
+
   /** Bytes held in postings and per-chunk arrays, as of the last load or refresh that changed anything. */
   memoryBytes = 0;
 
