@@ -44,7 +44,8 @@ test('the writer throwing with an embedding batch in flight prints the error and
   holder
     .prepare("INSERT INTO meta (key, value) VALUES ('ingest.lock', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     .run(JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
-  const child = spawn(process.execPath, [BIN, '--db', dbFile, 'ingest', docs], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // --no-wait: refused at its first write (waiting is test/ingest-wait.test.ts).
+  const child = spawn(process.execPath, [BIN, '--db', dbFile, 'ingest', docs, '--no-wait'], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));

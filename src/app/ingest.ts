@@ -3,12 +3,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary } from '../ingest/ingest.js';
+import { emptySummary, waitForOtherIngest } from '../ingest/run.js';
+export { DEFAULT_INGEST_WAIT_MS, formatWait } from '../ingest/run.js';
+import { ingest, rebuildRemovalOf, RemovalRefused, type GlobRemoval, type IngestProgress, type IngestSummary, type IngestWait } from '../ingest/ingest.js';
 import { documentExtension, isGzipped, kindOf, READ_KINDS } from '../ingest/kinds.js';
 import { looksBinary } from '../ingest/load.js';
 import { asInGitignore, walk, type SkipReason } from '../ingest/walk.js';
 import { documentPathsByRoot, storedRoots } from '../store/documents.js';
-import { assertNoIngestRunning, pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
+import { pendingRebuild, setLastIngest, setPendingRebuild } from '../store/meta.js';
 import { UserError } from '../util/errors.js';
 import { fewOf, shellWord } from '../util/words.js';
 import { notOnPostgres, type Workspace } from './workspace.js';
@@ -44,6 +46,12 @@ export interface IngestFolderOptions {
   /** Aborting stops the ingest; what was written is kept. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * How long to wait for another ingest writing to the database (of any folder: one
+   * ingest writes at a time), saying so once through `onWait`; 0 refuses at once.
+   * Default DEFAULT_INGEST_WAIT_MS (10 minutes).
+   */
+  wait?: IngestWait;
 }
 
 /**
@@ -83,6 +91,7 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
     confirmRemoval: options.confirmRemoval,
     signal: options.signal,
     onProgress: options.onProgress,
+    wait: options.wait,
   });
 }
 
@@ -341,8 +350,8 @@ export interface IngestPathsOptions extends Omit<IngestFolderOptions, 'only'>, I
  */
 export async function ingestPaths(workspace: Workspace, paths: readonly string[] | IngestPathsPlan, options: IngestPathsOptions = {}): Promise<IngestPathsSummary> {
   const plan = 'targets' in paths ? paths : planIngestPaths(workspace, paths, options);
-  // Refused before the first path is read, as an ingest of one is.
-  if (!workspace.postgres) assertNoIngestRunning(workspace.db);
+  // Another ingest writing: waited for before the first path is read, as an ingest of one does.
+  if (!workspace.postgres && !(await waitForOtherIngest(workspace.db, options))) return pathsIngested(plan, [], options.signal);
   await workspace.ingestEmbedder({ reindex: options.reindex });
   const { onPathStart, onPathDone, ...folderOptions } = options;
   const done: PathIngested[] = [];
@@ -486,11 +495,13 @@ function fileType(name: string): string {
  */
 async function rebuild(workspace: Workspace, folder: string, options: IngestFolderOptions): Promise<IngestSummary> {
   const { db, config } = workspace;
-  assertNoIngestRunning(db);
+  if (!(await waitForOtherIngest(db, options))) {
+    return { ...emptySummary(path.resolve(folder), undefined, (await workspace.ingestEmbedder({ reindex: true })).id), interrupted: true };
+  }
   const held = documentPathsByRoot(db);
   for (const [root, paths] of Object.entries(pendingRebuild(db))) held.set(root, [...new Set([...(held.get(root) ?? []), ...paths])].sort());
   const embedder = await workspace.ingestEmbedder({ reindex: true });
-  const base = { db, embedder, chunker: config.chunk, maxFileBytes: config.ingest.maxFileBytes, checksum: options.checksum, signal: options.signal, onProgress: options.onProgress };
+  const base = { db, embedder, chunker: config.chunk, maxFileBytes: config.ingest.maxFileBytes, checksum: options.checksum, signal: options.signal, onProgress: options.onProgress, wait: options.wait };
   const root = path.resolve(folder);
   const real = fs.existsSync(root) ? fs.realpathSync(root) : root;
   const inside = (other: string) => [root, real].some((folder) => other === folder || other.startsWith(folder + path.sep));

@@ -20,7 +20,7 @@ export async function commitGroup(run: IngestRun, writer: DocumentWriter, group:
   const vectors = await groupVectors(group, run.options.signal);
   if (vectors === ABORTED) return;
   const { root, summary, progress } = run;
-  run.lock.take();
+  await run.lock.take();
   writer.inTransaction(() => {
     for (const item of group.files) {
       const chunks = item.chunks.map(({ embedText, ...chunk }) => ({ ...chunk, vector: vectors.get(chunk.textHash)! }));
@@ -45,8 +45,8 @@ export async function commitGroup(run: IngestRun, writer: DocumentWriter, group:
 }
 
 /** A stored document whose file has a new size or mtime but the same bytes: only those are updated. */
-export function touchUnchanged(run: IngestRun, writer: DocumentWriter, documentId: number, file: FoundFile): void {
-  run.lock.take();
+export async function touchUnchanged(run: IngestRun, writer: DocumentWriter, documentId: number, file: FoundFile): Promise<void> {
+  await run.lock.take();
   writer.touchDocument(documentId, file.size, file.mtimeMs);
   run.summary.files.unchanged++;
 }
@@ -63,7 +63,7 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
   const lookedAt = (path: string) => asked === undefined || asked(path);
   for (let i = 0; i < stored.count; i++) {
     if (seen[i] || !lookedAt(stored.paths[i]!)) continue;
-    run.lock.take();
+    await run.lock.take();
     summary.chunks.removed += writer.deleteDocument(stored.ids[i]!);
     summary.files.removed++;
   }
@@ -71,7 +71,7 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
   // documents that this ingest holds too are copies, and go.
   if (asked === undefined) {
     for (const copy of nestedCopies(db, root)) {
-      run.lock.take();
+      await run.lock.take();
       summary.chunks.removed += writer.deleteDocument(copy);
       summary.files.merged = (summary.files.merged ?? 0) + 1;
     }
@@ -80,7 +80,7 @@ export async function commitRemovals(run: IngestRun, writer: DocumentWriter, pla
   const readAgain = new Set(plan.work.map((file) => file.relative));
   const forget = [...skippedBefore.keys()].filter((path) => (!skippedFound.has(path) && lookedAt(path)) || (readAgain.has(path) && !skippedNow.has(path)));
   if (skippedNow.size > 0 || forget.length > 0) {
-    run.lock.take();
+    await run.lock.take();
     updateSkippedFiles(db, root, skippedNow, forget);
   }
   // The keyword index's totals still count the rows of every chunk replaced or

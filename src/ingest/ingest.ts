@@ -9,15 +9,16 @@
 // -> embed.ts (groups of chunks, vectors) -> commit.ts (the transactions).
 
 import { DocumentWriter } from '../store/documents.js';
-import { assertNoIngestRunning, setReaderVersion } from '../store/meta.js';
+import { setReaderVersion } from '../store/meta.js';
 import { commitGroup, commitRemovals, recordLastIngest, touchUnchanged } from './commit.js';
 import { addPending, FLUSH_CHUNKS, newBatches, nextGroup, type Batches } from './embed.js';
 import { globRemoval, planIngest, rebuildRemoval, RemovalRefused, type GlobRemoval, type IngestPlan } from './plan.js';
 import { loadFileTools, prepareFile, type FileTools } from './prepare.js';
 import { READER_VERSION } from './reader.js';
-import { newRun, reportProgress, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
+import { FolderChangedMeanwhile, newRun, reportProgress, WaitAborted, waitForOtherIngest, type IngestOptions, type IngestRun, type IngestSummary } from './run.js';
 
-export type { IngestOptions, IngestProgress, IngestSummary } from './run.js';
+export type { IngestOptions, IngestProgress, IngestSummary, IngestWait } from './run.js';
+export { DEFAULT_INGEST_WAIT_MS, formatWait } from './run.js';
 export { leftOutWords, MASS_REMOVAL_MIN, RemovalRefused, type GlobRemoval } from './plan.js';
 export { KEYWORD_DRIFT_BOUND } from './keywords.js';
 
@@ -26,10 +27,26 @@ export function rebuildRemovalOf(options: IngestOptions): GlobRemoval | undefine
   return rebuildRemoval(newRun(options));
 }
 
+/**
+ * Ingests one folder (or the files of it in `options.only`). One ingest writes to a
+ * database at a time: while another holds the ingest lock, this one waits for it
+ * (`options.wait`), at its start and again at its first write. When an ingest of the
+ * same folder wrote while this one read it, nothing of this one was written yet: it
+ * reads the folder again, once, and goes on from what the other stored.
+ */
 export async function ingest(options: IngestOptions): Promise<IngestSummary> {
+  try {
+    return await ingestOnce(options);
+  } catch (err) {
+    if (!(err instanceof FolderChangedMeanwhile)) throw err;
+    return ingestOnce(options);
+  }
+}
+
+async function ingestOnce(options: IngestOptions): Promise<IngestSummary> {
   const run = newRun(options);
   const { summary, progress } = run;
-  assertNoIngestRunning(run.db);
+  if (!(await waitForOtherIngest(run.db, options))) return interrupted(run);
   try {
     // (A rebuild's globs are looked at by its caller, before anything of it is written: rebuildRemovalOf.)
     const plan = await planIngest(run);
@@ -73,9 +90,21 @@ export async function ingest(options: IngestOptions): Promise<IngestSummary> {
     summary.seconds = (performance.now() - run.started) / 1000;
     recordLastIngest(run);
     return summary;
+  } catch (err) {
+    // Ctrl-C while waiting for another ingest: what was written stays, the rest is not.
+    if (err instanceof WaitAborted) return interrupted(run);
+    throw err;
   } finally {
     run.lock.release();
   }
+}
+
+/** The summary of a run stopped by the abort signal where nothing more could be written. */
+function interrupted(run: IngestRun): IngestSummary {
+  run.summary.interrupted = true;
+  run.summary.seconds = (performance.now() - run.started) / 1000;
+  reportProgress(run);
+  return run.summary;
 }
 
 /** Reads and chunks the plan's files in order, writing each group as the next is embedded; stops between files on abort. */
@@ -98,7 +127,7 @@ async function readFiles(run: IngestRun, plan: IngestPlan, writer: DocumentWrite
     summary.bytes += file.size;
 
     const prepared = await prepareFile(run, plan, writer, tools, file);
-    if (prepared.kind === 'unchanged') touchUnchanged(run, writer, prepared.documentId, file);
+    if (prepared.kind === 'unchanged') await touchUnchanged(run, writer, prepared.documentId, file);
     if (prepared.kind !== 'write') continue;
     addPending(batches, prepared.pending);
     if (batches.pendingChunks >= FLUSH_CHUNKS) {

@@ -195,7 +195,7 @@ async function prepareIndex(run: IngestRun): Promise<void> {
   if (embedder.dimensions === 0 && (!fingerprint || options.reindex || fingerprint.embedder !== embedder.id)) {
     await embedder.resolveDimensions?.(options.signal);
   }
-  if (!fingerprint || options.reindex) run.lock.take();
+  if (!fingerprint || options.reindex) await run.lock.take();
   if (checkFingerprint(db, embedder, options.chunker, options.reindex ?? false) === 'rewrite-keywords') {
     rewriteKeywordIndex(db, (await loadFileTools()).indexText, () => keywordsOutdated(db));
   }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import type { Db } from '../store/db.js';
 import { listDocuments, type NewChunk, type StoredDocuments } from '../store/documents.js';
-import { acquireIngestLock } from '../store/meta.js';
+import { anotherIngestWriting, runningIngest, tryIngestLock, type IngestLock } from '../store/meta.js';
 import type { Embedder } from '../providers/types.js';
 import { UserError } from '../util/errors.js';
 import type { ChunkerSettings } from './chunk.js';
@@ -42,7 +42,26 @@ export interface IngestOptions {
   /** Stops between files; what was written stays written. */
   signal?: AbortSignal;
   onProgress?: (progress: IngestProgress) => void;
+  /** How long to wait for another ingest writing to the database (default DEFAULT_INGEST_WAIT_MS). */
+  wait?: IngestWait;
 }
+
+/**
+ * Waiting for another ingest: one database has one writing ingest at a time (the
+ * ingest lock), and a second one, of any folder, waits for it rather than failing.
+ */
+export interface IngestWait {
+  /** The longest wait, in milliseconds; 0 refuses at once. */
+  ms: number;
+  /** Called once, when this ingest starts to wait, with the lock of the one it waits for. */
+  onWait?: (other: IngestLock, ms: number) => void;
+}
+
+/** How long an ingest waits for another by default: 10 minutes. */
+export const DEFAULT_INGEST_WAIT_MS = 600_000;
+
+/** How often a waiting ingest looks at the lock again. */
+const LOCK_POLL_MS = 100;
 
 export interface IngestProgress {
   filesDone: number;
@@ -157,7 +176,7 @@ export function newRun(options: IngestOptions): IngestRun {
     started,
     summary: emptySummary(root, options.only, embedder.id),
     progress: emptyProgress(),
-    lock: new WriteLock(db, root),
+    lock: new WriteLock(db, root, options),
   };
 }
 
@@ -187,18 +206,21 @@ export function dataVersion(db: Db): number {
 /**
  * The ingest lock, taken at the first write. A re-ingest that finds nothing to
  * write (the usual case) then writes nothing at all: no lock, no last-ingest record
- * and no WAL for close() to checkpoint, which was a tenth of its time.
+ * and no WAL for close() to checkpoint, which was a tenth of its time. While another
+ * ingest holds it, take() waits (IngestOptions.wait).
  */
 export class WriteLock {
   private readonly db: Db;
   private readonly root: string;
+  private readonly options: Pick<IngestOptions, 'wait' | 'signal'>;
   private releaseLock: (() => void) | undefined;
   /** What was listed before the lock, to check nothing changed under it. */
   private listed: { documents: StoredDocuments; dataVersion: number } | undefined;
 
-  constructor(db: Db, root: string) {
+  constructor(db: Db, root: string, options: Pick<IngestOptions, 'wait' | 'signal'> = {}) {
     this.db = db;
     this.root = root;
+    this.options = options;
   }
 
   get taken(): boolean {
@@ -210,21 +232,118 @@ export class WriteLock {
     this.listed = { documents, dataVersion: dataVersionBefore };
   }
 
-  /** Takes the lock unless held; refuses if another ingest changed the listed documents meanwhile. */
-  take(): void {
+  /**
+   * Takes the lock unless held, waiting while another ingest holds it. Throws
+   * WaitAborted when the abort signal ends the wait (nothing is written then), and
+   * FolderChangedMeanwhile if another ingest changed the listed documents meanwhile.
+   */
+  async take(): Promise<void> {
     if (this.releaseLock) return;
-    this.releaseLock = acquireIngestLock(this.db);
+    const taken = await whileAnotherIngest(this.options, () => {
+      // A read first: a waiting ingest does not take the write lock of SQLite every time it looks.
+      const held = runningIngest(this.db);
+      if (held) return { heldBy: held };
+      const attempt = tryIngestLock(this.db);
+      return 'heldBy' in attempt ? attempt : { done: attempt.release };
+    });
+    if (taken === WAIT_ABORTED) throw new WaitAborted();
+    this.releaseLock = taken;
     const { listed } = this;
     if (listed && dataVersion(this.db) !== listed.dataVersion && !listDocuments(this.db, this.root).equals(listed.documents)) {
-      throw new UserError('Another ingest changed the documents of this folder while this one was reading them; nothing was written.', {
-        hint: 'Run the same command again.',
-      });
+      throw new FolderChangedMeanwhile();
     }
   }
 
   release(): void {
     this.releaseLock?.();
+    this.releaseLock = undefined;
   }
+}
+
+/** Another ingest (of the same folder) changed its documents while this one read them; nothing was written. */
+export class FolderChangedMeanwhile extends UserError {
+  constructor() {
+    super('Another ingest changed the documents of this folder while this one was reading them; nothing was written.', {
+      hint: 'Run the same command again.',
+    });
+    this.name = 'FolderChangedMeanwhile';
+  }
+}
+
+/** The abort signal ended a wait for another ingest: the run stops there, interrupted, with nothing more written. */
+export class WaitAborted extends Error {
+  constructor() {
+    super('stopped while waiting for another ingest');
+    this.name = 'WaitAborted';
+  }
+}
+
+/** What whileAnotherIngest returns when the abort signal ended the wait. */
+export const WAIT_ABORTED = Symbol('wait aborted');
+
+/**
+ * Runs `attempt` until no other live ingest holds the lock: while one does, waits up
+ * to `wait.ms` (saying so once, through `wait.onWait`), looking again every
+ * LOCK_POLL_MS; then throws the refusal naming it (at once with `ms` 0). Resolves
+ * WAIT_ABORTED when `signal` aborts the wait.
+ */
+export async function whileAnotherIngest<T>(
+  options: Pick<IngestOptions, 'wait' | 'signal'>,
+  attempt: () => { heldBy: IngestLock } | { done: T },
+): Promise<T | typeof WAIT_ABORTED> {
+  const { wait, signal } = options;
+  const ms = wait?.ms ?? DEFAULT_INGEST_WAIT_MS;
+  const started = performance.now();
+  let said = false;
+  for (;;) {
+    const result = attempt();
+    if ('done' in result) return result.done;
+    if (signal?.aborted) return WAIT_ABORTED;
+    const left = ms - (performance.now() - started);
+    if (left <= 0) throw ms === 0 ? anotherIngestWriting(result.heldBy) : stillWriting(result.heldBy, ms);
+    if (!said) {
+      wait?.onWait?.(result.heldBy, ms);
+      said = true;
+    }
+    if (!(await pause(Math.min(LOCK_POLL_MS, left), signal))) return WAIT_ABORTED;
+  }
+}
+
+/** Waits until no other live ingest holds the lock (without taking it); false when the abort signal ended the wait. */
+export async function waitForOtherIngest(db: Db, options: Pick<IngestOptions, 'wait' | 'signal'>): Promise<boolean> {
+  const result = await whileAnotherIngest(options, () => {
+    const held = runningIngest(db);
+    return held ? { heldBy: held } : { done: true };
+  });
+  return result !== WAIT_ABORTED;
+}
+
+function stillWriting(held: IngestLock, ms: number): UserError {
+  return new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is still writing to this database after a wait of ${formatWait(ms)}; nothing was written.`, {
+    hint: 'Run this ingest again once it has finished, or wait longer (`ragline ingest --wait <seconds>`); `ragline doctor` says whether its lock is stale.',
+  });
+}
+
+/** A wait in seconds or minutes, as messages give it. */
+export function formatWait(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**

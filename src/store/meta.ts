@@ -250,11 +250,14 @@ export function runningIngest(db: Db): IngestLock | undefined {
 /** Throws if a live process other than this one holds the ingest lock (a read, no write). */
 export function assertNoIngestRunning(db: Db): void {
   const held = runningIngest(db);
-  if (held) {
-    throw new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
-      hint: 'Wait for it to finish, then run this ingest again (`ragline doctor` says whether its lock is stale).',
-    });
-  }
+  if (held) throw anotherIngestWriting(held);
+}
+
+/** The refusal of a write while another ingest holds the lock. */
+export function anotherIngestWriting(held: IngestLock): UserError {
+  return new UserError(`Another ingest (pid ${held.pid}, started ${held.startedAt}) is writing to this database.`, {
+    hint: 'Wait for it to finish, then run this ingest again (`ragline doctor` says whether its lock is stale).',
+  });
 }
 
 /** Meta key of the folders a rebuild has still to read again, with their files. */
@@ -291,13 +294,29 @@ function firstWrite(db: Db, write: () => void): void {
  * A lock left by a killed process is taken over.
  */
 export function acquireIngestLock(db: Db): () => void {
+  const taken = tryIngestLock(db);
+  if ('heldBy' in taken) throw anotherIngestWriting(taken.heldBy);
+  return taken.release;
+}
+
+/**
+ * Takes the database's ingest lock when no live process other than this one holds it
+ * (a lock left by a killed process is taken over): its release; else who holds it.
+ */
+export function tryIngestLock(db: Db): { release: () => void } | { heldBy: IngestLock } {
   const take = db.transaction(() => {
-    assertNoIngestRunning(db);
+    const held = runningIngest(db);
+    if (held) return held;
     setMeta(db, 'ingest.lock', JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+    return undefined;
   });
-  firstWrite(db, () => take.immediate());
-  return () => {
-    const raw = getMeta(db, 'ingest.lock');
-    if (raw && (JSON.parse(raw) as IngestLock).pid === process.pid) deleteMeta(db, 'ingest.lock');
+  let heldBy: IngestLock | undefined;
+  firstWrite(db, () => (heldBy = take.immediate()));
+  if (heldBy) return { heldBy };
+  return {
+    release: () => {
+      const raw = getMeta(db, 'ingest.lock');
+      if (raw && (JSON.parse(raw) as IngestLock).pid === process.pid) deleteMeta(db, 'ingest.lock');
+    },
   };
 }

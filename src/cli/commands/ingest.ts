@@ -4,6 +4,8 @@
 import type { Command } from 'commander';
 import {
   checkIngestPaths,
+  DEFAULT_INGEST_WAIT_MS,
+  formatWait,
   fileTypesIn,
   ingestPaths,
   leftOutWords,
@@ -20,7 +22,7 @@ import {
   type PathIngested,
 } from '../../app/ingest.js';
 import type { IngestSummary } from '../../app/index.js';
-import { openWorkspaceFor, settingsFor } from '../context.js';
+import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { ioOf, setExitCode } from '../io.js';
 import { outputFor, formatBytes, formatDuration, ProgressLine } from '../output.js';
 import { reportError } from '../report-error.js';
@@ -39,6 +41,8 @@ interface IngestFlags {
   verbose?: boolean;
   json?: boolean;
   yes?: boolean;
+  /** Seconds, as given; false with --no-wait. */
+  wait?: string | false;
 }
 
 /** Names of the errors @inquirer/prompts rejects with when a prompt is cancelled (Ctrl-C). */
@@ -61,6 +65,8 @@ export function registerIngest(program: Command): void {
     .option('--checksum', 'hash every file, even when its size and modification time are unchanged')
     .option('-y, --yes', `remove without asking the stored documents --include/--exclude leave out, when the run adds none and would keep none of the folder's documents, or remove more than half and more than ${MASS_REMOVAL_MIN} of them (a terminal asks; without one, or with --json, the run is refused: exit 2)`)
     .option('--verbose', 'also list every skipped file, one a line, with its reason')
+    .option('--wait <seconds>', `when another ingest is writing to the database (of any folder), wait this long for it to finish (default ${DEFAULT_INGEST_WAIT_MS / 1000}: ${formatWait(DEFAULT_INGEST_WAIT_MS)}), saying so on stderr; then refuse, writing nothing`)
+    .option('--no-wait', 'refuse at once when another ingest is writing to the database, instead of waiting for it')
     .option('--json', 'print the summary as JSON (with every skipped path, by reason); for several paths, one document: {"db", "paths": [one summary per path, with its "path"], "covered", "skipped", "notIngested", "total"}')
     .addHelpText(
       'after',
@@ -71,7 +77,12 @@ Examples:
   ragline ingest ./docs ./notes ~/handbook/faq.md   # each in turn, with one summary line each and a total
   ragline ingest ./docs --exclude "drafts/**" --json
   ragline ingest ./docs --include "guides/" --yes   # keep only guides/, removing the rest without asking
-  ragline --db ./team.db ingest ./handbook --reindex`,
+  ragline --db ./team.db ingest ./handbook --reindex
+  ragline ingest ./notes --wait 60                    # another ingest writing? wait for it up to a minute
+
+One ingest writes to a database at a time. Another one, of any folder, waits for it
+(up to --wait seconds, ${formatWait(DEFAULT_INGEST_WAIT_MS)} by default; --no-wait refuses at once) and then
+goes on; one of the same folder then reads it again and writes only what is still new.`,
     )
     .action(async (dirs: string[], flags: IngestFlags, command: Command) => {
       const output = outputFor(command);
@@ -79,6 +90,7 @@ Examples:
       /** Several paths: one line per path and a total, and one JSON document of them all. */
       const several = dirs.length > 1;
       const check = { cwd: io.cwd, include: flags.include, exclude: flags.exclude, reindex: flags.reindex };
+      const waitMs = flags.wait === false ? 0 : flags.wait === undefined ? DEFAULT_INGEST_WAIT_MS : wholeNumberFlag(flags.wait, '--wait', 0, 86_400, 'a number of seconds') * 1000;
       // Every path is checked before the database is opened: a mistyped one stops the command with nothing written.
       const checked = checkIngestPaths(dirs, check);
 
@@ -149,6 +161,13 @@ Examples:
           checksum: flags.checksum,
           confirmRemoval,
           signal: controller.signal,
+          wait: {
+            ms: waitMs,
+            onWait: (other, ms) => {
+              progress.clear();
+              output.err(`Waiting for another ingest writing to this database to finish (pid ${other.pid}, started ${other.startedAt}): up to ${formatWait(ms)}; --wait <seconds> sets how long, --no-wait refuses at once.`);
+            },
+          },
           onPathStart: (_target, index) => {
             current = index;
             answered = undefined;
