@@ -323,7 +323,7 @@ function unfinishedIngest(db: Db, file: string): Check[] {
     checks.push({
       id: 'lock',
       status: 'fail',
-      message: `${who} did not finish before the system restarted, and pid ${state.lock!.pid} is another process now: every ingest refuses, taking it for the holder of the ingest lock.`,
+      message: `${who} did not finish before the system restarted, and pid ${state.lock!.pid} is another process now: every ingest takes it for the holder of the ingest lock, waits for it and then refuses.`,
       fix: `With no ragline ingest running, clear the lock: sqlite3 ${shellWord(file)} "DELETE FROM meta WHERE key = 'ingest.lock'"; then run the ingest again.`,
     });
   } else if (state) {
