@@ -34,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   config: async () => (await import('./commands/config.js')).registerConfig,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   mcp: async () => (await import('./commands/mcp.js')).registerMcp,
+  migrate: async () => (await import('./commands/migrate.js')).registerMigrate,
 };
 
 /** Other names a command answers to. */

@@ -57,13 +57,16 @@ export class IndexWriteTransaction {
    * built with another embedder or chunker is refused. The first ingest adds the
    * vector column with `fingerprint.dimensions` and its HNSW index.
    */
-  static async begin(store: PostgresStore, fingerprint: IndexFingerprint): Promise<IndexWriteTransaction> {
+  static async begin(store: PostgresStore, fingerprint: IndexFingerprint | undefined): Promise<IndexWriteTransaction> {
     // Fingerprint and vector column are decided by one ingest at a time, in a short
     // transaction of their own: the ingests' own transactions then run side by side.
-    await store.transaction(async (client) => {
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext('ragline.fingerprint'))`);
-      await checkFingerprint(client, fingerprint);
-    });
+    // Without a fingerprint (a migration of sessions only) nothing of the index is written.
+    if (fingerprint) {
+      await store.transaction(async (client) => {
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('ragline.fingerprint'))`);
+        await checkFingerprint(client, fingerprint);
+      });
+    }
     const client = await store.connect();
     try {
       await client.query('BEGIN');
@@ -151,6 +154,11 @@ export class IndexWriteTransaction {
     const { rows } = await this.client.query<{ n: number }>('SELECT count(*)::int AS n FROM ragline.chunks WHERE document_id = ANY($1)', [ids]);
     await this.client.query('DELETE FROM ragline.documents WHERE id = ANY($1)', [ids]);
     return rows[0]!.n;
+  }
+
+  /** Another statement of the transaction (a migration's session rows). */
+  async query<R extends object = Record<string, unknown>>(sql: string, values: unknown[]): Promise<R[]> {
+    return (await this.client.query(sql, values)).rows as R[];
   }
 
   /** Sets a value of ragline.meta. */
