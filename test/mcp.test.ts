@@ -511,6 +511,32 @@ test('an unexpected error reaches the client as a tool error without a known sec
   }
 });
 
+test("what it says on stderr is sanitised before it is redacted: a key split by an invisible character is not printed whole", async () => {
+  const key = 'sk-log-order-4242-secret';
+  // A database path that holds the key, split by a zero-width space: said on stderr (the missing database, what is served).
+  const split = path.join(home, `${key.slice(0, 12)}\u200b${key.slice(12)}.db`);
+  const stdin = new PassThrough();
+  const stderr = new PassThrough();
+  let said = '';
+  stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  const running = run(['--db', split, 'mcp'], {
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: new PassThrough() as unknown as NodeJS.WriteStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    env: isolatedEnv(home, { RAGLINE_API_KEY: key }),
+    cwd: ROOT,
+    signals: new EventEmitter(),
+    exit: () => {},
+  });
+  while (!said.includes('serving')) await new Promise((resolve) => setTimeout(resolve, 20));
+  stdin.end();
+  expect(await running).toBe(0);
+  expect(said).toContain('No database at');
+  expect(said).toContain('[redacted]');
+  expect(said).not.toContain(key);
+  expect(said).not.toContain('\u200b');
+}, 30_000);
+
 test('a call cancelled before its turn starts (the providers still loading) is not run nor stored as a turn', async () => {
   const settings = resolveConfig({ env: { HOME: home } });
   let release!: () => void;

@@ -6,8 +6,7 @@
 import type { Command } from 'commander';
 import { openWorkspaceFor, settingsFor } from '../context.js';
 import { ioOf } from '../io.js';
-import { sanitizeForTerminal } from '../../util/sanitize.js';
-import { redactSecrets } from '../../util/secrets.js';
+import { outputFor } from '../output.js';
 
 export function registerMcp(program: Command): void {
   program
@@ -26,7 +25,9 @@ Tools: search, ask, sessions, replay. Resources: ragline://doc/<path>#L<from>-<t
       const settings = settingsFor(command);
       const io = ioOf(command);
       const [{ RaglineMcpServer }, { LineTransport }] = await Promise.all([import('../../mcp/server.js'), import('../../mcp/stdio.js')]);
-      const log = (line: string) => io.stderr.write(`ragline mcp: ${sanitizeForTerminal(redactSecrets(line))}\n`);
+      // Through the CLI's writer: sanitised, then redacted (a key split by an invisible character is whole again, and found).
+      const output = outputFor(command);
+      const log = (line: string) => output.err(`ragline mcp: ${line}`);
       const server = new RaglineMcpServer({
         config: settings.config,
         openWorkspace: () => openWorkspaceFor(settings),
