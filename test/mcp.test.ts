@@ -580,6 +580,27 @@ test('a call cancelled before its turn starts (the providers still loading) is n
   }
 });
 
+test("calls that arrive together at a new server's first turn all go to its one session, not one session each", async () => {
+  const settings = resolveConfig({ env: { HOME: home } });
+  const server = new RaglineMcpServer({ config: settings.config, openWorkspace: () => new Workspace(openDatabase(dbPath), settings), version: '0', log: () => {} });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'all-at-once', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const queries = ['api keys', 'webhook signature', 'rate limits'];
+    const results = (await Promise.all(queries.map((query) => client.callTool({ name: 'search', arguments: { query, k: 1 } })))) as TextResult[];
+    expect(results.map((r) => (r.structuredContent as { session: { name: string } }).session.name)).toEqual(['all-at-once-1', 'all-at-once-1', 'all-at-once-1']);
+    const replay = (await client.callTool({ name: 'replay', arguments: { session: 'all-at-once-1' } })) as TextResult;
+    expect((replay.structuredContent as { turns: { question: string }[] }).turns.map((t) => t.question).sort()).toEqual([...queries].sort());
+    const sessions = (await client.callTool({ name: 'sessions', arguments: {} })) as TextResult;
+    expect((sessions.structuredContent as { sessions: { name: string }[] }).sessions.filter((s) => s.name.startsWith('all-at-once'))).toHaveLength(1);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
 test('a session that cannot be created for a reason other than its name being taken is a tool error at once, not retried under other numbers', async () => {
   const settings = resolveConfig({ env: { HOME: home } });
   const server = new RaglineMcpServer({

@@ -80,6 +80,8 @@ export class RaglineMcpServer {
   private workspace?: Workspace;
   private context?: Promise<TurnContext>;
   private defaultSessionId?: string;
+  /** The default session being made (by the first of the calls that need it). */
+  private makingDefault?: Promise<SessionInfo>;
   /** Tool calls running now: close() lets them store their turns first. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -173,10 +175,19 @@ export class RaglineMcpServer {
     return name ? ` ("${oneLine(name, 200)}")` : '';
   }
 
-  /** Created at the first turn: the `--session` one (continued if it exists), else `<client name>-<n>`. */
+  /**
+   * Created at the first turn: the `--session` one (continued if it exists), else
+   * `<client name>-<n>`. Calls that arrive together before it exists wait for the one
+   * making it: one session for them all, not one each.
+   */
   private async defaultSession(workspace: Workspace): Promise<SessionInfo> {
     const existing = this.defaultSessionId ? await getSession(workspace, this.defaultSessionId) : undefined;
     if (existing) return existing;
+    this.makingDefault ??= this.makeDefaultSession(workspace).finally(() => (this.makingDefault = undefined));
+    return this.makingDefault;
+  }
+
+  private async makeDefaultSession(workspace: Workspace): Promise<SessionInfo> {
     let session: SessionInfo;
     if (this.deps.sessionName) {
       session = (await findSession(workspace, this.deps.sessionName)) ?? (await createOrFind(workspace, this.deps.sessionName));
