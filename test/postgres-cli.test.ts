@@ -3,6 +3,7 @@
 // compared with what the same command gives on an SQLite file.
 
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FIXTURE_DOCS, isolatedEnv, runCliInProcess, tempDir } from './helpers/cli.js';
@@ -89,10 +90,10 @@ describe('stats, doctor and the commands that do not run on Postgres yet', () =>
   }, 120_000);
 
   test('a command that needs the SQLite store says so with exit code 2 and names what runs on Postgres', async () => {
-    const result = await runCliInProcess(['prune', '--older-than', '30d'], { env: onPostgres() });
+    const result = await runCliInProcess(['documents'], { env: onPostgres() });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/does not run on a Postgres database yet/);
-    expect(result.stderr).toMatch(/On Postgres: ingest, search, ask, chat, sessions, replay/);
+    expect(result.stderr).toMatch(/On Postgres: ingest, search, ask, chat, sessions, replay, prune, forget/);
   }, 60_000);
 });
 
@@ -281,5 +282,38 @@ describe('sessions, judgments and replay on Postgres', () => {
       expect(refused.stderr).toMatch(/No session with the id or name "keys"/);
     }
     expect((await runCliInProcess(['sessions', 'show', 'keys'], { env: pgEnv() })).code).toBe(0);
+  }, 120_000);
+
+  test('prune removes the old turns of the user\'s own sessions, as on SQLite; forget removes a folder, keeping the sessions', async () => {
+    // relay-agent's turns and the session itself are made 40 days old in both stores.
+    const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    await server.db.query(`UPDATE ragline.turns SET created_at = $1 WHERE session_id IN (SELECT id FROM ragline.sessions WHERE owner = 'bob' AND name = 'relay-agent')`, [old]);
+    await server.db.query(`UPDATE ragline.sessions SET created_at = $1 WHERE owner = 'bob' AND name = 'relay-agent'`, [old]);
+    // alice's are as old: bob's prune leaves them to her.
+    await server.db.query(`UPDATE ragline.turns SET created_at = $1 WHERE session_id IN (SELECT id FROM ragline.sessions WHERE owner = 'alice')`, [old]);
+    const hers = JSON.parse((await runCliInProcess(['sessions', '--json'], { env: pgEnv('alice') })).stdout);
+    expect(hers.length).toBeGreaterThan(0);
+    const file = new Database(path.join(home, 'sessions.db'));
+    try {
+      file.prepare(`UPDATE turns SET created_at = ? WHERE session_id IN (SELECT id FROM sessions WHERE name = 'relay-agent')`).run(old);
+      file.prepare(`UPDATE sessions SET created_at = ? WHERE name = 'relay-agent'`).run(old);
+    } finally {
+      file.close();
+    }
+    const sameReport = (text: string) => text.replace(/"cutoff": "[^"]*"/, '"cutoff": ""');
+    const dry = await alike(['prune', '--older-than', '30d', '--dry-run', '--json'], undefined, sameReport);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ turns: 2, sessions: 1, dryRun: true });
+    await alike(['prune', '--older-than', '30d'], undefined, (text) => same(text).replace(/before \S+/, 'before TIME'));
+    await refusedAlike(['sessions', 'show', 'relay-agent']);
+    await alike(['sessions']);
+    expect(JSON.parse((await runCliInProcess(['sessions', '--json'], { env: pgEnv('alice') })).stdout)).toEqual(hers);
+
+    const forgot = await alike(['forget', FIXTURE_DOCS, '--yes', '--json']);
+    expect(JSON.parse(forgot.stdout)).toMatchObject({ root: FIXTURE_DOCS, documents: 16 });
+    const stats = JSON.parse((await runCliInProcess(['stats', '--json'], { env: pgEnv() })).stdout);
+    expect(stats).toMatchObject({ documents: 0, chunks: 0 });
+    expect(stats.sessions).toBeGreaterThan(0);
+    await alike(['sessions', 'show', 'keys']);
+    await refusedAlike(['forget', FIXTURE_DOCS, '--yes']);
   }, 120_000);
 });

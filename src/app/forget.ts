@@ -18,10 +18,10 @@ import type { Workspace } from './workspace.js';
  * points when it still exists (the index keeps real paths). A UserError, listing
  * the index's folders, when it names none of them.
  */
-export function indexedFolder(workspace: Workspace, folder: string): StoredFolder {
+export async function indexedFolder(workspace: Workspace, folder: string): Promise<StoredFolder> {
   const given = path.resolve(folder);
   const real = fs.existsSync(given) ? fs.realpathSync(given) : given;
-  const folders = storedFolders(workspace.db);
+  const folders = workspace.postgres ? await (await import('../store/postgres/sessions.js')).pgStoredFolders(workspace.postgres) : storedFolders(workspace.db);
   const found = folders.find((stored) => stored.root === given) ?? folders.find((stored) => stored.root === real);
   if (found) return found;
   const held = folders.map((stored) => stored.root);
@@ -37,7 +37,9 @@ export function indexedFolder(workspace: Workspace, folder: string): StoredFolde
  * left when its totals count too many removed rows, as an ingest does. Returns what
  * was removed.
  */
-export function forgetFolder(workspace: Workspace, root: string): StoredFolder {
+export async function forgetFolder(workspace: Workspace, root: string): Promise<StoredFolder> {
+  // On Postgres one transaction, its keyword index kept by Postgres itself.
+  if (workspace.postgres) return { root, ...(await (await import('../store/postgres/sessions.js')).pgRemoveFolder(workspace.postgres, root)) };
   const { db } = workspace;
   const release = acquireIngestLock(db);
   try {

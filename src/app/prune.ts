@@ -5,9 +5,15 @@ import { parseDuration } from '../config/index.js';
 import { pruneTurns, type PruneOptions, type PruneReport } from '../store/retention.js';
 import type { Workspace } from './workspace.js';
 
-/** Removes (or with `dryRun`, counts) the turns older than `olderThanMs`, except those of `keepSessionId`. */
-export function prune(workspace: Workspace, olderThanMs: number, options: PruneOptions = {}): PruneReport {
-  return pruneTurns(workspace.db, new Date(Date.now() - olderThanMs), options);
+/**
+ * Removes (or with `dryRun`, counts) the turns older than `olderThanMs`, except those
+ * of `keepSessionId`; on Postgres, of the user's own sessions.
+ */
+export async function prune(workspace: Workspace, olderThanMs: number, options: PruneOptions = {}): Promise<PruneReport> {
+  const cutoff = new Date(Date.now() - olderThanMs);
+  if (!workspace.postgres) return pruneTurns(workspace.db, cutoff, options);
+  const { pgPruneTurns } = await import('../store/postgres/sessions.js');
+  return pgPruneTurns(workspace.postgres, await workspace.postgres.owner(), cutoff, options);
 }
 
 /**
@@ -15,8 +21,8 @@ export function prune(workspace: Workspace, olderThanMs: number, options: PruneO
  * is unset or `off`. `keepSessionId` is the session the chat continues: it is kept
  * whole, however old, so a chat never loses the conversation it was asked to continue.
  */
-export function applyRetention(workspace: Workspace, options: { keepSessionId?: string } = {}): { retention: string; report: PruneReport } | undefined {
+export async function applyRetention(workspace: Workspace, options: { keepSessionId?: string } = {}): Promise<{ retention: string; report: PruneReport } | undefined> {
   const retention = workspace.config.history.retention;
   if (!retention || retention === 'off') return undefined;
-  return { retention, report: prune(workspace, parseDuration(retention, 'history.retention'), { keepSessionId: options.keepSessionId }) };
+  return { retention, report: await prune(workspace, parseDuration(retention, 'history.retention'), { keepSessionId: options.keepSessionId }) };
 }

@@ -129,7 +129,7 @@ ${HELP}`,
         }
         // Once the session is chosen, so that the one being continued is kept whole, however old.
         // (history.retention is not applied on Postgres yet: prune does not run there.)
-        const retention = workspace.postgres ? undefined : applyRetention(workspace, { keepSessionId: chat.planned ? undefined : chat.session.id });
+        const retention = await applyRetention(workspace, { keepSessionId: chat.planned ? undefined : chat.session.id });
         // Said only when something was removed.
         if (retention && retention.report.turns > 0) output.err(output.errColor.dim(`history.retention ${retention.retention}: ${describePrune(retention.report).toLowerCase()}`));
         const state: ReplState = { chat, lastChunks: [], io };

@@ -32,7 +32,7 @@ Examples:
       const io = ioOf(command);
       const workspace = openWorkspaceFor(settingsFor(command));
       try {
-        const found = indexedFolder(workspace, inCwd(io, folder));
+        const found = await indexedFolder(workspace, inCwd(io, folder));
         const what = `${oneLine(found.root, 200)} and its ${count(found.documents, 'document')} (${count(found.chunks, 'chunk')})`;
         if (!flags.yes) {
           if (!io.stdin.isTTY || !io.stdout.isTTY) {
@@ -48,7 +48,7 @@ Examples:
             return;
           }
         }
-        const removed = forgetFolder(workspace, found.root);
+        const removed = await forgetFolder(workspace, found.root);
         if (flags.json) return output.json(removed);
         output.out(`Removed ${oneLine(removed.root, 200)} from the index: ${count(removed.documents, 'document')}, ${count(removed.chunks, 'chunk')}. The folder on disk was not touched; sessions are kept.`);
       } finally {

@@ -28,7 +28,7 @@ export function registerPrune(program: Command): void {
       const output = outputFor(command);
       const workspace = openWorkspaceFor(settingsFor(command));
       try {
-        const report = prune(workspace, ms, { dryRun: flags.dryRun });
+        const report = await prune(workspace, ms, { dryRun: flags.dryRun });
         if (flags.json) output.json(report);
         else output.out(describePrune(report));
       } finally {

@@ -25,6 +25,7 @@ import {
 import type { TurnStatus } from '../../domain/index.js';
 import { noTurnError, type JudgmentChange, type RelevantDocument, type TurnJudgment } from '../judgments.js';
 import type { ListedDocumentRow } from '../document-names.js';
+import type { PruneOptions, PruneReport } from '../retention.js';
 import type { Topic, TurnTimings } from '../../domain/index.js';
 import { UserError } from '../../util/errors.js';
 import type { PostgresStore } from './store.js';
@@ -421,4 +422,67 @@ export async function pgHistory(
 /** Whether a session of this id exists (for any owner). */
 export async function pgIsStored(store: PostgresStore, sessionId: string): Promise<boolean> {
   return (await store.query('SELECT 1 FROM ragline.sessions WHERE id = $1', [sessionId])).length > 0;
+}
+
+// ---- retention (as ../retention.ts) -----------------------------------------
+
+/**
+ * Removes (or with dryRun, counts) the turns of `owner`'s sessions created before
+ * `cutoff`, with their retrieval rows and judgments, and the sessions left without
+ * turns, in one transaction; `keepSessionId` is kept whole. Other users' sessions are
+ * theirs to prune.
+ */
+export async function pgPruneTurns(store: PostgresStore, owner: string, cutoff: Date, options: PruneOptions = {}): Promise<PruneReport> {
+  const iso = cutoff.toISOString();
+  return store.transaction(async (client) => {
+    const values = [owner, iso, options.keepSessionId ?? null];
+    const old = `SELECT t.id FROM ragline.turns t JOIN ragline.sessions s ON s.id = t.session_id
+      WHERE s.owner = $1 AND t.created_at < $2 AND s.id IS DISTINCT FROM $3`;
+    const counted = (
+      await client.query<{ turns: number; rows: number }>(
+        `SELECT (SELECT count(*)::int FROM (${old}) o) AS turns, (SELECT count(*)::int FROM ragline.turn_chunks WHERE turn_id IN (${old})) AS rows`,
+        values,
+      )
+    ).rows[0]!;
+    // Left without turns: created before the cutoff, or holding only older turns (a fork of an old conversation keeps its turns' times).
+    const emptied = (
+      await client.query<{ id: string }>(
+        `SELECT s.id FROM ragline.sessions s
+         WHERE s.owner = $1 AND s.id IS DISTINCT FROM $3
+           AND (s.created_at < $2 OR EXISTS (SELECT 1 FROM ragline.turns t WHERE t.session_id = s.id AND t.created_at < $2))
+           AND NOT EXISTS (SELECT 1 FROM ragline.turns t WHERE t.session_id = s.id AND t.created_at >= $2)`,
+        values,
+      )
+    ).rows.map((row) => row.id);
+    if (!options.dryRun) {
+      // turn_chunks and turn_relevant go with their turns (ON DELETE CASCADE).
+      await client.query(`DELETE FROM ragline.turns WHERE id IN (${old})`, values);
+      if (emptied.length > 0) {
+        await client.query('UPDATE ragline.sessions SET parent_session_id = NULL WHERE parent_session_id = ANY($1)', [emptied]);
+        await client.query('DELETE FROM ragline.sessions WHERE id = ANY($1)', [emptied]);
+      }
+    }
+    return { cutoff: iso, turns: counted.turns, retrievalRows: counted.rows, sessions: emptied.length, dryRun: Boolean(options.dryRun) };
+  });
+}
+
+// ---- forgetting a folder ------------------------------------------------------
+
+/** The folders of the index, with their documents and chunks. */
+export async function pgStoredFolders(store: PostgresStore): Promise<{ root: string; documents: number; chunks: number }[]> {
+  return store.query(`SELECT root, count(*)::int AS documents, coalesce(sum(chunk_count), 0)::int AS chunks FROM ragline.documents GROUP BY root ORDER BY root`);
+}
+
+/** Removes every document of the folder `root` with its chunks (they cascade), in one transaction; sessions are kept. */
+export async function pgRemoveFolder(store: PostgresStore, root: string): Promise<{ documents: number; chunks: number }> {
+  return store.transaction(async (client) => {
+    const counted = (
+      await client.query<{ documents: number; chunks: number }>(
+        'SELECT count(*)::int AS documents, (SELECT count(*)::int FROM ragline.chunks c JOIN ragline.documents d ON d.id = c.document_id WHERE d.root = $1) AS chunks FROM ragline.documents WHERE root = $1',
+        [root],
+      )
+    ).rows[0]!;
+    await client.query('DELETE FROM ragline.documents WHERE root = $1', [root]);
+    return counted;
+  });
 }
