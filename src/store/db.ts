@@ -111,7 +111,12 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    db.pragma('mmap_size = 4294967296');
+    // No memory-mapped I/O, but for an ingest's writes (ingest/run.ts): a chat, a search
+    // or `ragline mcp` reads through SQLite's page cache (64 MB). Mapped, every page a
+    // long chat ever read stayed in the process (at a million chunks 5 MB more a turn,
+    // 490 MB after 60 turns) and its turns were slower (at 20k chunks 16-19 against
+    // 10-12 ms p50; bench/results/million.md).
+    db.pragma('mmap_size = 0');
     db.pragma('cache_size = -65536');
     migrate(db, { readonly: options.readonly ?? false });
     // ragline's mark in the header of a file recognised as its own by its tables (one
