@@ -23,7 +23,8 @@ const PAIRS = Number(process.env.PAIRS ?? 200);
 // Pairs running at once (each on its own file): more than 1 loads the machine as a test run does.
 const PARALLEL = Number(process.env.PARALLEL ?? 1);
 
-// The two refusals the test accepts (exit 1).
+// Both normally finish (the second waits for the first); the two refusals still
+// accepted (exit 1), as with --no-wait or a wait that runs out:
 const ANOTHER = /^error: Another ingest \(pid \d+, started [^)]+\) is writing to this database\.$/m;
 const CHANGED = /^error: Another ingest changed the documents of this folder while this one was reading them; nothing was written\.$/m;
 
