@@ -413,6 +413,50 @@ test('while an ask waits on a stalled model, search, sessions, replay, resources
   }
 }, 30_000);
 
+test('a search as asked uses no model: it neither waits for one still loading nor has one summarise the history', async () => {
+  // A model that takes a minute to load (Ollama, cold): the search is answered long before.
+  const server = await startOpenAIServer({ models: ['qwen3:8b'], flavor: 'ollama', loadMs: 60_000 });
+  const { client } = await connect(dbPath, ['--session', 'search-beside-a-loading-model'], {
+    RAGLINE_BASE_URL: server.baseURL,
+    RAGLINE_CHAT_MODEL: 'qwen3:8b',
+    RAGLINE_EMBED_PROVIDER: 'offline',
+    RAGLINE_MAX_RETRIES: '0',
+    RAGLINE_TOPICS: 'local',
+  });
+  try {
+    const found = (await client.callTool({ name: 'search', arguments: { query: 'webhook signature', k: 1 } })) as TextResult;
+    expect(found.isError, textOf(found)).toBeFalsy();
+    expect(server.loads.finished).toBe(0);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+
+  // A session whose earlier exchanges no longer fit the history: the search leaves the summary to the next ask.
+  const model = await startOpenAIServer();
+  const { client: second } = await connect(dbPath, ['--session', 'search-after-long-asks'], {
+    RAGLINE_BASE_URL: model.baseURL,
+    RAGLINE_CHAT_MODEL: 'fake-chat-model',
+    RAGLINE_EMBED_PROVIDER: 'offline',
+    RAGLINE_MAX_RETRIES: '0',
+    RAGLINE_TOPICS: 'local',
+    RAGLINE_HISTORY_TOKENS: '1',
+  });
+  try {
+    for (const question of ['How long is an API key valid?', 'How are webhooks signed?']) {
+      model.queueChat('Ninety days [1].');
+      expect((await second.callTool({ name: 'ask', arguments: { question } })).isError).toBeFalsy();
+    }
+    const asked = model.requestsTo('chat').length;
+    const found = (await second.callTool({ name: 'search', arguments: { query: 'rate limits', k: 1 } })) as TextResult;
+    expect(found.isError, textOf(found)).toBeFalsy();
+    expect(model.requestsTo('chat')).toHaveLength(asked);
+  } finally {
+    await second.close();
+    await model.close();
+  }
+}, 30_000);
+
 test('stdout carries protocol messages only (a line that is not JSON-RPC is reported on stderr), and the server exits 0 when stdin closes', async () => {
   const child = spawn(process.execPath, [BIN, '--db', dbPath, 'mcp'], { env: isolatedEnv(home) });
   let stdout = '';

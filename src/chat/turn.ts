@@ -35,9 +35,12 @@ export async function* runTurn(context: TurnContext, question: string, options: 
   try {
     // Inside the try: a consumer that leaves at `start` still gets the turn stored, not left pending.
     yield { type: 'start', sessionId: context.sessionId, turnId: state.turnId, ordinal: state.ordinal, question };
+    // A search as asked (no rewrite, no answer) uses no model: it neither has one summarise the
+    // history nor waits for one to load, so a slow, loading or stalled model never holds it up.
+    const usesModel = !(options.retrieveOnly && state.policy === 'never');
     const summaryModel = context.summaryModel ?? context.answerModel;
     const history = await timed(timings, 'historyMs', () =>
-      loadHistory(store, context.sessionId, state.ordinal, { tokenBudget: config.history.tokenBudget, model: summaryModel, signal }),
+      loadHistory(store, context.sessionId, state.ordinal, { tokenBudget: config.history.tokenBudget, model: summaryModel, summarise: usesModel, signal }),
     );
     state.history = history;
     if (history.summaryUsage) usage.summary = history.summaryUsage;
@@ -45,7 +48,7 @@ export async function* runTurn(context: TurnContext, question: string, options: 
     if (signal?.aborted) return yield* await recordEvents(context, state, 'interrupted');
 
     // A local server loading a model: say so, and wait for it before the rewrite's clock starts.
-    for (const model of context.loadingModels ?? []) {
+    for (const model of usesModel ? (context.loadingModels ?? []) : []) {
       const ready = model.ready?.(signal);
       if (!ready) continue;
       // A warm model's ready() has settled already: no timer on its turns.

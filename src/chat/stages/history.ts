@@ -66,6 +66,11 @@ export interface HistorySettings {
   tokenBudget: number;
   /** Summarises what fell out; without one (or when it fails) the offline summary is used. */
   model?: ChatModel;
+  /**
+   * False: the summary is not brought up to date, even when it is due (a turn that uses no
+   * model); the previous one is carried, and the next turn that does brings it up to date.
+   */
+  summarise?: boolean;
   signal?: AbortSignal;
 }
 
@@ -130,7 +135,7 @@ export function windowHistory(exchanges: readonly Exchange[], previous: Conversa
 export async function buildHistory(exchanges: readonly Exchange[], previous: ConversationState, settings: HistorySettings): Promise<TurnHistory> {
   const window = windowHistory(exchanges, previous, settings.tokenBudget);
   const { verbatim, topics, due } = window;
-  if (!due) return { verbatim, topics, summary: window.summary, summaryThrough: window.summaryThrough, summaryComputed: false };
+  if (!due || settings.summarise === false) return { verbatim, topics, summary: window.summary, summaryThrough: window.summaryThrough, summaryComputed: false };
   if (settings.model) {
     try {
       const messages = buildSummaryMessages(
