@@ -93,7 +93,7 @@ describe('stats, doctor and the commands that do not run on Postgres yet', () =>
     const result = await runCliInProcess(['documents'], { env: onPostgres() });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/does not run on a Postgres database yet/);
-    expect(result.stderr).toMatch(/On Postgres: ingest, search, ask, chat, sessions, replay, prune, forget/);
+    expect(result.stderr).toMatch(/On Postgres: ingest, search, ask, chat, sessions, replay, eval, prune, forget/);
   }, 60_000);
 });
 
@@ -253,6 +253,18 @@ describe('sessions, judgments and replay on Postgres', () => {
     await alike(['sessions', 'show', 'keys', '--json']);
     await alike(['sessions', 'export', 'keys', '--format', 'tasks']);
     await alikeShape(['replay', 'keys', '--rerun']);
+    // eval scores the judged turns on either store: the same tasks, each variant run.
+    const evalOn = async (env: NodeJS.ProcessEnv) => {
+      const result = await runCliInProcess(['eval', '--from-sessions', '--json', '--variants', 'raw,ragline+raw'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    const [pgEval, fileEval] = [await evalOn(pgEnv()), await evalOn(fileEnv())];
+    expect(pgEval.tasks).toBe(2);
+    expect(pgEval.tasks).toBe(fileEval.tasks);
+    expect(pgEval.variants.map((variant: { name: string; overall: { n: number } }) => [variant.name, variant.overall.n])).toEqual(
+      fileEval.variants.map((variant: { name: string; overall: { n: number } }) => [variant.name, variant.overall.n]),
+    );
     const { rows } = await server.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ragline.turn_relevant r JOIN ragline.turns t ON t.id = r.turn_id JOIN ragline.sessions s ON s.id = t.session_id WHERE s.owner = 'bob'`,
     );

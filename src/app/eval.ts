@@ -9,9 +9,8 @@ import { DocumentNames, runEval, type EvalReport, type EvalTask, type EvalVarian
 
 export { parseTasks } from '../eval/run.js';
 import { requireSessionTasks, type SessionTasks } from '../eval/sessions.js';
-import { sessionsWithJudgments } from '../store/judgments.js';
-import { getSession, type SessionInfo } from '../store/sessions.js';
-import { termShares } from '../retrieve/term-stats.js';
+import type { SessionStore } from '../chat/session-store.js';
+import type { SessionInfo } from '../store/sessions.js';
 import { requireSession } from './sessions.js';
 import { UserError } from '../util/errors.js';
 import type { Workspace } from './workspace.js';
@@ -36,12 +35,14 @@ export interface EvaluateOptions {
 
 /** Runs every task under each variant and scores the retrieval. */
 export async function evaluate(workspace: Workspace, options: EvaluateOptions): Promise<EvalReport> {
-  const { config, db } = workspace;
+  const { config } = workspace;
   const wanted = options.variants ?? EVAL_VARIANTS;
   for (const name of wanted) {
     if (!(EVAL_VARIANTS as readonly string[]).includes(name)) throw new UserError(`Unknown variant "${name}".`, { hint: `Choose from ${EVAL_VARIANTS.join(', ')}.`, exitCode: 2 });
   }
-  const retriever = await workspace.retriever();
+  const retriever = await workspace.searchIndex();
+  // Document names, and how common a word is (on SQLite; Postgres does not say), from the workspace's store.
+  const index = await (await workspace.sessions()).index([]);
   const variants: EvalVariant[] = [];
   if (wanted.includes('raw')) variants.push({ name: 'raw', query: async (t) => t.question });
   if (wanted.includes('reference')) variants.push({ name: 'reference', query: async (t) => t.reference_rewrite ?? null });
@@ -55,7 +56,7 @@ export async function evaluate(workspace: Workspace, options: EvaluateOptions): 
     ['ragline+raw', config.rewrite.policy],
     ['ragline+raw-notopics', config.rewrite.policy],
   ] as const;
-  const shares = termShares(workspace.db);
+  const shares = index.termShare;
   for (const [name, policy] of rewriteVariants) {
     if (!wanted.includes(name)) continue;
     // The chat's models: its summaries come from the answer model, its topics from the topic model.
@@ -79,7 +80,7 @@ export async function evaluate(workspace: Workspace, options: EvaluateOptions): 
   }
   return runEval({
     tasks: options.tasks,
-    names: new DocumentNames(db),
+    names: new DocumentNames(index.names),
     variants,
     retrieve: ({ query, secondary, expansion }) => retriever.search(query, { k: EVAL_K, maxPerDocument: options.maxPerDocument ?? 0, secondary, expansion }),
     onProgress: options.onProgress,
@@ -97,8 +98,13 @@ export async function sessionTasks(workspace: Workspace, refs: string[]): Promis
   for (const ref of refs) named.push(await requireSession(workspace, ref));
   const sessions = refs.length
     ? [...new Map(named.map((session) => [session.id, session])).values()]
-    : sessionsWithJudgments(workspace.db)
-        .map((id) => getSession(workspace.db, id)!)
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    : (await judgedSessions(store)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   return requireSessionTasks(store, sessions, { named: refs.length > 0 });
+}
+
+/** The sessions (on Postgres, the user's) that hold a judged turn. */
+async function judgedSessions(store: SessionStore): Promise<SessionInfo[]> {
+  const judged: SessionInfo[] = [];
+  for (const session of await store.list()) if ((await store.judgments(session.id)).size > 0) judged.push(session);
+  return judged;
 }

@@ -74,7 +74,7 @@ export function openWorkspace(options: WorkspaceOptions = {}): Workspace {
 }
 
 /** What runs on a Postgres database so far; every other operation refuses it with notOnPostgres. */
-export const POSTGRES_COMMANDS = ['ingest', 'search', 'ask', 'chat', 'sessions', 'replay', 'prune', 'forget', 'stats', 'doctor', 'migrate'];
+export const POSTGRES_COMMANDS = ['ingest', 'search', 'ask', 'chat', 'sessions', 'replay', 'eval', 'prune', 'forget', 'stats', 'doctor', 'migrate'];
 
 /** The error of an operation that needs the SQLite store, asked of a Postgres database. */
 export function notOnPostgres(what = 'This command'): UserError {

@@ -58,8 +58,9 @@ export function parseTasks(text: string, file: string): EvalTask[] {
  */
 export class DocumentNames {
   private readonly byName = new Map<string, string>();
-  constructor(db: Db) {
-    for (const doc of new DocumentNaming(db).all()) {
+  /** On an SQLite file, or on the names another store read (Postgres). */
+  constructor(source: Db | DocumentNaming) {
+    for (const doc of (source instanceof DocumentNaming ? source : new DocumentNaming(source)).all()) {
       this.byName.set(doc.name, doc.name);
       if (!this.byName.has(doc.path)) this.byName.set(doc.path, doc.name);
       const base = path.posix.basename(doc.path);

@@ -82,7 +82,7 @@ Examples:
           fromSessions = await sessionTasks(workspace, inputs);
           tasks = fromSessions.tasks;
         }
-        await workspace.retriever();
+        await workspace.searchIndex();
         const maxPerDocument = wholeNumberFlag(flags.maxPerDocument, '--max-per-document', 0, MAX_K);
         const rawWeight = flags.rawWeight !== undefined ? numberFlag(flags.rawWeight, '--raw-weight', 0, 100) : undefined;
         const report = await evaluate(workspace, {
