@@ -145,6 +145,25 @@ describe('ragline sessions', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('export -o writes a file the way it prints: a configured key held by a question is redacted, controls removed', async () => {
+    const key = 'sk-proj-7Hq2Lx9Vw4Rt8Ys1Zb6N';
+    const env = { ...isolatedEnv(home), OPENAI_API_KEY: key, RAGLINE_PROVIDER: 'offline' };
+    const asked = await ragline(['chat', '--new', 'secretive'], { env, input: `is ${key} my key?\u001b]0;PWN\u0007\n` });
+    expect(asked.code, asked.stderr).toBe(0);
+    for (const format of ['md', 'json']) {
+      const file = path.join(home, `secretive.${format}`);
+      const result = await ragline(['sessions', 'export', 'secretive', '--format', format, '-o', file], { env });
+      expect(result.code, result.stderr).toBe(0);
+      const written = fs.readFileSync(file, 'utf8');
+      expect(written).not.toContain(key);
+      expect(written).toContain('[redacted]');
+      expect(written).not.toContain('\u001b');
+      const printed = await ragline(['sessions', 'export', 'secretive', '--format', format], { env });
+      const undated = (text: string) => text.replace(/"exportedAt": "[^"]+"/, '"exportedAt": ""').replace(/^- exported: .*$/m, '');
+      expect(undated(written)).toBe(undated(printed.stdout));
+    }
+  });
+
   it('export -o refuses the database and its side files, leaving them as they were; a second export replaces the first whole', async () => {
     const before = fs.readFileSync(dbFile());
     for (const target of [dbFile(), `${dbFile()}-wal`]) {

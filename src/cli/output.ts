@@ -89,6 +89,11 @@ function safeText(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): (text: st
   return (text) => redactSecrets(styled ? sanitizeStyled(text) : sanitizeForTerminal(text));
 }
 
+/** Text written to a file for the user (an export): what stdout would carry without colour, sanitised, then redacted. */
+export function fileSafe(text: string): string {
+  return redactSecrets(sanitizeForTerminal(text));
+}
+
 export function createOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): Output {
   const outText = safeText(stdout, env);
   const errText = safeText(stderr, env);

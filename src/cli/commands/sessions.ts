@@ -12,7 +12,7 @@ import { UserError } from '../../util/errors.js';
 import { oneLine } from '../../util/sanitize.js';
 import { openWorkspaceFor, settingsFor, wholeNumberFlag } from '../context.js';
 import { inCwd, ioOf } from '../io.js';
-import { outputFor, toJson, type Output } from '../output.js';
+import { fileSafe, outputFor, toJson, type Output } from '../output.js';
 import { topicList } from '../render.js';
 import { judgmentText } from '../judgment-view.js';
 import { stamp } from '../../util/time.js';
@@ -176,7 +176,7 @@ Examples:
             });
           }
           try {
-            writeWhole(target, existing, text);
+            writeWhole(target, existing, fileSafe(text));
           } catch (err) {
             throw new UserError(`Cannot write ${flags.output}: ${(err as Error).message}`, { exitCode: 1 });
           }
