@@ -6,6 +6,7 @@ import type { ChunkLocation, RewritePolicy } from '../domain/index.js';
 import { formatLocation } from '../retrieve/search.js';
 import { toJson, type Output } from './output.js';
 import { TurnView } from './turn-view.js';
+import { SecretStream } from '../util/secrets.js';
 
 /** Said before a question is asked over an index with nothing in it: every search would come back empty. */
 export async function warnWhenNothingIngested(workspace: Workspace, output: Output): Promise<void> {
@@ -35,11 +36,20 @@ export async function runTurnWithOutput(
   const view = new TurnView(output, { showChunks: true, quiet: settings.quiet, wrapWidth });
   let status = 'failed';
   let chunks: Awaited<ReturnType<typeof runTurnWithOutput>>['chunks'] = [];
+  // A secret split across token events is redacted whole (each event is redacted as it is written, too).
+  const tokens = new SecretStream();
   for await (const event of chat.ask(question, { signal: settings.signal, k: settings.k, rewritePolicy: settings.rewritePolicy })) {
     if (settings.json) {
-      // Retrieved chunks carry their `path:lines` location, as in `search --json`.
-      const printed = event.type === 'retrieval' ? { ...event, chunks: event.chunks.map((chunk) => ({ ...chunk, location: formatLocation(chunk) })) } : event;
-      output.write(toJson(printed) + '\n');
+      if (event.type === 'token') {
+        const text = tokens.push(event.text);
+        if (text) output.write(toJson({ ...event, text }) + '\n');
+      } else {
+        const rest = tokens.flush();
+        if (rest) output.write(toJson({ type: 'token', text: rest }) + '\n');
+        // Retrieved chunks carry their `path:lines` location, as in `search --json`.
+        const printed = event.type === 'retrieval' ? { ...event, chunks: event.chunks.map((chunk) => ({ ...chunk, location: formatLocation(chunk) })) } : event;
+        output.write(toJson(printed) + '\n');
+      }
     }
     else view.render(event);
     if (event.type === 'retrieval') chunks = event.chunks;

@@ -68,3 +68,43 @@ export function redactSecrets(text: string): string {
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join('[redacted]');
   return result;
 }
+
+/**
+ * Redaction for text that arrives in pieces (a streamed answer's token events): a
+ * registered secret split across pieces is found whole. Each piece is given back
+ * redacted as soon as it is written, but for its end when that end could be the start
+ * of a secret (a random key seldom is): that part is held and goes out with the next
+ * piece, or with `flush()`. Pieces that end in anything else go out as they came.
+ */
+export class SecretStream {
+  private held = '';
+
+  /** The part of `held + piece` that can go out now, redacted. */
+  push(piece: string): string {
+    const text = redactSecrets(this.held + piece);
+    const hold = heldLength(text);
+    this.held = text.slice(text.length - hold);
+    return text.slice(0, text.length - hold);
+  }
+
+  /** Whatever is still held (the stream ended), redacted. */
+  flush(): string {
+    const rest = redactSecrets(this.held);
+    this.held = '';
+    return rest;
+  }
+}
+
+/** The length of the longest end of `text` that a registered secret begins with (not the whole secret). */
+function heldLength(text: string): number {
+  let longest = 0;
+  for (const secret of secrets) {
+    for (let n = Math.min(secret.length - 1, text.length); n > longest; n--) {
+      if (text.endsWith(secret.slice(0, n))) {
+        longest = n;
+        break;
+      }
+    }
+  }
+  return longest;
+}
