@@ -48,13 +48,8 @@ export interface VectorFileState {
   vectors: Uint8Array;
 }
 
-interface Header {
-  fingerprint: string;
-  dimensions: number;
-  stride: number;
-  slotCount: number;
-  maxError: number;
-  maxRoundedNorm: number;
+/** What the header holds: the state's numbers, and the sizes and offsets of what follows. */
+interface Header extends Pick<VectorFileState, 'fingerprint' | 'dimensions' | 'stride' | 'slotCount' | 'maxError' | 'maxRoundedNorm'> {
   chunks: number;
   validityBytes: number;
   /** Byte offset of the float vectors (slotCount x dimensions x 4 bytes, to the end of the file). */
@@ -120,7 +115,8 @@ export async function writeVectorFile(file: string, state: VectorFileState, floa
   let fd: number | undefined;
   try {
     const validityBytes = state.chunks.reduce((sum, chunk) => sum + chunk.validity.byteLength, 0);
-    const provisional: Header = { ...headerOf(state, validityBytes), floatsAt: 0 };
+    const { fingerprint, dimensions, stride, slotCount, maxError, maxRoundedNorm } = state;
+    const provisional: Header = { fingerprint, dimensions, stride, slotCount, maxError, maxRoundedNorm, chunks: state.chunks.length, validityBytes, floatsAt: 0 };
     // The header's length does not depend on floatsAt's digits once it is padded to 32 of them.
     const head = (header: Header) => Buffer.from(MAGIC + JSON.stringify({ ...header, floatsAt: String(header.floatsAt).padStart(32, '0') }) + '\n', 'utf8');
     const { offsets, end } = sections(provisional, head(provisional).byteLength);
@@ -168,18 +164,6 @@ export async function writeVectorFile(file: string, state: VectorFileState, floa
   }
 }
 
-function headerOf(state: VectorFileState, validityBytes: number): Omit<Header, 'floatsAt'> {
-  return {
-    fingerprint: state.fingerprint,
-    dimensions: state.dimensions,
-    stride: state.stride,
-    slotCount: state.slotCount,
-    maxError: state.maxError,
-    maxRoundedNorm: state.maxRoundedNorm,
-    chunks: state.chunks.length,
-    validityBytes,
-  };
-}
 
 /** The header of the open file `fd` and its sections' offsets; throws unless it is a whole copy taken at `fingerprint`. */
 function readHeader(fd: number, fingerprint: string, dimensions: number, stride: number): { header: Header; offsets: number[] } {

@@ -192,12 +192,9 @@ export class VectorIndex implements VectorSearch {
   refresh(): void {
     const stamp = this.readStamp();
     if (stamp[0] === this.stamp[0] && stamp[1] === this.stamp[1] && stamp[2] === this.stamp[2]) return;
-    if (!this.ready && this.slotCount === 0 && this.keepable()) {
-      this.epoch++; // a background warm in progress stops: this takes over
-      if (this.adoptKept(this.readFingerprint(), stamp)) return;
-    }
     const started = performance.now();
     this.epoch++; // a background warm in progress stops: this takes over
+    if (this.adoptedKept(stamp)) return;
     if (stamp[1] !== this.stamp[1]) this.reset();
     // One read transaction: chunk rows and vector blobs from the same snapshot.
     const sync = () => this.sync();
@@ -225,8 +222,8 @@ export class VectorIndex implements VectorSearch {
     const epoch = ++this.epoch;
     const stamp = this.readStamp();
     if (stamp[1] !== this.stamp[1]) this.reset();
+    if (this.adoptedKept(stamp)) return;
     const fingerprint = this.keepable() ? this.readFingerprint() : undefined;
-    if (fingerprint !== undefined && this.slotCount === 0 && this.adoptKept(fingerprint, stamp)) return;
     const loader = this.openLoader();
     try {
       const source = loader ?? this.db;
@@ -258,11 +255,13 @@ export class VectorIndex implements VectorSearch {
   }
 
   /**
-   * Takes the copy kept beside the database when it was taken at `fingerprint`, and
-   * brings it up to date from vec0 (what was deleted since). False when there is none.
+   * At a first load, takes the copy kept beside the database when it was taken at the
+   * database's fingerprint, and brings it up to date from vec0 (what was deleted since).
+   * False when this is no first load or there is no such copy.
    */
-  private adoptKept(fingerprint: string, stamp: [number, number, number]): boolean {
-    const kept = readVectorFile(vectorFileOf(this.db.name), fingerprint, this.dimensions, this.stride, (slots) => {
+  private adoptedKept(stamp: [number, number, number]): boolean {
+    if (this.ready || this.slotCount > 0 || !this.keepable()) return false;
+    const kept = readVectorFile(vectorFileOf(this.db.name), this.readFingerprint(), this.dimensions, this.stride, (slots) => {
       this.reserve(slots);
       return new Uint8Array(this.kernel!.memory.buffer, this.layout().vectors, slots * this.stride);
     });
@@ -476,25 +475,24 @@ export class VectorIndex implements VectorSearch {
   /** `slot`'s float vector: from the spill file, else from vec0 (walking its blob costs tens of microseconds). */
   private floatsAt(slot: number): Float32Array | undefined {
     const bytes = this.dimensions * 4;
-    if (this.kept && this.sharedSlots[slot]) {
-      try {
-        if (fs.readSync(this.kept.fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, this.kept.floatsAt + slot * bytes) === bytes) return this.exactFloats;
-      } catch {
-        this.closeKept();
-      }
-    }
-    if (this.spill) {
-      try {
-        if (fs.readSync(this.spill.fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, slot * bytes) === bytes) return this.exactFloats;
-      } catch {
-        this.closeSpill();
-      }
-    }
+    if (this.kept && this.sharedSlots[slot] && this.readFloats(this.kept.fd, this.kept.floatsAt + slot * bytes, () => this.closeKept())) return this.exactFloats;
+    if (this.spill && this.readFloats(this.spill.fd, slot * bytes, () => this.closeSpill())) return this.exactFloats;
     this.exactVector ??= this.db.prepare('SELECT embedding FROM vec_chunks WHERE rowid = ?').pluck();
     const blob = this.exactVector.get(this.ids[slot]!) as Buffer | undefined;
     if (!blob || blob.byteLength < bytes) return undefined;
     new Uint8Array(this.exactFloats.buffer).set(blob.subarray(0, bytes));
     return this.exactFloats;
+  }
+
+  /** Reads one float vector at `position` of `fd` into exactFloats; false (and `onError` on a failed read) when it is not there. */
+  private readFloats(fd: number, position: number, onError: () => void): boolean {
+    const bytes = this.dimensions * 4;
+    try {
+      return fs.readSync(fd, new Uint8Array(this.exactFloats.buffer), 0, bytes, position) === bytes;
+    } catch {
+      onError();
+      return false;
+    }
   }
 
   /** Writes `count` float vectors from `blob` (at byte `from`) to the spill file at `slot`; on failure candidates are read from vec0. */
