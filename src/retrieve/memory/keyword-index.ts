@@ -33,6 +33,11 @@ import { keywordFileOf, readKeywordFile, writeKeywordFile } from './keyword-file
 
 const K1 = 1.2;
 const B = 0.75;
+
+/** One phrase's bm25 in one chunk: `freq` its weighted hits, `length` the chunk's tokens. */
+function termScore(idf: number, freq: number, length: number, avgdl: number): number {
+  return idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * length) / avgdl)));
+}
 /** A position is column x COLUMN_SPAN + token offset, so a phrase's next token is at +1 in the same column. */
 const COLUMN_SPAN = 2 ** 24;
 const COLUMNS = 2;
@@ -234,11 +239,21 @@ export class KeywordIndex {
   /** How many live chunks hold `term` (a term as the copy keys it: ftsStem of a token), as FTS5's vocabulary counts them. */
   holding(term: string): number {
     const p = this.terms.get(term);
-    if (!p) return 0;
+    return p ? this.liveIn(p) : 0;
+  }
+
+  /** How many of `p`'s chunks are live (its document frequency). */
+  private liveIn(p: Postings): number {
     if (this.dead === 0) return p.count;
     let n = 0;
     for (let i = 0; i < p.count; i++) if (this.alive[p.docs[i]!]) n++;
     return n;
+  }
+
+  /** bm25's idf of a phrase in `n` chunks, as FTS5 computes it (never below 1e-6). */
+  private idf(n: number): number {
+    const idf = Math.log((this.rowCount - n + 0.5) / (n + 0.5));
+    return idf <= 0 ? 1e-6 : idf;
   }
 
   /** Bytes held in postings and per-chunk arrays, as of the last load or refresh that changed anything. */
@@ -377,18 +392,15 @@ export class KeywordIndex {
       const hits = this.phraseHits(phrase, wTitle, wBody);
       if (hits.docs.length === 0) continue;
       const n = hits.docs.length;
-      let idf = Math.log((this.rowCount - n + 0.5) / (n + 0.5));
-      if (idf <= 0) idf = 1e-6;
+      const idf = this.idf(n);
       for (let i = 0; i < n; i++) {
         const doc = hits.docs[i]!;
-        const freq = hits.freqs[i]!;
-        const part = idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * this.lengths[doc]!) / avgdl)));
+        const part = termScore(idf, hits.freqs[i]!, this.lengths[doc]!, avgdl);
         if (this.seen[doc] !== epoch) {
           this.seen[doc] = epoch;
-          this.scores[doc] = 0;
+          this.scores[doc] = part;
           touched.push(doc);
-        }
-        this.scores[doc] = this.scores[doc]! + part;
+        } else this.scores[doc] = this.scores[doc]! + part;
       }
     }
     return this.best(touched, limit);
@@ -402,21 +414,18 @@ export class KeywordIndex {
   private addTermScores(term: string, wTitle: number, wBody: number, avgdl: number, epoch: number, touched: number[]): void {
     const p = this.terms.get(term);
     if (!p) return;
+    const n = this.liveIn(p);
+    if (n === 0) return;
+    const idf = this.idf(n);
     const { docs, titleHits, bodyHits, count } = p;
     const alive = this.alive;
-    let n = 0;
-    for (let i = 0; i < count; i++) if (alive[docs[i]!]) n++;
-    if (n === 0) return;
-    let idf = Math.log((this.rowCount - n + 0.5) / (n + 0.5));
-    if (idf <= 0) idf = 1e-6;
     const lengths = this.lengths;
     const scores = this.scores;
     const seen = this.seen;
     for (let i = 0; i < count; i++) {
       const doc = docs[i]!;
       if (!alive[doc]) continue;
-      const freq = wTitle * titleHits[i]! + wBody * bodyHits[i]!;
-      const part = idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * lengths[doc]!) / avgdl)));
+      const part = termScore(idf, wTitle * titleHits[i]! + wBody * bodyHits[i]!, lengths[doc]!, avgdl);
       if (seen[doc] !== epoch) {
         seen[doc] = epoch;
         scores[doc] = part;
@@ -432,16 +441,6 @@ export class KeywordIndex {
     const lists = phrase.map((term) => this.terms.get(term));
     if (phrase.length === 0 || lists.some((list) => !list)) return { docs, freqs };
     const postings = lists as Postings[];
-    if (postings.length === 1) {
-      const p = postings[0]!;
-      for (let i = 0; i < p.count; i++) {
-        const doc = p.docs[i]!;
-        if (!this.alive[doc]) continue;
-        docs.push(doc);
-        freqs.push(wTitle * p.titleHits[i]! + wBody * p.bodyHits[i]!);
-      }
-      return { docs, freqs };
-    }
     // Walk all lists together by chunk; where every term is present, count the places
     // where they stand one after the other in one column.
     const at = new Int32Array(postings.length);
