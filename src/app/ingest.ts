@@ -60,7 +60,6 @@ export interface IngestFolderOptions {
  * (`folderOfFolder`), updated there and never indexed twice.
  */
 export async function ingestFolder(workspace: Workspace, folder: string, options: IngestFolderOptions = {}): Promise<IngestSummary> {
-  const { config } = workspace;
   if (workspace.postgres) return ingestFolderIntoPostgres(workspace, folder, options);
   if (options.only && options.reindex) throw new UserError('A rebuild (reindex) drops every folder\'s documents: it cannot be limited to some files.', { exitCode: 2 });
   if (!options.only) {
@@ -77,42 +76,37 @@ export async function ingestFolder(workspace: Workspace, folder: string, options
   }
   if (options.reindex) return rebuild(workspace, folder, options);
   return ingest({
-    root: path.resolve(folder),
+    ...folderOptions(workspace, folder, options),
     db: workspace.db,
     embedder: await workspace.ingestEmbedder({ reindex: options.reindex }),
+    reindex: options.reindex,
+    confirmRemoval: options.confirmRemoval,
+    wait: options.wait,
+  });
+}
+
+/** What an ingest of `folder` is given on either store: the folder, the chunker, the file selection and limits, progress. */
+function folderOptions(workspace: Workspace, folder: string, options: IngestFolderOptions) {
+  const { config } = workspace;
+  return {
+    root: path.resolve(folder),
     chunker: config.chunk,
     // Globs are relative to the folder asked for: to a subfolder named whole (at each of its places), when that is all there is.
     include: options.only ? underSubfolder(options.only, options.include) : options.include,
     exclude: options.only ? underSubfolder(options.only, options.exclude) : options.exclude,
     only: options.only?.map((file) => file.split(path.sep).join('/')),
     maxFileBytes: config.ingest.maxFileBytes,
-    reindex: options.reindex,
     checksum: options.checksum,
-    confirmRemoval: options.confirmRemoval,
     signal: options.signal,
     onProgress: options.onProgress,
-    wait: options.wait,
-  });
+  };
 }
 
 /** ingestFolder on Postgres: the folder (or the files of it in `only`) in one transaction. */
 async function ingestFolderIntoPostgres(workspace: Workspace, folder: string, options: IngestFolderOptions): Promise<IngestSummary> {
   if (options.reindex) throw notOnPostgres('A rebuild (--reindex)');
   const { ingestIntoPostgres } = await import('../ingest/postgres.js');
-  const { config } = workspace;
-  return ingestIntoPostgres({
-    root: path.resolve(folder),
-    store: workspace.postgres!,
-    embedder: await workspace.ingestEmbedder(),
-    chunker: config.chunk,
-    include: options.only ? underSubfolder(options.only, options.include) : options.include,
-    exclude: options.only ? underSubfolder(options.only, options.exclude) : options.exclude,
-    only: options.only?.map((file) => file.split(path.sep).join('/')),
-    maxFileBytes: config.ingest.maxFileBytes,
-    checksum: options.checksum,
-    signal: options.signal,
-    onProgress: options.onProgress,
-  });
+  return ingestIntoPostgres({ ...folderOptions(workspace, folder, options), store: workspace.postgres!, embedder: await workspace.ingestEmbedder() });
 }
 
 /** A path given to ingest, checked: it exists and is a folder or one file of a kind ragline reads (or, among several, one to skip). */

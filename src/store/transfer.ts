@@ -10,6 +10,7 @@ import { getFingerprint, getMeta, setFingerprint, setReaderVersion, type IndexFi
 import { DocumentWriter, type NewChunk } from './documents.js';
 import { bytesToVector, createVectorTable, hasVectorTable } from './vectors.js';
 import { UserError } from '../util/errors.js';
+import type { SessionInfo } from './sessions.js';
 
 /** A turn's columns as both stores have them, but its id and session. */
 export const TURN_COLUMNS = [
@@ -55,13 +56,8 @@ export interface TransferTurn {
   relevant: { document_path: string; source: string; chunk_rank: number | null }[];
 }
 
-export interface TransferSession {
-  id: string;
-  name: string | null;
-  createdAt: string;
-  updatedAt: string;
-  parentSessionId: string | null;
-  parentTurn: number | null;
+/** A session as it is copied: its row, and its turns. */
+export interface TransferSession extends SessionInfo {
   turns: TransferTurn[];
 }
 
