@@ -20,16 +20,17 @@ export function vocabularyTable(db: Db): string {
   return 'temp.ragline_vocab';
 }
 
-/** What an in-memory keyword copy can say of a term (undefined: it is not loaded). */
+/** An in-memory keyword copy: how many chunks hold a term (ftsStem of a word), of how many. */
 export interface TermCounts {
-  holding(term: string): { holding: number; chunks: number } | undefined;
+  holding(term: string): number;
+  readonly size: number;
 }
 
-/** Each connection's loaded keyword copy, which answers in place of FTS5's vocabulary. */
-const copies = new WeakMap<Db, TermCounts>();
+/** Each connection's keyword copy: up to date when it is loaded, undefined while it is not. */
+const copies = new WeakMap<Db, () => TermCounts | undefined>();
 
 /** Registers the keyword copy of `db` (memory/keyword-copy.ts): termShares asks it first. */
-export function registerTermCounts(db: Db, counts: TermCounts): void {
+export function registerTermCounts(db: Db, counts: () => TermCounts | undefined): void {
   copies.set(db, counts);
 }
 
@@ -49,12 +50,15 @@ export function termShares(db: Db): TermShare {
   const documents = db.transaction((term: string) => (statement!.get(term) as { doc: number } | undefined)?.doc ?? 0);
   // The chunk count is read only once a word is found: a word no chunk holds needs none.
   const chunks = db.transaction(() => chunkCount(db));
+  // The keyword copy, asked (and brought up to date) once, at the first word; null: not loaded.
+  let copy: TermCounts | null | undefined;
   return (word) => {
     const term = ftsStem(word.toLowerCase());
     let share = cache.get(term);
-    const copy = share === undefined ? copies.get(db)?.holding(term) : undefined;
-    if (copy) {
-      share = copy.holding > 0 && copy.chunks > 0 ? copy.holding / copy.chunks : 0;
+    if (share === undefined) copy ??= copies.get(db)?.() ?? null;
+    if (share === undefined && copy) {
+      const holding = copy.holding(term);
+      share = holding > 0 && copy.size > 0 ? holding / copy.size : 0;
       cache.set(term, share);
     } else if (share === undefined) {
       statement ??= open();

@@ -52,12 +52,7 @@ export class KeywordCopy {
     // Once loaded, the copy answers how common a word is (the offline rewriter asks each
     // turn) without reading FTS5's doclists: at a million chunks a common word's took
     // 20-500 ms and left its pages in the process.
-    registerTermCounts(db, {
-      holding: (term) => {
-        const index = this.loaded();
-        return index && { holding: index.holding(term), chunks: index.size };
-      },
-    });
+    registerTermCounts(db, () => this.loaded());
   }
 
   /** The copy when it is loaded, brought up to date; undefined while it loads (nothing is started). */
